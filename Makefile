@@ -1,0 +1,30 @@
+# docscrawl: `make demo` crawls the bundled demo site; `make test` sets up and runs the tests.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+
+.PHONY: setup demo test lint clean
+
+$(BIN)/python:
+	@$(PYTHON) -c 'import ensurepip' 2>/dev/null || { command -v apt-get >/dev/null && \
+	  apt-get update -qq && apt-get install -y -qq python3-venv; }
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q -U pip
+
+$(VENV)/.installed: $(BIN)/python pyproject.toml
+	$(BIN)/pip install -q -e '.[test]'
+	@touch $@
+
+setup: $(VENV)/.installed
+
+demo: setup
+	$(BIN)/python -m docscrawl.demo
+
+test: setup
+	$(BIN)/python -m pytest -q
+
+lint: setup
+	$(BIN)/ruff check docscrawl tests
+
+clean:
+	rm -rf output build *.egg-info

@@ -1,0 +1,31 @@
+"""`scrapy crawl`, with docscrawl's arguments validated before the crawl process starts.
+
+Scrapy picks this command over its own through `COMMANDS_MODULE`. A bad argument prints one
+line naming it on stderr and exits with status 2, before any request is made.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from scrapy.commands.crawl import Command as ScrapyCrawlCommand
+
+from docscrawl.config import ConfigError, build_config
+
+DOCS_SPIDER = "docs"
+
+
+class Command(ScrapyCrawlCommand):
+    """Scrapy's crawl command plus an up-front check of the `docs` spider's arguments."""
+
+    def run(self, args: list[str], opts: argparse.Namespace) -> None:
+        if args and args[0] == DOCS_SPIDER:
+            assert self.settings is not None
+            try:
+                build_config(opts.spargs, output_root=self.settings.get("DOCSCRAWL_OUTPUT_ROOT"))
+            except ConfigError as exc:
+                print(f"docscrawl: error: {exc}", file=sys.stderr)
+                self.exitcode = 2
+                return
+        super().run(args, opts)

@@ -1,0 +1,171 @@
+"""Spider arguments (`-a name=value`) turned into one validated `CrawlConfig`.
+
+Every problem raises `ConfigError` with one line naming the argument, before any request.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+RENDER_MODES = ("auto", "always", "never")
+KNOWN_ARGS = (
+    "site", "out", "allow", "deny", "render", "max_pages", "max_depth", "config", "state",
+)
+
+
+class ConfigError(ValueError):
+    """A bad spider argument; the message is one line that names it."""
+
+
+@dataclass(frozen=True, slots=True)
+class CrawlConfig:
+    """The validated arguments of one crawl."""
+
+    site: str
+    out_dir: Path
+    allow: tuple[re.Pattern[str], ...] = ()
+    deny: tuple[re.Pattern[str], ...] = ()
+    render: str = "auto"
+    max_pages: int | None = None
+    max_depth: int | None = None
+    profile: dict[str, Any] = field(default_factory=dict)
+    profile_path: Path | None = None
+    state_dir: Path | None = None
+
+    @property
+    def host_label(self) -> str:
+        """`host` or `host_port`: the default output folder name."""
+        return default_host_label(self.site)
+
+    def as_arguments(self) -> dict[str, Any]:
+        """The arguments as given, JSON-ready, for run.json."""
+        return {
+            "site": self.site,
+            "out": str(self.out_dir),
+            "allow": [p.pattern for p in self.allow],
+            "deny": [p.pattern for p in self.deny],
+            "render": self.render,
+            "max_pages": self.max_pages,
+            "max_depth": self.max_depth,
+            "config": str(self.profile_path) if self.profile_path else None,
+            "state": str(self.state_dir) if self.state_dir else None,
+        }
+
+
+def default_host_label(site: str) -> str:
+    """Folder name for a site: its host, plus `_port` when the URL names a port."""
+    parts = urlsplit(site)
+    host = (parts.hostname or "site").lower()
+    return f"{host}_{parts.port}" if parts.port else host
+
+
+def parse_site(value: str | None) -> str:
+    """Check that `site` is an absolute http(s) URL with a host; return it stripped."""
+    if not value or not value.strip():
+        raise ConfigError("argument site: missing; pass -a site=https://docs.example.com/v2/")
+    site = value.strip()
+    try:
+        parts = urlsplit(site)
+        port_ok = parts.port is None or 0 < parts.port < 65536
+    except ValueError as exc:
+        raise ConfigError(f"argument site: unparsable URL {site!r} ({exc})") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname or not port_ok:
+        raise ConfigError(f"argument site: not an absolute http(s) URL: {site!r}")
+    return site
+
+
+def parse_patterns(name: str, value: str | None) -> tuple[re.Pattern[str], ...]:
+    """Comma-separated Python regexes; a bad one raises naming the argument."""
+    if not value:
+        return ()
+    patterns = []
+    for raw in (part.strip() for part in value.split(",")):
+        if not raw:
+            continue
+        try:
+            patterns.append(re.compile(raw))
+        except re.error as exc:
+            raise ConfigError(f"argument {name}: bad regex {raw!r} ({exc})") from None
+    return tuple(patterns)
+
+
+def parse_positive_int(name: str, value: str | int | None) -> int | None:
+    """A positive integer, or None when absent."""
+    if value is None or value == "":
+        return None
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        raise ConfigError(f"argument {name}: not an integer: {value!r}") from None
+    if number <= 0:
+        raise ConfigError(f"argument {name}: must be a positive integer, got {number}")
+    return number
+
+
+def parse_render(value: str | None) -> str:
+    """`auto`, `always` or `never`."""
+    mode = (value or "auto").strip().lower()
+    if mode not in RENDER_MODES:
+        raise ConfigError(f"argument render: must be one of auto|always|never, got {value!r}")
+    return mode
+
+
+def load_profile(value: str | None) -> tuple[dict[str, Any], Path | None]:
+    """Read a JSON site profile; unreadable or not a JSON object raises."""
+    if not value:
+        return {}, None
+    path = Path(value)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"argument config: cannot read {value!r} ({exc.strerror})") from None
+    except ValueError as exc:
+        raise ConfigError(f"argument config: {value!r} is not valid JSON ({exc})") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"argument config: {value!r} must hold a JSON object")
+    return data, path
+
+
+def build_config(args: dict[str, Any], *, output_root: str | None = None) -> CrawlConfig:
+    """Validate spider arguments into a CrawlConfig (raises ConfigError)."""
+    unknown = sorted(set(args) - set(KNOWN_ARGS) - {"_job"})
+    if unknown:
+        raise ConfigError(
+            f"argument {unknown[0]}: unknown; known arguments are {', '.join(KNOWN_ARGS)}"
+        )
+    site = parse_site(args.get("site"))
+    profile, profile_path = load_profile(args.get("config"))
+    allow = parse_patterns("allow", args.get("allow")) + _profile_patterns(profile, "allow")
+    deny = parse_patterns("deny", args.get("deny")) + _profile_patterns(profile, "deny")
+    if args.get("out"):
+        out_dir = Path(args["out"])
+    else:
+        out_dir = Path(output_root or "output") / default_host_label(site)
+    state = args.get("state")
+    return CrawlConfig(
+        site=site,
+        out_dir=out_dir,
+        allow=allow,
+        deny=deny,
+        render=parse_render(args.get("render")),
+        max_pages=parse_positive_int("max_pages", args.get("max_pages")),
+        max_depth=parse_positive_int("max_depth", args.get("max_depth")),
+        profile=profile,
+        profile_path=profile_path,
+        state_dir=Path(state) if state else None,
+    )
+
+
+def _profile_patterns(profile: dict[str, Any], key: str) -> tuple[re.Pattern[str], ...]:
+    scope = profile.get("scope") or {}
+    values = scope.get(key) if isinstance(scope, dict) else None
+    if not values:
+        return ()
+    if isinstance(values, str):
+        values = [values]
+    return parse_patterns(f"config scope.{key}", ",".join(values))

@@ -1,0 +1,135 @@
+"""The crawl log: one JSON line per event about one URL, and the counts for run.json.
+
+It is the one place that records events. It keeps the invariant of the contract: a URL
+logged as `discovered` ends in exactly one terminal event (`extracted`, `duplicate`,
+`unchanged`, `skipped`, `failed`).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from typing import Any
+
+from docscrawl.jsonl import JsonlWriter
+
+logger = logging.getLogger(__name__)
+
+EVENTS = ("discovered", "skipped", "fetched", "rendered", "extracted", "duplicate",
+          "unchanged", "failed")
+TERMINAL = frozenset({"extracted", "duplicate", "unchanged", "skipped", "failed"})
+
+
+def utc_now() -> str:
+    """ISO 8601 UTC timestamp with milliseconds and a `Z`."""
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+class CrawlLog:
+    """Writes crawl_log.jsonl and counts events, skip reasons and failure reasons."""
+
+    def __init__(self, writer: JsonlWriter, *, stats: Any = None) -> None:
+        self._writer = writer
+        self._stats = stats
+        self._open: set[str] = set()
+        self._closed: set[str] = set()
+        self.events: Counter[str] = Counter()
+        self.skip_reasons: Counter[str] = Counter()
+        self.failure_reasons: Counter[str] = Counter()
+        self.skip_examples: dict[str, tuple[str, str | None]] = {}
+
+    @property
+    def open_urls(self) -> frozenset[str]:
+        """Discovered URLs that have no terminal event yet."""
+        return frozenset(self._open)
+
+    def is_open(self, url: str) -> bool:
+        """True when `url` was discovered and has no terminal event yet."""
+        return url in self._open
+
+    def discovered(self, url: str, discovery: dict[str, Any]) -> None:
+        """Log the first discovery of `url`."""
+        self._open.add(url)
+        self.record(url, "discovered", discovery=discovery)
+
+    def record(
+        self,
+        url: str,
+        event: str,
+        *,
+        reason: str | None = None,
+        rule: str | None = None,
+        discovery: dict[str, Any] | None = None,
+        status: int | None = None,
+        redirect_chain: Iterable[str] = (),
+        fetch_mode: str | None = None,
+        parser: str | None = None,
+        duplicate_of: str | None = None,
+        elapsed_ms: float | None = None,
+        size: int | None = None,
+        **extra: Any,
+    ) -> bool:
+        """Write one event. Returns False (and writes nothing) for a second terminal event."""
+        if event in TERMINAL:
+            if url in self._closed:
+                logger.error("docscrawl: second terminal event %s for %s ignored", event, url)
+                return False
+            if url in self._open:
+                self._open.discard(url)
+                self._closed.add(url)
+        line = {
+            "ts": utc_now(),
+            "url": url,
+            "event": event,
+            "reason": reason,
+            "rule": rule,
+            "discovery": discovery,
+            "status": status,
+            "redirect_chain": list(redirect_chain),
+            "fetch_mode": fetch_mode,
+            "parser": parser,
+            "duplicate_of": duplicate_of,
+            "elapsed_ms": round(elapsed_ms, 1) if elapsed_ms is not None else None,
+            "bytes": size,
+        }
+        line.update(extra)
+        self._writer.write(line)
+        self._count(event, reason, url, rule)
+        return True
+
+    def close_open(self, reason: str, rule: str) -> int:
+        """End every still-open URL with a `failed` event; returns how many."""
+        pending = sorted(self._open)
+        for url in pending:
+            self.record(url, "failed", reason=reason, rule=rule)
+        return len(pending)
+
+    def summary(self) -> dict[str, Any]:
+        """Counts for run.json."""
+        return {
+            "events": dict(sorted(self.events.items())),
+            "skip_reasons": dict(sorted(self.skip_reasons.items())),
+            "failure_reasons": dict(sorted(self.failure_reasons.items())),
+            "discovered": self.events.get("discovered", 0),
+            "open_at_end": len(self._open),
+        }
+
+    def close(self) -> None:
+        """Flush and close the underlying file."""
+        self._writer.close()
+
+    def _count(self, event: str, reason: str | None, url: str, rule: str | None) -> None:
+        self.events[event] += 1
+        if self._stats is not None:
+            self._stats.inc_value(f"docscrawl/events/{event}")
+        if event == "skipped" and reason:
+            self.skip_reasons[reason] += 1
+            self.skip_examples.setdefault(reason, (url, rule))
+            if self._stats is not None:
+                self._stats.inc_value(f"docscrawl/skipped/{reason}")
+        elif event == "failed" and reason:
+            self.failure_reasons[reason] += 1
+            if self._stats is not None:
+                self._stats.inc_value(f"docscrawl/failed/{reason}")

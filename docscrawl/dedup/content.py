@@ -1,0 +1,44 @@
+"""Content identity: normalized Markdown, its hash, and the version a URL belongs to.
+
+Normalization rule (documented in the README): line endings become `\\n`, trailing spaces
+are dropped, runs of blank lines collapse to one, leading/trailing blank lines go. Two pages
+whose normalized Markdown is equal have the same `content_hash`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from urllib.parse import urlsplit
+
+_BLANK_RUNS = re.compile(r"\n{3,}")
+VERSION_SEGMENT = re.compile(r"^v?\d+(?:\.\d+)*(?:\.x)?$|^\d+(?:\.\d+)*-?(?:lts|rc\d*)$", re.I)
+
+
+def normalize_markdown(markdown: str) -> str:
+    """Markdown with whitespace noise removed (see module docstring)."""
+    text = markdown.replace("\r\n", "\n").replace("\r", "\n")
+    text = "\n".join(line.rstrip() for line in text.split("\n"))
+    return _BLANK_RUNS.sub("\n\n", text).strip("\n")
+
+
+def sha256_id(text: str) -> str:
+    """`sha256:<hex>` of a UTF-8 string."""
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def content_hash(markdown: str) -> str:
+    """`sha256:<hex>` of the normalized Markdown."""
+    return sha256_id(normalize_markdown(markdown))
+
+
+def url_version(url: str) -> str | None:
+    """The explicit version segment of a URL path (`/docs/3.6/x` -> `3.6`), else None.
+
+    Aliases such as `latest`, `stable` or `current` are not versions: `/latest/x` and `/x`
+    may be merged when their content is identical, `/3.6/x` and `/x` never are.
+    """
+    for segment in urlsplit(url).path.split("/"):
+        if segment and VERSION_SEGMENT.match(segment):
+            return segment.lower().removeprefix("v")
+    return None

@@ -1,0 +1,385 @@
+"""Breadcrumb trails: the visible trail and structured BreadcrumbList data.
+
+Precedence of the preferred trail (`BreadcrumbResult.breadcrumbs`):
+
+1. Both a visible trail and a structured trail (JSON-LD or microdata
+   BreadcrumbList) exist and *agree* -> the visible trail, source
+   ``visible-and-jsonld``. They agree when their labels are equal after whitespace
+   normalisation and case folding, or when the visible trail only adds a leading
+   home item (a label in ``HOME_LABELS``) that the structured trail leaves out.
+2. They disagree -> the visible trail when it has at least 2 items, else the
+   structured one; both stay in ``observations`` and a ``breadcrumb_disagreement``
+   warning names both label lists.
+3. Only one of them -> that one (``visible`` or ``jsonld``).
+4. Neither -> ``[]`` and source ``none``.
+
+"jsonld" in the output vocabulary means *structured data*: a microdata
+BreadcrumbList is reported there too (JSON-LD wins when a page has both).
+Positions are renumbered from 1 in trail order (structured items are first
+sorted by their declared ``position``). ``url`` is absolute, or None when the
+item has no usable link (the current page usually has none).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urljoin
+
+import extruct
+from lxml import etree
+from lxml.cssselect import CSSSelector
+
+from docscrawl.extract.model import Breadcrumb, ExtractionWarning
+
+__all__ = [
+    "BreadcrumbResult",
+    "extract_breadcrumbs",
+    "normalize_ws",
+    "select_all",
+    "trails_agree",
+    "visible_text",
+]
+
+Element = etree._Element
+
+# --- heuristics as data -------------------------------------------------------------
+
+# Visible trail containers, most specific first. The first one that yields at least
+# one labelled item wins. Values starting with "/" or "(" are XPath, the rest CSS.
+_CI = "translate({}, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')"
+VISIBLE_TRAILS: tuple[tuple[str, str], ...] = (
+    ("aria-label", f"//nav[contains({_CI.format('@aria-label')}, 'breadcrumb')]"),
+    ("sphinx-rtd", "div[role=navigation] ul.wy-breadcrumbs"),
+    ("docusaurus", "nav.theme-doc-breadcrumbs"),
+    ("pydata", "nav.bd-breadcrumbs, ul.bd-breadcrumbs"),
+    ("mkdocs-material", "nav.md-path"),
+    ("antora", "nav.breadcrumbs"),
+    ("docsy", ".td-breadcrumbs"),
+    ("bootstrap", "ol.breadcrumb, ul.breadcrumb"),
+    ("microdata", "[itemtype$=BreadcrumbList]"),
+    ("javadoc", "div.sub-nav ol.sub-nav-list"),  # JDK 22+ module > package > class trail
+    (
+        "class-breadcrumb",
+        "//*[self::nav or self::ol or self::ul or self::div]"
+        f"[contains({_CI.format('@class')}, 'breadcrumb')]"
+        f"[not(ancestor::*[contains({_CI.format('@class')}, 'breadcrumb')])]",
+    ),
+    # Sphinx basic/alabaster/pallets relbar: "Project » Section » Page" plus
+    # right-floated "index | modules | next | previous" links, dropped below.
+    ("sphinx-related", "div.related"),
+)
+# Containers whose items are relbar links unless proven otherwise.
+RELBAR_CONTAINERS = frozenset({"sphinx-related"})
+RELBAR_LABELS = frozenset({"index", "modules", "next", "previous", "next page", "previous page"})
+# Items that sit inside a trail but are not part of it.
+DROP_ITEM_CLASSES = frozenset({"wy-breadcrumbs-aside", "right", "breadcrumbs-aside"})
+DROP_LABEL_RE = re.compile(
+    r"^(edit (on|in) (github|gitlab|bitbucket)|edit this page|view page source|view source"
+    r"|show source|suggest an? edit|report an? (issue|problem)|improve this page)$",
+    re.IGNORECASE,
+)
+HOME_LABELS = frozenset({"home", "home page", "homepage", "docs home", "documentation home"})
+# Glyphs used as separators between crumbs; stripped from label edges.
+SEPARATORS = "»›>/|·•→⟩«‹<\\"
+# Subtrees that never contribute visible text.
+HIDDEN_TAGS = frozenset({"script", "style", "template", "noscript", "svg", "head", "title"})
+HIDDEN_CLASSES = frozenset(
+    {"sr-only", "visually-hidden", "screen-reader-text", "screenreader-only", "hidden"}
+)
+# Inline children that can be crumbs when a trail is not a list.
+INLINE_CRUMB_TAGS = frozenset({"a", "span", "strong", "b", "em"})
+STRUCTURED_SYNTAXES = ("json-ld", "microdata")
+
+_WS = re.compile(r"\s+")
+_COMPILED: dict[str, Callable[[Element], list[Any]]] = {}
+
+
+@dataclass(slots=True)
+class BreadcrumbResult:
+    """Preferred trail, where it came from, the raw trails and any warnings."""
+
+    breadcrumbs: list[Breadcrumb] = field(default_factory=list)
+    source: str = "none"  # visible, jsonld, visible-and-jsonld, none
+    observations: dict[str, list[Breadcrumb]] = field(
+        default_factory=lambda: {"visible": [], "jsonld": []}
+    )
+    warnings: list[ExtractionWarning] = field(default_factory=list)
+
+
+# --- text helpers -------------------------------------------------------------------
+
+
+def select_all(root: Element, selector: str) -> list[Any]:
+    """Run a CSS or XPath selector (compiled once) against `root`."""
+    fn = _COMPILED.get(selector)
+    if fn is None:
+        if selector.startswith(("/", "(")):
+            fn = etree.XPath(selector)
+        else:
+            fn = CSSSelector(selector, translator="html")
+        _COMPILED[selector] = fn
+    return fn(root)
+
+
+def _is_hidden(el: Element) -> bool:
+    if not isinstance(el.tag, str):
+        return True  # comments, processing instructions
+    if el.tag.lower() in HIDDEN_TAGS:
+        return True
+    if el.get("aria-hidden", "").lower() == "true" or el.get("hidden") is not None:
+        return True
+    return bool(HIDDEN_CLASSES.intersection((el.get("class") or "").split()))
+
+
+def _iter_text(el: Element, skip: Callable[[Element], bool] | None) -> Iterator[str]:
+    if el.text:
+        yield el.text
+    for child in el:
+        if not (_is_hidden(child) or (skip is not None and skip(child))):
+            yield from _iter_text(child, skip)
+        if child.tail:
+            yield child.tail
+
+
+def normalize_ws(text: str) -> str:
+    """Collapse runs of whitespace and trim."""
+    return _WS.sub(" ", text).strip()
+
+
+def visible_text(el: Element, skip: Callable[[Element], bool] | None = None) -> str:
+    """Whitespace-normalised text of `el`, leaving out hidden subtrees and `skip` ones."""
+    if _is_hidden(el):
+        return ""
+    return normalize_ws("".join(_iter_text(el, skip)))
+
+
+def _strip_separators(text: str) -> str:
+    return normalize_ws(text.strip(SEPARATORS + " \t\n"))
+
+
+def _attr_label(el: Element) -> str:
+    """Authored accessible name of an icon-only crumb (aria-label, title, img alt)."""
+    for node in el.iter():
+        if not isinstance(node.tag, str):
+            continue
+        for attr in ("aria-label", "title", "alt"):
+            value = normalize_ws(node.get(attr) or "")
+            if value:
+                return value
+    return ""
+
+
+def _absolute(href: str | None, base_url: str) -> str | None:
+    href = (href or "").strip()
+    if not href or href.startswith(("#", "javascript:")):
+        return None
+    return urljoin(base_url, href)
+
+
+# --- visible trail ------------------------------------------------------------------
+
+
+def _outer_items(container: Element) -> list[Element]:
+    """List items of the trail (not nested ones), or inline crumbs when there is no list."""
+    items = []
+    for li in container.iter("li"):
+        parent_li = next(li.iterancestors("li"), None)
+        if parent_li is None or not _within(parent_li, container):
+            items.append(li)
+    if items:
+        return items
+    children = list(container)
+    while len(children) == 1 and children[0].tag in ("div", "ol", "ul", "p"):
+        children = list(children[0])
+    return [c for c in children if isinstance(c.tag, str) and c.tag in INLINE_CRUMB_TAGS]
+
+
+def _within(el: Element, container: Element) -> bool:
+    return any(anc is container for anc in el.iterancestors())
+
+
+def _crumb(item: Element, base_url: str) -> tuple[Breadcrumb | None, str | None]:
+    """One visible crumb (None when not part of the trail), and the link of an
+    unlabelled crumb that had to be dropped."""
+    if DROP_ITEM_CLASSES.intersection((item.get("class") or "").split()):
+        return None, None
+    link = item if item.tag == "a" else next(iter(item.iter("a")), None)
+    url = _absolute(link.get("href") if link is not None else None, base_url)
+    label = _strip_separators(visible_text(item)) or _attr_label(item)
+    if not label:
+        return None, url
+    if DROP_LABEL_RE.match(label):
+        return None, None
+    return Breadcrumb(position=0, label=label, url=url), None
+
+
+def _visible_trail(
+    root: Element, base_url: str, warnings: list[ExtractionWarning]
+) -> list[Breadcrumb]:
+    """First visible trail found in `VISIBLE_TRAILS` order."""
+    for name, selector in VISIBLE_TRAILS:
+        for container in select_all(root, selector):
+            pairs = [_crumb(item, base_url) for item in _outer_items(container)]
+            crumbs = [c for c, _ in pairs if c]
+            if name in RELBAR_CONTAINERS:
+                crumbs = [c for c in crumbs if c.label.casefold() not in RELBAR_LABELS]
+            if crumbs:
+                for _, dropped in pairs:
+                    if dropped:
+                        detail = f"visible crumb linking to {dropped} has no label; dropped"
+                        warnings.append(ExtractionWarning("breadcrumb_unlabelled_item", detail))
+                return _renumber(crumbs)
+    return []
+
+
+def _renumber(crumbs: Iterable[Breadcrumb]) -> list[Breadcrumb]:
+    return [Breadcrumb(position=i, label=c.label, url=c.url) for i, c in enumerate(crumbs, 1)]
+
+
+# --- structured trails --------------------------------------------------------------
+
+
+def _type_names(obj: dict[str, Any]) -> set[str]:
+    raw = obj.get("@type", obj.get("type"))
+    names = raw if isinstance(raw, list) else [raw]
+    return {re.split(r"[/#:]", n)[-1] for n in names if isinstance(n, str)}
+
+
+def _walk_lists(data: Any) -> Iterator[dict[str, Any]]:
+    """Every BreadcrumbList object, at any depth (`@graph`, `WebPage.breadcrumb`...)."""
+    if isinstance(data, list):
+        for value in data:
+            yield from _walk_lists(value)
+    elif isinstance(data, dict):
+        if "BreadcrumbList" in _type_names(data):
+            yield data
+            return
+        for value in data.values():
+            yield from _walk_lists(value)
+
+
+def _first_str(value: Any) -> str | None:
+    if isinstance(value, list):
+        value = next((v for v in value if isinstance(v, str)), None)
+    return normalize_ws(value) if isinstance(value, str) and value.strip() else None
+
+
+def _position(value: Any) -> float | None:
+    try:
+        return float(_first_str(value) if not isinstance(value, (int, float)) else value)
+    except (TypeError, ValueError):
+        return None
+
+
+def _structured_trail(
+    blist: dict[str, Any], base_url: str, warnings: list[ExtractionWarning]
+) -> list[Breadcrumb]:
+    """Normalise one BreadcrumbList (dict or list `itemListElement`, string positions)."""
+    elements = blist.get("itemListElement") or []
+    if isinstance(elements, dict):
+        elements = [elements]
+    rows: list[tuple[float | None, int, Breadcrumb]] = []
+    for index, element in enumerate(elements if isinstance(elements, list) else []):
+        if not isinstance(element, dict):
+            continue
+        item = element.get("item")
+        name = _first_str(element.get("name"))
+        url = _first_str(element.get("url")) or _first_str(element.get("@id"))
+        if isinstance(item, dict):
+            name = name or _first_str(item.get("name"))
+            url = _first_str(item.get("@id")) or _first_str(item.get("url")) or url
+        elif item is not None:
+            url = _first_str(item) or url
+        if not name:
+            detail = f"structured item {url!r} has no name"
+            warnings.append(ExtractionWarning("breadcrumb_unlabelled_item", detail))
+            continue
+        crumb = Breadcrumb(position=0, label=name, url=_absolute(url, base_url))
+        rows.append((_position(element.get("position")), index, crumb))
+    rows.sort(key=lambda r: (r[0] is None, r[0] or 0.0, r[1]))
+    return _renumber(r[2] for r in rows)
+
+
+def _structured_data(
+    root: Element | None, html: str | None, base_url: str, warnings: list[ExtractionWarning]
+) -> list[Any]:
+    """extruct items per syntax, from the parsed tree (the text only when no tree)."""
+    document: Any = root if root is not None else html
+    if document is None:
+        return []
+    found: list[Any] = []
+    for syntax in STRUCTURED_SYNTAXES:
+        try:
+            data = extruct.extract(document, base_url=base_url, syntaxes=[syntax], uniform=True)
+        except Exception as exc:  # extruct raises whatever its parsers raise
+            warnings.append(ExtractionWarning("structured_data_error", f"{syntax}: {exc}"))
+            continue
+        found.append(data.get(syntax, []))
+    return found
+
+
+def _structured_trails(
+    root: Element | None, html: str | None, base_url: str, warnings: list[ExtractionWarning]
+) -> list[list[Breadcrumb]]:
+    trails: list[list[Breadcrumb]] = []
+    for items in _structured_data(root, html, base_url, warnings):
+        for blist in _walk_lists(items):
+            trail = _structured_trail(blist, base_url, warnings)
+            if trail:
+                trails.append(trail)
+    return trails
+
+
+# --- choosing -----------------------------------------------------------------------
+
+
+def _labels(trail: list[Breadcrumb]) -> list[str]:
+    return [normalize_ws(c.label).casefold() for c in trail]
+
+
+def trails_agree(visible: list[Breadcrumb], structured: list[Breadcrumb]) -> bool:
+    """Labels equal (case-insensitive), allowing an extra leading visible home item."""
+    v, s = _labels(visible), _labels(structured)
+    return v == s or (len(v) == len(s) + 1 and v[0] in HOME_LABELS and v[1:] == s)
+
+
+def _label_list(trail: list[Breadcrumb]) -> str:
+    return " > ".join(c.label for c in trail) or "(empty)"
+
+
+def extract_breadcrumbs(root: Element | None, html: str | None, base_url: str) -> BreadcrumbResult:
+    """Visible and structured breadcrumb trails of a page, and the preferred one.
+
+    `root` is the parsed tree (`parsel.Selector(text=html).root`); `html` is only
+    used for structured data when no tree is given. The tree is never modified.
+    """
+    result = BreadcrumbResult()
+    visible: list[Breadcrumb] = []
+    if root is not None:
+        visible = _visible_trail(root, base_url, result.warnings)
+    trails = _structured_trails(root, html, base_url, result.warnings)
+    structured = trails[0] if trails else []
+    distinct = {tuple(_labels(t)) for t in trails}
+    if len(distinct) > 1:
+        detail = "; ".join(_label_list(t) for t in trails)
+        result.warnings.append(ExtractionWarning("breadcrumb_multiple_structured", detail))
+    result.observations = {"visible": visible, "jsonld": structured}
+
+    if visible and structured:
+        if trails_agree(visible, structured):
+            result.breadcrumbs, result.source = visible, "visible-and-jsonld"
+        else:
+            detail = f"visible: {_label_list(visible)} | jsonld: {_label_list(structured)}"
+            result.warnings.append(ExtractionWarning("breadcrumb_disagreement", detail))
+            if len(visible) >= 2:
+                result.breadcrumbs, result.source = visible, "visible"
+            else:
+                result.breadcrumbs, result.source = structured, "jsonld"
+    elif visible:
+        result.breadcrumbs, result.source = visible, "visible"
+    elif structured:
+        result.breadcrumbs, result.source = structured, "jsonld"
+    return result

@@ -1,0 +1,167 @@
+"""What counts as chrome inside the main content: skipped while walking, never removed.
+
+`is_chrome(el)` is called once per element during a walk, so it only looks at the tag,
+the class/id tokens and a few attributes (no XPath). The heuristics are data tables.
+"""
+
+from __future__ import annotations
+
+import re
+
+from lxml import etree
+
+# Elements that never carry documentation text.
+CHROME_TAGS = frozenset({
+    "script", "style", "noscript", "template", "link", "meta", "svg", "iframe", "canvas",
+    "object", "embed", "dialog", "button", "form", "input", "select", "textarea", "option",
+    "nav", "footer",
+})
+
+# Exact class tokens (lower case) that mark chrome whatever the tag.
+CHROME_CLASSES = frozenset({
+    # permalink markers
+    "headerlink", "hash-link", "header-anchor", "anchorjs-link", "anchor-link",
+    "heading-anchor", "sl-anchor-link", "zola-anchor", "permalink",
+    # copy buttons
+    "copybtn", "copy-button", "copybutton", "md-clipboard", "copy-code-button",
+    # line-number gutters
+    "linenos", "lineno", "linenodiv", "src-line-numbers", "lnt", "line-numbers-rows",
+    "rouge-gutter", "hljs-ln-numbers", "react-syntax-highlighter-line-number",
+    # edit / source links, page metadata
+    "edit-this-page", "theme-edit-this-page", "md-content__button", "edit-link",
+    "edit-page-link", "md-source-file", "theme-last-updated", "viewcode-link",
+    "srclink", "out-of-band", "git-revision-date-localized-plugin",
+    # search, version switchers, banners
+    "search", "searchbox", "search-form", "docsearch", "version-switcher",
+    "version-selector", "rst-versions", "md-version", "theme-doc-version-badge",
+    "theme-doc-version-banner", "cc-banner", "cc-window",
+    # in-article navigation: TOC, pagination, breadcrumbs, feedback
+    "toc", "table-of-contents", "page-toc", "on-this-page", "md-nav", "theme-doc-toc-mobile",
+    "pagination-nav", "prev-next", "prev-next-area", "rst-footer-buttons", "md-footer",
+    "pager", "nav-links", "breadcrumbs", "breadcrumb", "rustdoc-breadcrumbs",
+    "theme-doc-breadcrumbs", "wy-breadcrumbs", "md-feedback", "feedback", "md-top",
+    "theme-doc-footer", "notable-traits",
+    # screen-reader-only text and skip links
+    "sr-only", "visually-hidden", "visuallyhidden", "screen-reader-text", "skip-link",
+    "hideme",
+})
+# Class tokens that are chrome only on one tag (elsewhere they are common words).
+TAG_CLASS_CHROME: dict[str, frozenset[str]] = {
+    "a": frozenset({"anchor", "edit-page", "edit-link"}),
+    "span": frozenset({"lang", "ln"}),
+    "td": frozenset({"gutter"}),
+    "summary": frozenset({"hideme"}),
+}
+# Substrings of the class attribute (lower case) that mark chrome.
+CHROME_CLASS_PARTS = ("clipboard", "cookie", "consent", "copybutton", "buttongroup")
+CHROME_IDS = frozenset({
+    "searchbox", "search", "search-form", "toc", "copy-path", "toggle-all-docs",
+    "version-switcher", "cookie-banner", "onetrust-banner-sdk", "onetrust-consent-sdk",
+})
+CHROME_ROLES = frozenset({"navigation", "search", "toolbar", "dialog", "alertdialog"})
+# Link texts that are permalink markers when alone in a link.
+PERMALINK_TEXTS = frozenset({"", "¶", "#", "§", "🔗", "#️⃣", "link"})
+EDIT_LINK_RE = re.compile(
+    r"^\s*(edit( this page| page| on \w+| source)|improve this page|suggest an edit"
+    r"|view page source|view source)\b",
+    re.IGNORECASE,
+)
+HIDDEN_STYLE_RE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
+# aria-hidden elements are decoration only when they carry (almost) no text.
+ARIA_HIDDEN_MAX_CHARS = 3
+ZERO_WIDTH = "\u200b\u200c\u200d\ufeff"
+
+
+def class_tokens(el: etree._Element) -> set[str]:
+    """The lower-cased class tokens of an element."""
+    return set((el.get("class") or "").lower().split())
+
+
+def is_chrome(el: etree._Element) -> bool:
+    """True when `el` (and its subtree) is page chrome, not documentation content."""
+    tag = el.tag
+    if not isinstance(tag, str):  # comments, processing instructions
+        return True
+    tag = tag.lower()
+    if tag in CHROME_TAGS:
+        return True
+    cls = (el.get("class") or "").lower()
+    if cls:
+        tokens = set(cls.split())
+        if tokens & CHROME_CLASSES or any(part in cls for part in CHROME_CLASS_PARTS):
+            return True
+        if "line-numbers" in tokens and _is_line_number_gutter(el, tag):
+            return True
+        if tag in TAG_CLASS_CHROME and tokens & TAG_CLASS_CHROME[tag]:
+            return True
+        if tag == "aside" and tokens & {"sidebar-nav", "toc", "related"}:
+            return True
+    if (el.get("id") or "").lower() in CHROME_IDS:
+        return True
+    if (el.get("role") or "").lower() in CHROME_ROLES:
+        return True
+    if _is_hidden(el, tag):
+        return True
+    return tag == "a" and _is_chrome_link(el)
+
+
+def _is_line_number_gutter(el: etree._Element, tag: str) -> bool:
+    """Prism puts `line-numbers` on the `pre` itself; rustdoc on a gutter element."""
+    if tag != "pre":
+        return True
+    parent = el.getparent()
+    return parent is not None and "example-wrap" in class_tokens(parent)
+
+
+def _is_hidden(el: etree._Element, tag: str) -> bool:
+    if (el.get("role") or "").lower() == "tabpanel":
+        return False  # inactive tabs are hidden but hold real alternatives (npm/yarn...)
+    if el.get("hidden") is not None:
+        return True
+    style = el.get("style")
+    if style and HIDDEN_STYLE_RE.search(style):
+        return True
+    if (el.get("aria-hidden") or "").lower() != "true":
+        return False
+    if tag in {"i", "img", "span", "a"} or len(el) == 0:
+        return len(visible_text(el, skip_chrome=False)) <= ARIA_HIDDEN_MAX_CHARS
+    return False
+
+
+def _is_chrome_link(el: etree._Element) -> bool:
+    href = (el.get("href") or "").strip()
+    if href.lower().startswith("javascript:"):
+        return True
+    for child in el:
+        if isinstance(child.tag, str) and "viewcode-link" in class_tokens(child):
+            return True
+    title = el.get("title") or ""
+    text = "".join(el.itertext()).strip().strip(ZERO_WIDTH)
+    if EDIT_LINK_RE.match(title) or EDIT_LINK_RE.match(text):
+        return True
+    if text.lower() in PERMALINK_TEXTS and href.startswith("#"):
+        return not any(child.tag == "img" for child in el.iter())
+    return False
+
+
+WS_RE = re.compile(r"\s+")
+
+
+def visible_text(el: etree._Element, *, skip_chrome: bool = True) -> str:
+    """Text of `el` with chrome subtrees skipped and whitespace collapsed."""
+    parts: list[str] = []
+    _collect_text(el, parts, skip_chrome)
+    return WS_RE.sub(" ", "".join(parts)).strip(" " + ZERO_WIDTH)
+
+
+def _collect_text(el: etree._Element, parts: list[str], skip_chrome: bool) -> None:
+    if el.text:
+        parts.append(el.text)
+    for child in el:
+        if isinstance(child.tag, str) and not (skip_chrome and is_chrome(child)):
+            if child.tag == "br":
+                parts.append(" ")
+            else:
+                _collect_text(child, parts, skip_chrome)
+        if child.tail:
+            parts.append(child.tail)

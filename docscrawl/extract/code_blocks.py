@@ -1,0 +1,294 @@
+"""Code blocks: exact text, language from markup, and kind (command/output/config/source).
+
+Works on the element the Markdown walker meets: a `pre`, or a table that holds a
+line-number gutter next to the code (Sphinx/Pygments `highlighttable`, Hugo `lntable`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from lxml import etree
+
+from docscrawl.extract.clean import class_tokens
+
+# ---- markup tables -------------------------------------------------------------------
+
+# Elements removed from the code text: gutters, copy buttons, language labels.
+CODE_CHROME_CLASSES = frozenset({
+    "linenos", "lineno", "linenodiv", "ln", "lnt", "line-numbers-rows", "src-line-numbers",
+    "rouge-gutter", "hljs-ln-numbers", "react-syntax-highlighter-line-number", "copybtn",
+    "copy-button", "md-clipboard", "lang", "code-annotation__index",
+})
+CODE_CHROME_TAGS = frozenset({"button", "script", "style", "template", "svg", "input"})
+# Per-line wrappers (Shiki, Prism/Docusaurus, Expressive Code, Chroma).
+LINE_CLASSES = frozenset({"line", "token-line", "ec-line", "code-line"})
+# Table classes (or cell classes) that mean "code with a line-number gutter".
+CODE_TABLE_CLASSES = frozenset({
+    "highlighttable", "lntable", "rouge-table", "hljs-ln", "codehilitetable",
+})
+CODE_CELL_CLASSES = frozenset({"code", "lntd", "rouge-code", "hljs-ln-code"})
+GUTTER_CELL_CLASSES = frozenset({"linenos", "gutter", "rouge-gutter", "hljs-ln-numbers"})
+LANG_PREFIXES = ("language-", "lang-", "highlight-", "brush:")
+LANG_ATTRS = ("data-lang", "data-language", "lang")
+ANCESTOR_LEVELS = 4
+# Class tokens on `pre`/`code` that are language names on their own (rustdoc `pre.rust`,
+# Pandoc `pre.sourceCode.python`, highlight.js `code.hljs.python`).
+BARE_LANGUAGES = frozenset({
+    "rust", "python", "bash", "sh", "shell", "console", "javascript", "js", "typescript",
+    "ts", "json", "yaml", "yml", "toml", "ini", "xml", "html", "css", "java", "kotlin", "c",
+    "cpp", "go", "ruby", "php", "sql", "dockerfile", "nginx", "output", "log", "text",
+    "powershell", "haskell", "scala", "swift", "lua", "perl", "r", "csharp", "diff",
+})
+ALIASES: dict[str, str | None] = {
+    "py": "python", "py3": "python", "python3": "python", "ipython": "python",
+    "ipython3": "python", "sh": "bash", "shell": "bash", "zsh": "bash",
+    "js": "javascript", "node": "javascript", "ts": "typescript", "yml": "yaml",
+    "shell-session": "console", "sh-session": "console", "shellsession": "console",
+    "bash-session": "console", "terminal": "console", "c++": "cpp", "cs": "csharp",
+    "rs": "rust", "golang": "go", "ps1": "powershell", "pwsh": "powershell",
+    "docker": "dockerfile", "md": "markdown", "rb": "ruby",
+    "text": None, "none": None, "default": None, "plaintext": None, "plain": None,
+    "txt": None, "nohighlight": None, "output": None, "log": None, "raw": None,
+}
+
+# ---- kind tables ---------------------------------------------------------------------
+
+COMMAND_LANGUAGES = frozenset({
+    "console", "pycon", "doscon", "ps1con", "pwsh-session", "powershell-session",
+    "psql", "mysql-console", "irb", "gdb",
+})
+SHELL_LANGUAGES = frozenset({"bash", "powershell", "bat", "batch", "cmd", "fish", "csh"})
+OUTPUT_HINTS = frozenset({"text", "output", "log", "plaintext", "txt", "none", "console-output"})
+CONFIG_LANGUAGES = frozenset({
+    "yaml", "toml", "ini", "cfg", "conf", "properties", "nginx", "apacheconf", "apache",
+    "dockerfile", "json", "jsonc", "json5", "xml", "dotenv", "env", "hcl", "editorconfig",
+    "gitignore", "systemd", "caddyfile", "htaccess",
+})
+SOURCE_LANGUAGES = frozenset({
+    "python", "javascript", "typescript", "jsx", "tsx", "rust", "go", "java", "kotlin", "c",
+    "cpp", "csharp", "ruby", "php", "swift", "scala", "haskell", "lua", "perl", "r", "sql",
+    "html", "css", "scss", "less", "vue", "svelte", "dart", "elixir", "erlang", "clojure",
+    "ocaml", "fsharp", "zig", "nim", "julia", "graphql", "cmake", "makefile", "groovy",
+    "objective-c", "matlab", "vim", "diff", "proto", "protobuf", "solidity", "bash",
+    "powershell", "jinja", "django", "markdown", "rst", "latex", "tex", "asm", "nasm",
+})
+KNOWN_CLIS = frozenset({
+    "pip", "pip3", "pipx", "python", "python3", "py", "uv", "poetry", "conda", "mamba",
+    "npm", "npx", "yarn", "pnpm", "bun", "deno", "node", "curl", "wget", "http", "git",
+    "docker", "docker-compose", "podman", "kubectl", "helm", "minikube", "kind", "cargo",
+    "rustup", "rustc", "go", "make", "cmake", "brew", "apt", "apt-get", "yum", "dnf",
+    "apk", "pacman", "snap", "sudo", "gem", "bundle", "rails", "composer", "mvn", "gradle",
+    "./gradlew", "dotnet", "aws", "gcloud", "az", "terraform", "ansible", "ssh", "scp",
+    "cd", "ls", "mkdir", "export", "set", "source", "echo", "cat", "chmod", "cp", "mv",
+    "rm", "tar", "unzip", "scrapy", "mkdocs", "sphinx-build", "sphinx-quickstart",
+    "pytest", "tox", "nox", "ruff", "black", "mypy", "jq", "systemctl", "openssl",
+    "gh", "hugo", "vitepress", "docusaurus", "mdbook", "javac", "java", "ninja", "meson",
+})
+PROMPT_RE = re.compile(r"^(\$|%|>>>|❯|PS( [^>]*)?>|[A-Za-z]:\\[^>]*>|\w+@[\w.-]+:[^$#]*[$#])\s")
+COMMENT_RE = re.compile(r"^\s*(#|//|--|;|REM\b)")
+CONFIG_LINE_RE = re.compile(r"^\s*(\[[\w.\- \"]+\]|[\w.\-\"]+\s*[:=](\s|$)|- [\w\"])")
+SOURCE_HINT_RE = re.compile(
+    r"[;{}]\s*$|^\s*(def|class|import|from|function|const|let|var|fn|pub|package|public|"
+    r"private|return|if|for|while|#include|using|func)\b|\w+\(.*\)|=>|->|::"
+)
+
+
+@dataclass(slots=True)
+class CodeInfo:
+    """What the markup says about one code block."""
+
+    code: str
+    language: str | None  # normalized
+    raw_language: str | None  # as declared (lower case), e.g. "text", "shell-session"
+
+
+def is_code_table(table: etree._Element) -> bool:
+    """True for a table that lays out a line-number gutter next to code."""
+    if class_tokens(table) & CODE_TABLE_CLASSES:
+        return True
+    for row in table.iter("tr"):
+        cells = {tok for cell in row for tok in class_tokens(cell)} if len(row) else set()
+        return bool(cells & GUTTER_CELL_CLASSES and cells & CODE_CELL_CLASSES)
+    return False
+
+
+def code_info(el: etree._Element) -> CodeInfo:
+    """Exact code text and language of a `pre` or a code table."""
+    source = _code_element(el)
+    raw = _declared_language(el, source)
+    return CodeInfo(code=code_text(source), language=normalize_language(raw), raw_language=raw)
+
+
+def _code_element(el: etree._Element) -> etree._Element:
+    """The `pre` that holds the code (for tables: the one in the code cell)."""
+    if el.tag != "table":
+        return el
+    pres = [pre for pre in el.iter("pre") if not _in_gutter(pre, el)]
+    return pres[-1] if pres else el
+
+
+def _in_gutter(pre: etree._Element, stop: etree._Element) -> bool:
+    node = pre
+    while node is not None and node is not stop:
+        if class_tokens(node) & (GUTTER_CELL_CLASSES | CODE_CHROME_CLASSES):
+            return True
+        node = node.getparent()
+    return False
+
+
+def code_text(pre: etree._Element) -> str:
+    """Text of a code element exactly as shown, without gutters and buttons."""
+    parts: list[str] = []
+    _raw_text(pre, parts)
+    text = "".join(parts)
+    lines = _line_elements(pre)
+    if len(lines) > 1 and text.count("\n") < len(lines) - 1:
+        text = "\n".join(_line_text(line) for line in lines)
+    if text.startswith("\r\n"):
+        text = text[2:]
+    elif text.startswith("\n"):
+        text = text[1:]  # browsers drop the newline right after <pre>
+    return text.rstrip("\n")
+
+
+def _raw_text(el: etree._Element, parts: list[str]) -> None:
+    if el.text:
+        parts.append(el.text)
+    for child in el:
+        if isinstance(child.tag, str) and not _is_code_chrome(child):
+            if child.tag == "br":
+                parts.append("\n")
+            else:
+                _raw_text(child, parts)
+        if child.tail:
+            parts.append(child.tail)
+
+
+def _is_code_chrome(el: etree._Element) -> bool:
+    if el.tag in CODE_CHROME_TAGS or el.get("hidden") is not None:
+        return True
+    return bool(class_tokens(el) & CODE_CHROME_CLASSES)
+
+
+def _line_elements(pre: etree._Element) -> list[etree._Element]:
+    holder = pre
+    if len(pre) == 1 and pre[0].tag == "code":
+        holder = pre[0]
+    return [c for c in holder if isinstance(c.tag, str) and class_tokens(c) & LINE_CLASSES]
+
+
+def _line_text(line: etree._Element) -> str:
+    parts: list[str] = []
+    _raw_text(line, parts)
+    return "".join(parts).rstrip("\n")
+
+
+def _declared_language(el: etree._Element, source: etree._Element) -> str | None:
+    """First language declared by the code element, its `code` child, or its wrappers."""
+    own: list[etree._Element] = [source, *[c for c in source if c.tag == "code"][:1]]
+    wrappers: list[etree._Element] = [] if source is el else [el]
+    node = el.getparent()
+    while node is not None and len(wrappers) < ANCESTOR_LEVELS + 1:
+        wrappers.append(node)
+        node = node.getparent()
+    for node in own:
+        found = _language_of(node, bare=True)
+        if found is not None:
+            return found
+    for node in wrappers:
+        found = _language_of(node, bare=False)
+        if found is not None:
+            return found
+    return None
+
+
+def _language_of(node: etree._Element, *, bare: bool) -> str | None:
+    for attr in LANG_ATTRS:
+        value = (node.get(attr) or "").strip().lower()
+        if value and (attr != "lang" or node.tag in {"pre", "code"}):
+            return value
+    tokens = (node.get("class") or "").lower().split()
+    for i, token in enumerate(tokens):
+        for prefix in LANG_PREFIXES:
+            if token.startswith(prefix) and len(token) > len(prefix):
+                return token[len(prefix):]
+        if token == "sourcecode" and i + 1 < len(tokens):
+            return tokens[i + 1]
+    if bare:
+        for token in tokens:
+            if token in BARE_LANGUAGES:
+                return token
+    return None
+
+
+def normalize_language(raw: str | None) -> str | None:
+    """Canonical language name (`py` -> `python`); None for text/none/default."""
+    if not raw:
+        return None
+    name = raw.strip().lower()
+    return ALIASES.get(name, name) or None
+
+
+def classify_kind(
+    code: str,
+    language: str | None,
+    raw_language: str | None = None,
+    *,
+    after_command: bool = False,
+) -> str:
+    """One of CODE_KINDS: command, output, config, source, unknown."""
+    lines = [line for line in code.splitlines() if line.strip()]
+    if not lines:
+        return "unknown"
+    raw = (raw_language or "").lower()
+    if language in COMMAND_LANGUAGES or raw in COMMAND_LANGUAGES or _has_prompt(lines, language):
+        return "command"
+    if raw in {"output", "log", "console-output"}:
+        return "output"
+    shellish = language is None or language in SHELL_LANGUAGES
+    if shellish and raw not in OUTPUT_HINTS and _all_cli(lines):
+        return "command"
+    if after_command and language is None:
+        return "output"
+    if language in CONFIG_LANGUAGES:
+        return "config"
+    if language in SOURCE_LANGUAGES:
+        return "source"
+    if language is not None:
+        return "source"  # a declared language we do not list is still code
+    if all(CONFIG_LINE_RE.match(line) or COMMENT_RE.match(line) for line in lines):
+        return "config"
+    if any(SOURCE_HINT_RE.search(line) for line in lines):
+        return "source"
+    return "unknown"
+
+
+def _has_prompt(lines: list[str], language: str | None) -> bool:
+    """`$ `, `>>> `, `PS>`... prompts; `# ` only before a known CLI in shell code."""
+    first = lines[0].lstrip()
+    if PROMPT_RE.match(first):
+        return True
+    if language is not None and language not in SHELL_LANGUAGES:
+        return False
+    words = first.split()
+    return len(words) > 1 and words[0] == "#" and words[1] in KNOWN_CLIS
+
+
+def _all_cli(lines: list[str]) -> bool:
+    """Every non-comment line starts with a known command-line tool."""
+    commands = [line for line in lines if not COMMENT_RE.match(line)]
+    if not commands:
+        return False
+    previous_continues = False
+    for line in commands:
+        if previous_continues:
+            previous_continues = line.rstrip().endswith(("\\", "`", "^"))
+            continue
+        words = line.split()
+        word = words[1] if words[0] == "sudo" and len(words) > 1 else words[0]
+        if word not in KNOWN_CLIS:
+            return False
+        previous_continues = line.rstrip().endswith(("\\", "`", "^"))
+    return True

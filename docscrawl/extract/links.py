@@ -1,0 +1,271 @@
+"""Links of a page: cheap discovery links for the crawler, full contract links for output."""
+
+from __future__ import annotations
+
+import dataclasses
+import posixpath
+from urllib.parse import urldefrag, urljoin, urlsplit
+
+from lxml import etree
+
+from docscrawl.extract.generator import detect_profile
+from docscrawl.extract.metadata import document_base
+from docscrawl.extract.model import DiscoveredLink, Link
+from docscrawl.extract.profiles import (
+    ASSET_EXTENSIONS,
+    PAGINATION_RELS,
+    vocabulary_tokens,
+)
+from docscrawl.extract.regions import NAV_KINDS, RegionMap, classify, is_pagination_anchor
+
+FOLLOW_SCHEMES = frozenset({"http", "https"})
+SKIP_SCHEMES = frozenset({"javascript", "data", "vbscript", "about", "blob"})
+HEADING_TAGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+LABEL_TOKENS = frozenset({"caption", "title", "label", "heading", "header", "captiontext"})
+CARD_TOKENS = frozenset({"card", "tile", "box", "feature", "panel", "teaser"})
+MAX_LABEL_CHARS = 120
+MAX_LABEL_SIBLINGS = 3
+MATCH_WINDOW = 25  # how far ahead a main-content anchor is matched in `main_links`
+
+
+def _text(el: etree._Element) -> str:
+    return " ".join("".join(el.itertext()).split())
+
+
+def anchor_text(a: etree._Element) -> str:
+    """Visible text of a link, else its aria-label, title or image alt."""
+    text = _text(a)
+    if text:
+        return text
+    for value in (a.get("aria-label"), a.get("title")):
+        if value and value.strip():
+            return " ".join(value.split())
+    return next((" ".join(img.get("alt", "").split()) for img in a.iter("img")
+                 if img.get("alt", "").strip()), "")
+
+
+def resolve(href: str | None, base_url: str) -> str | None:
+    """Absolute URL of an href, fragment kept; None for empty or script-like hrefs."""
+    href = (href or "").strip()
+    if not href:
+        return None
+    scheme = urlsplit(href).scheme.lower()
+    if scheme in SKIP_SCHEMES:
+        return None
+    try:
+        return urljoin(base_url, href)
+    except ValueError:
+        return None
+
+
+def same_document(url: str, base_url: str) -> bool:
+    """True when `url` points into the document at `base_url` (fragment ignored)."""
+    return urldefrag(url)[0] == urldefrag(base_url)[0]
+
+
+def link_target(url: str, base_url: str) -> str:
+    """`fragment`, `asset` (by path extension), `internal` (same host) or `external`."""
+    if "#" in url and same_document(url, base_url):
+        return "fragment"
+    parts = urlsplit(url)
+    ext = posixpath.splitext(parts.path)[1].lstrip(".").lower()
+    if ext in ASSET_EXTENSIONS:
+        return "asset"
+    base_host = (urlsplit(base_url).hostname or "").lower()
+    if parts.scheme in FOLLOW_SCHEMES and (parts.hostname or "").lower() == base_host:
+        return "internal"
+    return "external"
+
+
+def _anchor_region(a: etree._Element, rmap: RegionMap) -> str:
+    if is_pagination_anchor(a) and rmap.region_of(a) not in ("breadcrumb", "main_content"):
+        return "pagination"
+    return rmap.region_of(a) or "unknown"
+
+
+def _head_pagination(root: etree._Element) -> list[etree._Element]:
+    head = root.find("head")
+    if head is None:
+        return []
+    return [
+        link for link in head.iter("link")
+        if set((link.get("rel") or "").lower().split()) & PAGINATION_RELS
+    ]
+
+
+def _region_map(root: etree._Element, base_url: str, rmap: RegionMap | None) -> RegionMap:
+    if rmap is not None:
+        return rmap
+    return classify(root, generator=detect_profile(root), base_url=base_url)
+
+
+def discovery_links(
+    root: etree._Element, base_url: str, *, region_map: RegionMap | None = None
+) -> list[DiscoveredLink]:
+    """Links worth following: absolute http(s), fragment dropped, labelled by region.
+
+    One entry per (url, region), in document order; head `link rel=next/prev` come last
+    as pagination. Pass the page's `region_map` when it is already built.
+    """
+    base = document_base(root, base_url)
+    rmap = _region_map(root, base, region_map)
+    self_url = urldefrag(base_url)[0]
+    seen: set[tuple[str, str]] = set()
+    found: list[DiscoveredLink] = []
+
+    def add(href: str | None, text: str, region: str) -> None:
+        url = resolve(href, base)
+        if url is None:
+            return
+        url = urldefrag(url)[0]
+        if urlsplit(url).scheme.lower() not in FOLLOW_SCHEMES or url in (self_url, base):
+            return
+        if (url, region) not in seen:
+            seen.add((url, region))
+            found.append(DiscoveredLink(url, text, region))
+
+    for a in root.iter("a", "area"):
+        if a.get("href") is not None and a.get("download") is None:
+            add(a.get("href"), anchor_text(a), _anchor_region(a, rmap))
+    for link in _head_pagination(root):
+        add(link.get("href"), " ".join((link.get("title") or "").split()), "pagination")
+    return found
+
+
+def _label_of(el: etree._Element) -> str | None:
+    text = _text(el)
+    return text[:MAX_LABEL_CHARS] if text else None
+
+
+def _is_label_element(el: etree._Element) -> bool:
+    if el.tag in HEADING_TAGS or el.tag in ("summary", "label", "caption", "legend"):
+        return True
+    return bool(vocabulary_tokens(el.get("class")) & LABEL_TOKENS) or (
+        (el.get("role") or "") == "heading"
+    )
+
+
+def _tree_item_label(li: etree._Element) -> str | None:
+    """Label of a tree item: its text outside nested lists and navs."""
+    for child in li:
+        if not isinstance(child.tag, str) or child.tag in ("ul", "ol", "nav", "input"):
+            continue
+        label = _label_of(child)
+        if label:
+            return label
+    return None
+
+
+def container_label(a: etree._Element, stop: etree._Element | None) -> str | None:
+    """Label of the group a link sits in: enclosing tree item, preceding caption, card title."""
+    own_item: etree._Element | None = None
+    for anc in a.iterancestors():
+        if anc.tag == "li" and own_item is None:
+            own_item = anc
+        elif anc.tag == "li":
+            label = _tree_item_label(anc)
+            if label:
+                return label
+        if vocabulary_tokens(anc.get("class")) & CARD_TOKENS:
+            heading = next((h for h in anc.iter() if h.tag in HEADING_TAGS), None)
+            if heading is not None:
+                return _label_of(heading)
+        sibling = anc.getprevious()
+        for _ in range(MAX_LABEL_SIBLINGS):
+            if sibling is None:
+                break
+            if isinstance(sibling.tag, str) and _is_label_element(sibling):
+                return _label_of(sibling)
+            sibling = sibling.getprevious()
+        if anc is stop:
+            aria = (anc.get("aria-label") or "").strip()
+            return " ".join(aria.split()) or None
+    return None
+
+
+def link_container(a: etree._Element, region: str, stop: etree._Element | None) -> str:
+    """Contract container kind of a link outside the main content."""
+    if region in NAV_KINDS:
+        return "navigation"
+    for anc in a.iterancestors():
+        if anc.tag == "li":
+            return "list_item"
+        if anc.tag == "p":
+            return "paragraph"
+        if anc.tag in ("td", "th", "table"):
+            return "table"
+        if anc.tag in HEADING_TAGS:
+            return "heading"
+        if vocabulary_tokens(anc.get("class")) & CARD_TOKENS:
+            return "card"
+        if anc is stop:
+            break
+    return "other"
+
+
+def _build_link(a: etree._Element, url: str, region: str, rmap: RegionMap, base: str) -> Link:
+    stop = rmap.region_element(a)
+    return Link(
+        url=url,
+        text=anchor_text(a),
+        rel=(a.get("rel") or "").split(),
+        region=region,
+        container=link_container(a, region, stop),
+        container_label=container_label(a, stop),
+        heading_path=[],
+        target=link_target(url, base),
+        position=0,
+    )
+
+
+def _match(url: str, pending: list[Link], start: int) -> int | None:
+    stop = min(len(pending), start + MATCH_WINDOW)
+    for j in range(start, stop):
+        if pending[j].url == url:
+            return j
+    bare = urldefrag(url)[0]
+    for j in range(start, stop):
+        if urldefrag(pending[j].url)[0] == bare:
+            return j
+    return None
+
+
+def page_links(
+    root: etree._Element,
+    base_url: str,
+    *,
+    regions: RegionMap,
+    main_el: etree._Element,
+    main_links: list[Link],
+) -> list[Link]:
+    """Every link of the page with contract fields, in document order.
+
+    Links inside `main_el` come from `main_links` (built by the Markdown renderer, with
+    heading paths); each keeps its place among the anchors around it. Anchors the renderer
+    dropped (permalinks, chrome) are dropped here too, unless a nested region (a
+    breadcrumb inside the main element) claims them.
+    """
+    base = document_base(root, base_url)
+    out: list[Link] = []
+    next_main = 0
+    in_main = set(main_el.iter("a", "area"))
+    for a in root.iter("a", "area"):
+        url = resolve(a.get("href"), base)
+        if url is None:
+            continue
+        region = _anchor_region(a, regions)
+        if a in in_main:
+            j = _match(url, main_links, next_main)
+            if j is not None:
+                out.extend(main_links[next_main:j])
+                matched = main_links[j]
+                if region != "main_content" and matched.region != region:
+                    matched = dataclasses.replace(matched, region=region)
+                out.append(matched)
+                next_main = j + 1
+                continue
+            if region == "main_content":
+                continue
+        out.append(_build_link(a, url, region, regions, base))
+    out.extend(main_links[next_main:])
+    return [dataclasses.replace(link, position=i) for i, link in enumerate(out)]

@@ -1,0 +1,146 @@
+"""Value types produced by extraction. Pure data: no Scrapy, no I/O.
+
+Field names follow ../shared/CONTRACT.md; `export` turns these into JSON lines.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+REGIONS = (
+    "main_content",
+    "primary_navigation",
+    "sidebar_navigation",
+    "table_of_contents",
+    "breadcrumb",
+    "pagination",
+    "footer_navigation",
+    "related_content",
+    "unknown",
+)
+GENERATORS = (
+    "sphinx", "mkdocs", "docusaurus", "vitepress", "mdbook", "rustdoc", "javadoc", "docbook",
+    "hugo", "gitbook", "antora", "starlight", "docsify", "redoc", "other",
+)
+CODE_KINDS = ("command", "output", "config", "source", "unknown")
+LINK_CONTAINERS = ("paragraph", "list_item", "table", "card", "heading", "navigation", "other")
+LINK_TARGETS = ("internal", "external", "fragment", "asset")
+
+
+@dataclass(slots=True)
+class ExtractionWarning:
+    """A quality flag on a page: `code` from a small vocabulary, `detail` for humans."""
+
+    code: str
+    detail: str
+
+
+@dataclass(slots=True)
+class Heading:
+    level: int
+    text: str
+    anchor: str | None
+    path: list[str]  # ends with `text`
+
+
+@dataclass(slots=True)
+class CodeBlock:
+    code: str  # exact text, whitespace kept
+    language: str | None
+    kind: str  # one of CODE_KINDS
+    heading_path: list[str]
+    context: str  # nearest explanatory prose
+    block_ordinal: int
+
+
+@dataclass(slots=True)
+class Link:
+    url: str  # absolute
+    text: str
+    rel: list[str]
+    region: str  # one of REGIONS
+    container: str  # one of LINK_CONTAINERS
+    container_label: str | None
+    heading_path: list[str]
+    target: str  # one of LINK_TARGETS
+    position: int  # order of the link in the page, from 0
+
+
+@dataclass(slots=True)
+class Region:
+    region: str  # one of REGIONS
+    locator: str  # stable locator of the element (XPath of the element in the parsed tree)
+    link_count: int
+    text_chars: int
+
+
+@dataclass(slots=True)
+class Block:
+    """One block-level element of the main content, in document order."""
+
+    ordinal: int
+    kind: str  # heading, paragraph, list, table, code, blockquote, callout, definition_list,
+    #            image, rule, other
+    markdown: str
+    heading_path: list[str]
+    anchor: str | None  # id of the nearest heading that has one (for citations)
+    locator: str
+    text_chars: int
+    parent: int | None = None  # ordinal of the enclosing block (callout, list...), if any
+
+
+@dataclass(slots=True)
+class Breadcrumb:
+    position: int
+    label: str
+    url: str | None
+
+
+@dataclass(slots=True)
+class VersionEvidence:
+    source: str  # url, canonical, selector, banner, meta, sidebar, title
+    value: str
+
+
+@dataclass(slots=True)
+class VersionInfo:
+    value: str | None = None
+    status: str = "unversioned"  # consistent, inferred, conflicting, unversioned
+    evidence: list[VersionEvidence] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class DiscoveredLink:
+    """A link worth following, labelled by the page region it sits in."""
+
+    url: str  # absolute, fragment dropped
+    text: str
+    region: str  # one of REGIONS
+
+
+@dataclass(slots=True)
+class PageExtract:
+    """Everything extraction learns from one parsed page."""
+
+    title: str | None = None
+    main_heading: str | None = None
+    description: str | None = None
+    language: str | None = None
+    generator: str | None = None
+    canonical_href: str | None = None  # rel=canonical, absolute, as written (not yet checked)
+    markdown: str = ""
+    headings: list[Heading] = field(default_factory=list)
+    code_blocks: list[CodeBlock] = field(default_factory=list)
+    links: list[Link] = field(default_factory=list)
+    regions: list[Region] = field(default_factory=list)
+    blocks: list[Block] = field(default_factory=list)
+    breadcrumbs: list[Breadcrumb] = field(default_factory=list)
+    breadcrumb_source: str = "none"  # visible, jsonld, visible-and-jsonld, none
+    breadcrumb_observations: dict[str, list[Breadcrumb]] = field(
+        default_factory=lambda: {"visible": [], "jsonld": []}
+    )
+    navigation_path: list[str] = field(default_factory=list)
+    section_path: list[str] = field(default_factory=list)
+    version: VersionInfo = field(default_factory=VersionInfo)
+    warnings: list[ExtractionWarning] = field(default_factory=list)
+    main_locator: str | None = None

@@ -1,0 +1,369 @@
+"""Classify the block-level regions of a page (navigation kinds, main content).
+
+Evidence, strongest first: the main-content element, the generator profile's selectors,
+ARIA roles and landmark tags read with the class/id/aria-label vocabulary, previous/next
+links, lists of same-page fragment links, and finally link clusters left unlabelled
+(`unknown`). The innermost classified ancestor of an element gives its region.
+
+Cross-page repetition is not judged here: `region_signature` gives a region's link-set
+signature for a crawl-level component, which can feed its verdicts back through
+`classify(..., overrides={locator: region})`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from urllib.parse import urldefrag, urljoin
+
+from lxml import etree
+
+from docscrawl.extract.main_content import find_main_content, locator, text_chars
+from docscrawl.extract.model import Region
+from docscrawl.extract.profiles import (
+    NAV_TOKENS,
+    PAGINATION_ACCESSKEYS,
+    PAGINATION_RELS,
+    PAGINATION_TEXTS,
+    ROLE_HINTS,
+    profile_for,
+    select,
+    vocabulary_region,
+    vocabulary_tokens,
+)
+
+# Profile field -> region it marks.
+PROFILE_FIELDS: tuple[tuple[str, str], ...] = (
+    ("breadcrumb", "breadcrumb"),
+    ("toc", "table_of_contents"),
+    ("pagination", "pagination"),
+    ("related", "related_content"),
+    ("sidebar", "sidebar_navigation"),
+    ("primary_nav", "primary_navigation"),
+    ("footer", "footer_navigation"),
+)
+REGION_TAGS = (
+    "nav", "aside", "header", "footer", "div", "section", "ul", "ol", "table", "menu", "td",
+    "p", "dl",
+)
+LIST_TAGS = ("ul", "ol")
+# Region kinds that vocabulary may assign inside the main content.
+INSIDE_MAIN_KINDS = frozenset({"breadcrumb", "table_of_contents", "pagination", "related_content"})
+NAV_KINDS = frozenset({
+    "primary_navigation", "sidebar_navigation", "table_of_contents", "breadcrumb",
+    "pagination", "footer_navigation",
+})
+MIN_TOC_LINKS = 2
+TOC_FRAGMENT_SHARE = 0.9
+INSIDE_MAIN_LINK_SHARE = 0.5  # link text share a block in the main content needs to be nav
+SIDEBAR_MIN_LINKS = 15  # a navigation block this big (or nested lists) is a sidebar tree
+PAGINATION_MAX_LINKS = 4
+
+
+@dataclass(slots=True)
+class RegionMap:
+    """Classified regions of one page, and the element -> region lookup links use."""
+
+    main: etree._Element
+    kinds: dict[etree._Element, str]
+    regions: list[Region]
+    _nearest: dict[etree._Element, etree._Element | None] = field(default_factory=dict)
+
+    def region_element(self, el: etree._Element) -> etree._Element | None:
+        """The innermost classified element containing `el` (itself included), or None."""
+        walked: list[etree._Element] = []
+        found: etree._Element | None = None
+        node: etree._Element | None = el
+        while node is not None:
+            if node in self._nearest:
+                found = self._nearest[node]
+                break
+            walked.append(node)
+            if node in self.kinds:
+                found = node
+                break
+            node = node.getparent()
+        for step in walked:
+            self._nearest[step] = found
+        return found
+
+    def region_of(self, el: etree._Element) -> str | None:
+        """Region kind of the innermost classified element containing `el`, or None."""
+        owner = self.region_element(el)
+        return self.kinds[owner] if owner is not None else None
+
+
+def _attr_tokens(el: etree._Element) -> set[str]:
+    aria = (el.get("aria-label") or "").replace(" ", "-")
+    return vocabulary_tokens(el.get("class"), el.get("id"), aria)
+
+
+def _links(el: etree._Element) -> list[etree._Element]:
+    return [a for a in el.iter("a") if a.get("href") is not None]
+
+
+def _is_self_fragment(href: str, base_url: str | None) -> bool:
+    href = href.strip()
+    if href.startswith("#"):
+        return True
+    if not base_url or "#" not in href:
+        return False
+    return urldefrag(urljoin(base_url, href))[0] == urldefrag(base_url)[0]
+
+
+def _fragment_share(links: list[etree._Element], base_url: str | None) -> float:
+    if not links:
+        return 0.0
+    return sum(_is_self_fragment(a.get("href", ""), base_url) for a in links) / len(links)
+
+
+def _link_text_share(el: etree._Element) -> float:
+    total = text_chars(el)
+    if not total:
+        return 1.0 if _links(el) else 0.0
+    return min(1.0, sum(text_chars(a) for a in _links(el)) / total)
+
+
+_NESTED_LIST = etree.XPath(
+    "boolean(descendant-or-self::*[self::ul or self::ol]//*[self::ul or self::ol])"
+)
+
+
+def _has_nested_list(el: etree._Element) -> bool:
+    return bool(_NESTED_LIST(el))
+
+
+@dataclass(slots=True)
+class _Context:
+    """Landmark ancestors of an element, found once per candidate."""
+
+    in_main: bool
+    in_header: bool
+    in_footer: bool
+    in_aside: bool
+
+
+def _context(el: etree._Element, main: etree._Element) -> _Context:
+    ctx = _Context(False, False, False, False)
+    for anc in el.iterancestors():
+        role = (anc.get("role") or "").lower()
+        if anc is main:
+            ctx.in_main = True
+        elif anc.tag == "header" or role == "banner":
+            ctx.in_header = True
+        elif anc.tag == "footer" or role == "contentinfo":
+            ctx.in_footer = True
+        elif anc.tag == "aside" or role == "complementary":
+            ctx.in_aside = True
+    return ctx
+
+
+def _nav_kind_by_shape(
+    el: etree._Element, ctx: _Context, links: list[etree._Element], *, after_main: bool,
+    base_url: str | None,
+) -> str | None:
+    """Kind of a navigation block that names no kind itself."""
+    if len(links) >= MIN_TOC_LINKS and _fragment_share(links, base_url) >= TOC_FRAGMENT_SHARE:
+        return "table_of_contents"
+    if ctx.in_header:
+        return "primary_navigation"
+    if ctx.in_footer:
+        return "footer_navigation"
+    if ctx.in_aside or len(links) >= SIDEBAR_MIN_LINKS or _has_nested_list(el):
+        return "sidebar_navigation"
+    return None if after_main else "primary_navigation"
+
+
+def _generic_kind(
+    el: etree._Element, main: etree._Element, *, after_main: bool, base_url: str | None
+) -> tuple[str | None, bool]:
+    """(region kind or None, whether the element names its kind) of a landmark element."""
+    tag = el.tag
+    role = (el.get("role") or "").lower()
+    hint = ROLE_HINTS.get(role)
+    tokens = _attr_tokens(el)
+    named = vocabulary_region(tokens)
+    is_nav = tag in ("nav", "menu") or hint == "nav" or bool(tokens & NAV_TOKENS)
+    if not (named or is_nav or hint or tag in ("aside", "header", "footer")):
+        return None, False
+    links = _links(el)
+    if not links:
+        return None, False
+    ctx = _context(el, main)
+    if ctx.in_main:
+        kind = named or hint
+        if kind in INSIDE_MAIN_KINDS and _link_text_share(el) >= INSIDE_MAIN_LINK_SHARE:
+            return kind, True
+        return None, False
+    if named:
+        return named, True
+    if hint and hint not in ("nav", "aside"):
+        return hint, True
+    if tag == "header":
+        return "primary_navigation", False
+    if tag == "footer":
+        return "footer_navigation", False
+    if (tag == "aside" or hint == "aside") and _link_text_share(el) < INSIDE_MAIN_LINK_SHARE:
+        return "related_content", False
+    if tag in ("nav", "menu", "aside") or hint in ("nav", "aside") or tag in LIST_TAGS:
+        return _nav_kind_by_shape(el, ctx, links, after_main=after_main, base_url=base_url), False
+    return None, False
+
+
+def is_pagination_anchor(a: etree._Element) -> bool:
+    """A previous/next link: rel=next/prev, accesskey n/p, or text like "Next"."""
+    rels = set((a.get("rel") or "").lower().split())
+    if rels & PAGINATION_RELS or (a.get("accesskey") or "").lower() in PAGINATION_ACCESSKEYS:
+        return True
+    text = "".join(a.itertext())
+    return len(text) < 40 and _ARROWS.sub(" ", text).strip().lower() in PAGINATION_TEXTS
+
+
+_ARROWS = re.compile(r"[\s«»←→‹›<>|:\u2190-\u21ff]+")
+
+
+def _pagination_containers(
+    root: etree._Element, blocked: set[etree._Element]
+) -> list[etree._Element]:
+    """Smallest blocks holding previous/next links (rel or accesskey), at most a few links."""
+    found: list[etree._Element] = []
+    for a in root.iter("a"):
+        if not is_pagination_anchor(a):
+            continue
+        best: etree._Element | None = None
+        for anc in a.iterancestors():
+            links = _links(anc)
+            paging = sum(is_pagination_anchor(x) for x in links)
+            if anc in blocked or len(links) > PAGINATION_MAX_LINKS or paging * 2 <= len(links):
+                break
+            best = anc
+        if best is not None and best not in found:
+            found.append(best)
+    return found
+
+
+def _fragment_lists(
+    root: etree._Element, base_url: str | None, main: etree._Element
+) -> list[etree._Element]:
+    """Outermost lists of same-page fragment links (tables of contents)."""
+    found: list[etree._Element] = []
+    for lst in root.iter(*LIST_TAGS):
+        links = _links(lst)
+        if len(links) < MIN_TOC_LINKS or _fragment_share(links, base_url) < TOC_FRAGMENT_SHARE:
+            continue
+        if any(anc in found for anc in lst.iterancestors()):
+            continue
+        inside_main = lst is main or any(anc is main for anc in lst.iterancestors())
+        if inside_main and _link_text_share(lst) < INSIDE_MAIN_LINK_SHARE:
+            continue
+        found.append(lst)
+    return found
+
+
+def _orphan_containers(root: etree._Element, rmap: RegionMap) -> list[etree._Element]:
+    """Nearest block containers of links that no classified region holds."""
+    found: list[etree._Element] = []
+    for a in root.iter("a"):
+        if a.get("href") is None or rmap.region_element(a) is not None:
+            continue
+        container = next(
+            (anc for anc in a.iterancestors() if anc.tag in REGION_TAGS or anc.tag == "body"),
+            None,
+        )
+        if container is not None and container.tag != "body" and container not in found:
+            found.append(container)
+    return found
+
+
+def region_signature(el: etree._Element, base_url: str) -> str:
+    """Link-set signature of a region: a digest of its sorted absolute link URLs.
+
+    A crawl-level component compares signatures across pages: a region repeated with the
+    same links on many pages is template navigation.
+    """
+    urls = sorted({urldefrag(urljoin(base_url, a.get("href", "").strip()))[0]
+                   for a in _links(el)})
+    return "sha256:" + hashlib.sha256("\n".join(urls).encode()).hexdigest()
+
+
+def _build_regions(kinds: dict[etree._Element, str]) -> list[Region]:
+    return [
+        Region(kind, locator(el), len(_links(el)), text_chars(el)) for el, kind in kinds.items()
+    ]
+
+
+def _drop_redundant(kinds: dict[etree._Element, str]) -> dict[etree._Element, str]:
+    """Drop regions nested in a region of the same kind."""
+    kept: dict[etree._Element, str] = {}
+    for el, kind in kinds.items():
+        outer = next((anc for anc in el.iterancestors() if anc in kinds), None)
+        if outer is not None and kinds[outer] == kind:
+            continue
+        kept[el] = kind
+    return kept
+
+
+def classify(
+    root: etree._Element,
+    *,
+    generator: str | None = None,
+    main_el: etree._Element | None = None,
+    base_url: str | None = None,
+    overrides: Mapping[str, str] | None = None,
+) -> RegionMap:
+    """Classify a page's regions; see the module docstring for the evidence order."""
+    if main_el is None:
+        main_el = find_main_content(root, generator=generator)[0]
+    # Neither the main element nor its ancestors can be navigation.
+    blocked = {main_el, *main_el.iterancestors()}
+    kinds: dict[etree._Element, str] = {}
+    profile = profile_for(generator)
+    if profile is not None:
+        for field_name, kind in PROFILE_FIELDS:
+            for css in getattr(profile, field_name):
+                for el in select(root, css):
+                    if el not in blocked:
+                        kinds.setdefault(el, kind)
+    main_seen = False
+    for el in root.iter(*REGION_TAGS):
+        if el is main_el:
+            main_seen = True
+        if el in blocked or el in kinds:
+            continue
+        kind, named = _generic_kind(el, main_el, after_main=main_seen, base_url=base_url)
+        # A guess from shape never splits a region already classified around it.
+        if kind and (named or not any(anc in kinds for anc in el.iterancestors())):
+            kinds[el] = kind
+    for el in _pagination_containers(root, blocked):
+        if kinds.get(el) not in ("breadcrumb", "table_of_contents"):
+            kinds[el] = "pagination"
+    for el in _fragment_lists(root, base_url, main_el):
+        if el not in blocked:
+            kinds[el] = "table_of_contents"
+    kinds[main_el] = "main_content"
+    kinds = _drop_redundant(_in_document_order(root, kinds))
+    rmap = RegionMap(main_el, kinds, [])
+    for el in _orphan_containers(root, rmap):
+        kinds[el] = "unknown"
+    if overrides:
+        for el in list(kinds):
+            kinds[el] = overrides.get(locator(el), kinds[el])
+    kinds = _in_document_order(root, kinds)
+    return RegionMap(main_el, kinds, _build_regions(kinds))
+
+
+def _in_document_order(
+    root: etree._Element, kinds: dict[etree._Element, str]
+) -> dict[etree._Element, str]:
+    if len(kinds) < 2:
+        return dict(kinds)
+    return {el: kinds[el] for el in root.iter() if el in kinds}
+
+
+def classify_regions(
+    root: etree._Element, *, generator: str | None = None, base_url: str | None = None
+) -> list[Region]:
+    """Every classified region of the page, in document order."""
+    return classify(root, generator=generator, base_url=base_url).regions

@@ -1,0 +1,157 @@
+"""Section path: labels of the active trail in the sidebar documentation tree.
+
+Find the current item in a known sidebar (`SIDEBARS`, most specific first) with the
+`ACTIVE_ITEMS` markers, take the deepest marked element in that sidebar, then walk
+up its ancestor items (`li`, VitePress `.VPSidebarItem`) collecting each level's
+own label (its first labelled element, nested lists left out). A Sphinx caption
+(`p.caption`) right before the outermost list is the first level. The result ends
+with the current page's own label. `[]` when no sidebar has an active item.
+"""
+
+from __future__ import annotations
+
+from lxml import etree
+
+from docscrawl.extract.breadcrumbs import normalize_ws, select_all, visible_text
+
+__all__ = ["active_sidebar_trail"]
+
+Element = etree._Element
+
+# Sidebar documentation trees, most specific first.
+SIDEBARS: tuple[tuple[str, str], ...] = (
+    ("sphinx-rtd", ".wy-menu-vertical"),
+    ("mkdocs-material", "nav.md-nav--primary"),
+    ("docusaurus", "nav.menu, .theme-doc-sidebar-menu"),
+    ("vitepress", ".VPSidebar, aside.VPSidebar"),
+    ("mdbook", "#sidebar .sidebar-scrollbox, nav#sidebar, .sidebar ol.chapter"),
+    ("pydata", ".bd-sidebar-primary, nav.bd-docs-nav"),
+    ("furo", ".sidebar-tree"),
+    ("sphinx-basic", "div.sphinxsidebar"),
+    ("rustdoc", "nav.sidebar, .sidebar-elems"),
+    ("docsy", ".td-sidebar-nav"),
+    ("antora", "nav.nav-menu"),
+    ("starlight", "nav[aria-label=Main] ul.top-level, #starlight__sidebar"),
+    ("gitbook", "nav.book-summary, .book-summary"),
+    ("docsify", ".sidebar-nav"),
+    ("mkdocs-bootstrap", "ul.navbar-nav"),  # mkdocs/readthedocs themes: top-bar doc tree
+    ("generic-aside", "aside, [role=navigation][class*=sidebar], [class*=sidenav]"),
+)
+# Active-item markers, strongest first; the deepest match in a sidebar wins.
+ACTIVE_ITEMS: tuple[str, ...] = (
+    "[aria-current=page]",
+    "a.md-nav__link--active, label.md-nav__link--active",
+    "a.menu__link--active",
+    ".VPSidebarItem.is-active",
+    "li.toctree-l1.current > a, li.current > a, a.current",
+    "a.active, li.active > a, a.dropdown-item.active",
+    "a.is-active, a.current-page, .is-current-page > a, a.sidebar-active",
+)
+# An "item" of the tree: one level of the trail.
+ITEM_XPATH = etree.XPath(
+    "ancestor-or-self::*[self::li or contains(concat(' ', normalize-space(@class), ' '),"
+    " ' VPSidebarItem ')]"
+)
+# Nested lists inside an item hold its children, not its label.
+SUBLIST_TAGS = frozenset({"ul", "ol", "nav"})
+SUBLIST_CLASSES = frozenset({"items", "menu__list", "md-nav"})
+LABEL_TAGS = frozenset(
+    {"a", "span", "label", "button", "p", "strong", "em", "h2", "h3", "h4", "h5", "h6", "div"}
+)
+# Elements inside a sidebar that are in-page tables of contents, never the trail.
+TOC_CLASSES = frozenset({"md-nav--secondary", "toc", "table-of-contents", "bd-toc"})
+CAPTION_CLASSES = frozenset({"caption"})
+
+
+def _classes(el: Element) -> set[str]:
+    return set((el.get("class") or "").split())
+
+
+def _is_sublist(el: Element) -> bool:
+    return el.tag in SUBLIST_TAGS or bool(SUBLIST_CLASSES & _classes(el))
+
+
+def _item_label(item: Element) -> str:
+    """The item's own label: its first labelled element, nested lists skipped."""
+    stack = [child for child in reversed(item) if isinstance(child.tag, str)]
+    while stack:
+        el = stack.pop()
+        if _is_sublist(el):
+            continue
+        if el.tag in LABEL_TAGS:
+            text = visible_text(el, skip=_is_sublist)
+            if text:
+                return text
+        stack.extend(c for c in reversed(el) if isinstance(c.tag, str))
+    return normalize_ws(item.text or "")
+
+
+def _in_toc(el: Element, sidebar: Element) -> bool:
+    for anc in el.iterancestors():
+        if anc is sidebar:
+            return False
+        if TOC_CLASSES & _classes(anc):
+            return True
+    return False
+
+
+def _depth(el: Element) -> int:
+    return len(ITEM_XPATH(el))
+
+
+def _active_element(sidebar: Element) -> Element | None:
+    """Deepest active marker in `sidebar` (first in document order on ties)."""
+    for selector in ACTIVE_ITEMS:
+        found = [el for el in select_all(sidebar, selector) if not _in_toc(el, sidebar)]
+        if found:
+            return max(found, key=_depth)  # max keeps the first of equal depths
+    return None
+
+
+def _caption(item: Element) -> str | None:
+    """Sphinx-style caption heading the list that holds the outermost item."""
+    parent = item.getparent()
+    prev = parent.getprevious() if parent is not None else None
+    while prev is not None and not isinstance(prev.tag, str):
+        prev = prev.getprevious()
+    if prev is not None and (CAPTION_CLASSES & _classes(prev) or prev.get("role") == "heading"):
+        return visible_text(prev) or None
+    return None
+
+
+def _trail(active: Element, sidebar: Element) -> list[str]:
+    items = [el for el in ITEM_XPATH(active) if el is not sidebar and _inside(el, sidebar)]
+    labels: list[str] = []
+    for item in items:
+        label = _item_label(item)
+        if not label:
+            # mdBook nests a section's children in a label-less sibling <li>.
+            prev = item.getprevious()
+            label = _item_label(prev) if prev is not None and prev.tag == "li" else ""
+        if label and (not labels or labels[-1] != label):
+            labels.append(label)
+    if not items and (text := visible_text(active)):
+        labels.append(text)
+    if items and (caption := _caption(items[0])):
+        labels.insert(0, caption)
+    return labels
+
+
+def _inside(el: Element, container: Element) -> bool:
+    return any(anc is container for anc in el.iterancestors())
+
+
+def active_sidebar_trail(root: Element, base_url: str) -> list[str]:
+    """Labels from the sidebar root down to the current page; [] when none is active.
+
+    `base_url` is accepted for symmetry with the other extractors (not needed yet).
+    """
+    del base_url
+    for _name, selector in SIDEBARS:
+        for sidebar in select_all(root, selector):
+            active = _active_element(sidebar)
+            if active is not None:
+                trail = _trail(active, sidebar)
+                if trail:
+                    return trail
+    return []

@@ -1,0 +1,263 @@
+"""Documentation version: evidence from several page signals, then one verdict.
+
+Evidence (contract vocabulary, in precedence order): ``url``, ``canonical``,
+``selector``, ``banner``, ``meta``, ``sidebar``, ``title``. Each value is the version
+token as written on the page (``v2``, ``2.8``, ``7.2.x``, ``latest``).
+
+What counts as a version token
+  * numbers: ``v2``, ``V3``, ``2.8``, ``2.8.0``, ``7.2.x``, ``2.x``, ``2.0.0rc1``,
+    ``v1.2-beta``. A bare integer (``2``, ``2024``) only counts with a ``v`` prefix,
+    because bare integers in paths are usually pages, years or chapters.
+  * aliases (``ALIASES``): ``latest``, ``stable``, ``dev``, ``main``, ``master``,
+    ``next``, ``current``, ``nightly``... Recorded as evidence, but an alias never
+    agrees or conflicts with a number.
+  * In URLs only *directory* segments count (not the last one, which names the page),
+    and only the first matching segment per URL.
+
+Agreement rule: two numbers agree when, after dropping a ``v`` prefix, a trailing
+``.x`` and trailing ``.0`` parts, the shorter one's dotted parts are a prefix of the
+longer one's (``2.8`` == ``2.8.0`` == ``2.8.1`` == ``2.8.x``; ``v2`` == ``2.3``;
+``2.8`` != ``2.9``). Pre-release suffixes must be equal when both carry one.
+
+Status:
+  * ``unversioned``: no evidence; value None.
+  * ``conflicting``: two numbers disagree; value **None** (never guess) and a
+    ``version_conflict`` warning listing every piece of evidence.
+  * ``consistent``: numbers from at least two different sources, all agreeing; or,
+    with no numbers, the same alias from at least two sources.
+  * ``inferred``: anything else (one source; or only aliases that differ, which also
+    adds a ``version_uncertain`` warning).
+The value is the token of the highest-precedence source among the numbers (else
+among the aliases), as written.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from urllib.parse import unquote, urlsplit
+
+from lxml import etree
+
+from docscrawl.extract.breadcrumbs import normalize_ws, select_all, visible_text
+from docscrawl.extract.model import ExtractionWarning, VersionEvidence, VersionInfo
+
+__all__ = ["ALIASES", "detect_version", "versions_agree"]
+
+Element = etree._Element
+
+SOURCES = ("url", "canonical", "selector", "banner", "meta", "sidebar", "title")
+ALIASES = frozenset(
+    {
+        "latest", "stable", "dev", "devel", "develop", "development", "main", "master",
+        "next", "current", "nightly", "unstable", "unreleased", "edge", "trunk", "preview",
+    }
+)
+# Aliases that count as a URL path segment (others, like "current", are too often
+# ordinary directory names).
+URL_ALIASES = frozenset({"latest", "stable", "dev", "main", "master", "next", "nightly"})
+_SUFFIX = r"(?:[-.]?(?:a|b|rc|alpha|beta|pre|dev|post)\.?\d*)?"
+_NUMBER = rf"(?:v\s?\d+(?:\.(?:\d+|x)){{0,3}}|\d+(?:\.(?:\d+|x)){{1,3}}){_SUFFIX}"
+# A whole token: "v2", "2.8", "7.2.x", "2.0.0rc1" (bare integers need the "v").
+TOKEN_RE = re.compile(rf"^{_NUMBER}$", re.IGNORECASE)
+# A token inside free text (selector labels, sidebar text): the first one wins.
+IN_TEXT_RE = re.compile(rf"(?<![\w.])({_NUMBER})(?!\w)", re.IGNORECASE)
+RTD_FLYOUT_RE = re.compile(r"\bv:\s*([\w.\-]+)")  # "Read the Docs v: latest"
+_PARTS_RE = re.compile(r"^v?\s?(\d+(?:\.\d+)*)(\.x)?[-.]?([a-z]+\.?\d*)?$", re.IGNORECASE)
+
+# Version switchers: text of the current choice.
+SELECTORS: tuple[str, ...] = (
+    ".rst-versions .rst-current-version",  # Read the Docs flyout ("v: 2.8")
+    "select#version option[selected], select[name=version] option[selected]",
+    "select#version-select option[selected], select.version-select option[selected]",
+    ".md-version__current",  # mkdocs-material + mike
+    "button.version-switcher__button",  # pydata-sphinx-theme
+    ".navbar__item.dropdown > a.navbar__link",  # Docusaurus docsVersionDropdown
+    ".VPNavBarMenuGroup button .text",  # VitePress version menu
+    "[data-version-switcher] .current, .version-switcher .current",
+)
+# Banners: (container, phrase regexes whose group 1 is the version).
+BANNERS: tuple[str, ...] = (
+    ".theme-doc-version-banner, .theme-doc-version-badge",  # Docusaurus
+    ".version-banner, .version-warning, #version-warning, .outdated-banner",
+    ".md-banner, .admonition.version-warning, .bd-header-version-warning",
+)
+BANNER_PHRASES: tuple[re.Pattern[str], ...] = (
+    re.compile(r"documentation for (?:\S+ ){0,3}?(?:version )?(v?\d[\w.\-]*)", re.IGNORECASE),
+    re.compile(r"viewing (?:the )?(?:docs|documentation) (?:for )?(?:version )?(v?\d[\w.\-]*)",
+               re.IGNORECASE),
+    re.compile(r"\bversion:?\s+(v?\d[\w.\-]*)", re.IGNORECASE),
+)
+# <meta name=...> carrying a version.
+META_NAMES = ("docsearch:version", "version", "docs:version", "docversion")
+DOC_OPTIONS_RE = re.compile(r"""\bVERSION\s*:\s*['"]([^'"]+)['"]""")
+DATA_VERSION_XPATH = etree.XPath("//script[@id='documentation_options']/@data-version")
+SCRIPT_XPATH = etree.XPath("//script[not(@src)][contains(., 'DOCUMENTATION_OPTIONS')]")
+# Static version text in a sidebar.
+SIDEBARS: tuple[str, ...] = (
+    ".wy-side-nav-search .version, .wy-side-nav-search > div.version",
+    ".sphinxsidebar .version, .sphinxsidebar p.version",
+    ".sidebar-version, .sidebar .version-label, .bd-sidebar-primary .version",
+)
+# <title> patterns: "Scrapy 2.8.0 documentation", "Flask Documentation (2.2.x)".
+TITLE_PATTERNS: tuple[re.Pattern[str], ...] = (
+    re.compile(r"\b(?:documentation|docs|manual)\s*\(\s*(v?\d[\w.\-]*)\s*\)", re.IGNORECASE),
+    re.compile(r"(?<![\w.])(v?\d+(?:\.\d+)*(?:\.x)?)\s+(?:documentation|docs|manual|reference"
+               r"|user guide)\b", re.IGNORECASE),
+    re.compile(r"\b(?:documentation|docs)\s+(?:for\s+)?(?:version\s+|v)(\d[\w.\-]*)",
+               re.IGNORECASE),
+)
+TITLE_XPATH = etree.XPath("//head/title | //title")
+
+
+def _token(text: str | None) -> str | None:
+    """`text` as a version token (number or alias), or None."""
+    text = normalize_ws(text or "").strip("()[]")
+    if not text:
+        return None
+    if TOKEN_RE.match(text.replace(" ", "")) or text.casefold() in ALIASES:
+        return text.replace(" ", "")
+    return None
+
+
+def _token_in(text: str) -> str | None:
+    """First version token in short free text ("v: 2.8", "v2.1 (stable)", "Next")."""
+    text = normalize_ws(text)
+    if (match := RTD_FLYOUT_RE.search(text)) and (token := _token(match.group(1))):
+        return token
+    if match := IN_TEXT_RE.search(text):
+        return match.group(1).replace(" ", "")
+    if token := _token(text.split("(")[0]):
+        return token
+    words = [w.casefold().strip(":,()") for w in text.split()]
+    alias = next((w for w in words if w in ALIASES), None)
+    return alias if alias and len(words) <= 3 else None
+
+
+def _from_url(url: str | None) -> str | None:
+    if not url:
+        return None
+    segments = unquote(urlsplit(url).path).split("/")[1:-1]  # directories only
+    return next((s for s in segments if _token(s) and _url_alias_ok(s)), None)
+
+
+def _url_alias_ok(segment: str) -> bool:
+    return not _is_alias(segment) or segment.casefold() in URL_ALIASES
+
+
+def _first(root: Element, selectors: tuple[str, ...]) -> Iterator[Element]:
+    for selector in selectors:
+        yield from select_all(root, selector)
+
+
+def _from_selector(root: Element) -> list[str]:
+    for el in _first(root, SELECTORS):
+        if token := _token_in(visible_text(el)):
+            return [token]
+    return []
+
+
+def _from_banner(root: Element) -> list[str]:
+    for el in _first(root, BANNERS):
+        text = visible_text(el)
+        for phrase in BANNER_PHRASES:
+            match = phrase.search(text)
+            if match and (token := _token(match.group(1).rstrip(".,;"))):
+                return [token]
+    return []
+
+
+def _from_meta(root: Element) -> list[str]:
+    found: list[str] = []
+    for meta in root.iter("meta"):
+        if (meta.get("name") or "").casefold() in META_NAMES:
+            found.extend(t for t in [_token(meta.get("content"))] if t)
+    found.extend(t for t in (_token(v) for v in DATA_VERSION_XPATH(root)) if t)
+    for script in SCRIPT_XPATH(root):
+        match = DOC_OPTIONS_RE.search(script.text or "")
+        if match and (token := _token(match.group(1))):
+            found.append(token)
+    return found
+
+
+def _from_sidebar(root: Element) -> list[str]:
+    for el in _first(root, SIDEBARS):
+        if token := _token_in(visible_text(el)):
+            return [token]
+    return []
+
+
+def _from_title(root: Element) -> list[str]:
+    for title in TITLE_XPATH(root)[:1]:
+        text = normalize_ws(title.text_content())
+        for pattern in TITLE_PATTERNS:
+            match = pattern.search(text)
+            if match and (token := _token(match.group(1))):
+                return [token]
+    return []
+
+
+def _parts(token: str) -> tuple[tuple[int, ...], str] | None:
+    """Numeric parts (trailing zeros dropped) and pre-release suffix, or None for aliases."""
+    match = _PARTS_RE.match(token.strip())
+    if not match:
+        return None
+    nums = [int(p) for p in match.group(1).split(".")]
+    while len(nums) > 1 and nums[-1] == 0:
+        nums.pop()
+    return tuple(nums), (match.group(3) or "").casefold()
+
+
+def versions_agree(a: str, b: str) -> bool:
+    """True when two numeric tokens name the same version series (see module doc)."""
+    pa, pb = _parts(a), _parts(b)
+    if pa is None or pb is None:
+        return a.casefold() == b.casefold()
+    (na, sa), (nb, sb) = pa, pb
+    short, long_ = (na, nb) if len(na) <= len(nb) else (nb, na)
+    return long_[: len(short)] == short and (not sa or not sb or sa == sb)
+
+
+def _collect(root: Element, url: str, canonical_url: str | None) -> list[VersionEvidence]:
+    found: list[tuple[str, str]] = []
+    for source, value in (("url", _from_url(url)), ("canonical", _from_url(canonical_url))):
+        if value:
+            found.append((source, value))
+    extractors = (
+        ("selector", _from_selector), ("banner", _from_banner), ("meta", _from_meta),
+        ("sidebar", _from_sidebar), ("title", _from_title),
+    )
+    for source, extract in extractors:
+        found.extend((source, value) for value in extract(root))
+    unique = dict.fromkeys(found)  # keeps order, drops exact repeats
+    return [VersionEvidence(source=s, value=v) for s, v in unique]
+
+
+def _is_alias(value: str) -> bool:
+    return value.casefold() in ALIASES
+
+
+def detect_version(
+    root: Element, url: str, canonical_url: str | None
+) -> tuple[VersionInfo, list[ExtractionWarning]]:
+    """Version evidence of a page and the verdict drawn from it (never a guess)."""
+    evidence = _collect(root, url, canonical_url)
+    if not evidence:
+        return VersionInfo(), []
+    numbers = [e for e in evidence if not _is_alias(e.value)]
+    aliases = [e for e in evidence if _is_alias(e.value)]
+    listing = ", ".join(f"{e.source}={e.value}" for e in evidence)
+    if numbers:
+        pairs = [(a, b) for i, a in enumerate(numbers) for b in numbers[i + 1 :]]
+        if any(not versions_agree(a.value, b.value) for a, b in pairs):
+            warning = ExtractionWarning("version_conflict", listing)
+            return VersionInfo(None, "conflicting", evidence), [warning]
+        sources = {e.source for e in numbers}
+        status = "consistent" if len(sources) >= 2 else "inferred"
+        return VersionInfo(numbers[0].value, status, evidence), []
+    names = {e.value.casefold() for e in aliases}
+    if len(names) > 1:
+        warning = ExtractionWarning("version_uncertain", f"only differing aliases: {listing}")
+        return VersionInfo(aliases[0].value, "inferred", evidence), [warning]
+    status = "consistent" if len({e.source for e in aliases}) >= 2 else "inferred"
+    return VersionInfo(aliases[0].value, status, evidence), []

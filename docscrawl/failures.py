@@ -1,0 +1,39 @@
+"""Download failures turned into the crawl log's `reason` vocabulary."""
+
+from __future__ import annotations
+
+from scrapy.exceptions import (
+    CannotResolveHostError,
+    DownloadCancelledError,
+    DownloadConnectionRefusedError,
+    DownloadFailedError,
+    DownloadTimeoutError,
+    IgnoreRequest,
+    ResponseDataLossError,
+)
+from twisted.internet import error as twisted_error
+from twisted.python.failure import Failure
+from twisted.web._newclient import ResponseFailed, ResponseNeverReceived
+
+FAILURE_REASONS: tuple[tuple[tuple[type[BaseException], ...], str], ...] = (
+    ((CannotResolveHostError, twisted_error.DNSLookupError), "dns"),
+    ((DownloadTimeoutError, twisted_error.TimeoutError, twisted_error.TCPTimedOutError),
+     "timeout"),
+    ((DownloadConnectionRefusedError, twisted_error.ConnectionRefusedError,
+      twisted_error.ConnectError, twisted_error.ConnectionLost, twisted_error.ConnectionDone,
+      ResponseNeverReceived, ResponseFailed, ResponseDataLossError, DownloadFailedError),
+     "connection"),
+    ((IgnoreRequest,), "ignored"),
+)
+
+
+def classify_failure(failure: Failure) -> tuple[str, str]:
+    """(reason, one-line detail) for a failed download."""
+    exc = failure.value
+    detail = f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
+    if isinstance(exc, DownloadCancelledError) and "max size" in str(exc):
+        return "too_large", detail
+    for types, reason in FAILURE_REASONS:
+        if isinstance(exc, types):
+            return reason, detail
+    return "error", detail

@@ -1,0 +1,189 @@
+"""The crawl frontier: which discovered URLs get fetched, and why the others do not.
+
+Pure bookkeeping with no Scrapy in it: the spider offers every discovered URL and turns
+the returned `Verdict` into a request or a crawl-log event. Policies run in a fixed order
+before any fetch: scope (default, `allow`, `deny`), private-address guard, file extensions
+that are never HTML, `max_depth`, then (once the origin's robots.txt is known) robots.txt,
+duplicate normalized URL and `max_pages`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+from docscrawl.discovery.netguard import AddressGuard
+from docscrawl.discovery.robots import RobotsPolicy
+from docscrawl.discovery.scope import Scope
+from docscrawl.discovery.urls import normalize_url
+
+NON_HTML_EXTENSIONS = frozenset({
+    ".pdf", ".zip", ".gz", ".tgz", ".bz2", ".xz", ".7z", ".tar", ".rar", ".whl", ".egg",
+    ".png", ".jpg", ".jpeg", ".gif", ".svg", ".webp", ".ico", ".bmp", ".tiff",
+    ".mp3", ".mp4", ".webm", ".ogg", ".wav", ".avi", ".mov",
+    ".css", ".js", ".mjs", ".map", ".json", ".xml", ".rss", ".atom", ".txt", ".csv",
+    ".woff", ".woff2", ".ttf", ".otf", ".eot",
+    ".exe", ".dmg", ".deb", ".rpm", ".msi", ".apk", ".jar", ".epub", ".mobi",
+    ".doc", ".docx", ".xls", ".xlsx", ".ppt", ".pptx", ".odt", ".ods",
+})
+
+
+@dataclass(slots=True)
+class PageTrack:
+    """One claimed page fetch: the URL it started from and everything seen serving it."""
+
+    url: str
+    key: str
+    depth: int
+    discovery: list[dict[str, Any]]
+    observed: dict[str, None] = field(default_factory=dict)  # an ordered set
+    sitemap_lastmod: str | None = None
+    redirect_chain: list[str] = field(default_factory=list)
+    fetched_url: str | None = None  # first URL requested, when a redirect led here
+    record_canonical: str | None = None  # set once its page record is written
+    merged_into: str | None = None  # canonical URL of the record this page duplicated
+
+    def observe(self, url: str) -> None:
+        """Remember a URL that serves (or leads to) this page."""
+        self.observed.setdefault(url, None)
+
+    def add_discovery(self, reason: str, source: str | None) -> None:
+        """Add one way this page was found, once."""
+        entry = {"reason": reason, "from": source}
+        if entry not in self.discovery:
+            self.discovery.append(entry)
+
+    def absorb(self, other: PageTrack) -> None:
+        """Take over the URLs and discovery reasons of a track that turned out to be this page."""
+        for url in other.observed:
+            self.observe(url)
+        for entry in other.discovery:
+            self.add_discovery(entry["reason"], entry["from"])
+        if other.sitemap_lastmod and not self.sitemap_lastmod:
+            self.sitemap_lastmod = other.sitemap_lastmod
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """What to do with an offered URL."""
+
+    action: str  # "fetch", "skip", "known", "wait_robots", "ignore"
+    reason: str | None = None
+    rule: str | None = None
+    track: PageTrack | None = None
+    first: bool = False  # True when the URL had never been seen: log `discovered`
+
+
+DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def origin_of(url: str) -> str:
+    """`scheme://host[:port]` of a URL: lowercased, default port dropped, no userinfo."""
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    host = (parts.hostname or "").lower()
+    if ":" in host:
+        host = f"[{host}]"
+    port = parts.port
+    return f"{scheme}://{host}" + (f":{port}" if port and port != DEFAULT_PORTS.get(scheme) else "")
+
+
+def extension_of(url: str) -> str:
+    """The lowercase file extension of the URL path (`.pdf`), or ''."""
+    path = urlsplit(url).path
+    leaf = path.rsplit("/", 1)[-1]
+    dot = leaf.rfind(".")
+    return leaf[dot:].lower() if dot > 0 else ""
+
+
+class Frontier:
+    """Admission policy and URL bookkeeping for one crawl."""
+
+    def __init__(
+        self,
+        scope: Scope,
+        guard: AddressGuard,
+        *,
+        max_pages: int | None = None,
+        max_depth: int | None = None,
+    ) -> None:
+        self.scope = scope
+        self.guard = guard
+        self.max_pages = max_pages
+        self.max_depth = max_depth
+        self.robots: dict[str, RobotsPolicy] = {}
+        self.admitted = 0
+        self.limited = False  # True once max_pages refused a URL: the crawl is incomplete
+        self._seen: set[str] = set()
+        self._tracks: dict[str, PageTrack] = {}  # raw URL -> its track (claimed or alias)
+        self._claims: dict[str, PageTrack] = {}  # normalized URL -> the track that owns it
+
+    def track_for(self, url: str) -> PageTrack | None:
+        """The track a raw URL belongs to, if it was claimed or merged as an alias."""
+        return self._tracks.get(url)
+
+    def owner_of(self, normalized: str) -> PageTrack | None:
+        """The track that claimed a normalized URL."""
+        return self._claims.get(normalized)
+
+    def tracks(self) -> list[PageTrack]:
+        """Every claimed track, in claim order."""
+        return list(dict.fromkeys(self._claims.values()))
+
+    def offer(self, url: str, reason: str, source: str | None, depth: int) -> Verdict:
+        """Policy checks that need no robots.txt; `wait_robots` when they pass."""
+        if url in self._seen:
+            track = self._tracks.get(url)
+            if track is not None:
+                track.add_discovery(reason, source)
+            return Verdict("known", track=track)
+        self._seen.add(url)
+        decision = self.scope.decide(url)
+        if not decision.allowed:
+            return Verdict("skip", decision.reason, decision.rule, first=True)
+        blocked = self.guard.check(urlsplit(url).hostname or "")
+        if blocked:
+            return Verdict("skip", "private_address", blocked, first=True)
+        ext = extension_of(url)
+        if ext in NON_HTML_EXTENSIONS:
+            return Verdict("skip", "non_html", f"file extension {ext}", first=True)
+        if self.max_depth is not None and depth > self.max_depth:
+            return Verdict("skip", "max_depth", f"max_depth={self.max_depth}", first=True)
+        return Verdict("wait_robots", first=True)
+
+    def admit(
+        self, url: str, reason: str, source: str | None, depth: int, *,
+        lastmod: str | None = None, inherit: PageTrack | None = None,
+    ) -> Verdict:
+        """Robots.txt, duplicate normalized URL and max_pages; claims the URL on `fetch`."""
+        robots = self.robots.get(origin_of(url))
+        if robots is None:
+            return Verdict("wait_robots")
+        decision = robots.decide(url)
+        if not decision.allowed:
+            return Verdict("skip", "robots", decision.rule or "robots.txt")
+        key = normalize_url(url)
+        owner = self._claims.get(key)
+        if owner is not None:
+            owner.observe(url)
+            owner.add_discovery(reason, source)
+            if inherit is not None:
+                owner.absorb(inherit)
+            self._tracks[url] = owner
+            return Verdict("skip", "duplicate_url", key, track=owner)
+        if inherit is None and self.max_pages is not None and self.admitted >= self.max_pages:
+            self.limited = True
+            return Verdict("skip", "max_pages", f"max_pages={self.max_pages}")
+        if inherit is None:
+            self.admitted += 1  # a redirect target continues its source's page slot
+        track = PageTrack(url=url, key=key, depth=depth, discovery=[], sitemap_lastmod=lastmod)
+        if inherit is not None:
+            track.fetched_url = inherit.fetched_url or inherit.url
+            track.redirect_chain = list(inherit.redirect_chain)
+            track.absorb(inherit)
+        track.add_discovery(reason, source)
+        track.observe(url)
+        self._claims[key] = track
+        self._tracks[url] = track
+        return Verdict("fetch", track=track)

@@ -1,0 +1,50 @@
+"""Line-at-a-time JSON Lines writing: every line is complete and flushed when written."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, TextIO
+
+
+def dumps_line(record: dict[str, Any]) -> str:
+    """One JSON line (UTF-8 characters kept, no NaN)."""
+    return json.dumps(record, ensure_ascii=False, allow_nan=False, separators=(",", ":")) + "\n"
+
+
+class JsonlWriter:
+    """Appends records to a .jsonl file, one `write` per line, flushed at once.
+
+    A process killed at any moment leaves only whole lines behind, apart from at most the
+    one line being written (never an earlier one).
+    """
+
+    def __init__(self, path: Path, *, append: bool = False) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._file: TextIO | None = path.open("a" if append else "w", encoding="utf-8")
+        self.count = 0
+
+    def write(self, record: dict[str, Any]) -> None:
+        """Write one record as one line and flush it to the OS."""
+        if self._file is None:
+            raise ValueError(f"{self.path} is closed")
+        self._file.write(dumps_line(record))
+        self._file.flush()
+        self.count += 1
+
+    def close(self) -> None:
+        """Flush to disk and close; safe to call twice."""
+        if self._file is not None:
+            self._file.flush()
+            os.fsync(self._file.fileno())
+            self._file.close()
+            self._file = None
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    """Replace `path` with `data` as pretty JSON, atomically (temp file + rename)."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    os.replace(tmp, path)

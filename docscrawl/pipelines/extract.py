@@ -1,0 +1,44 @@
+"""Pipeline step 1: run the pure extraction over the page's one parsed tree."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Self
+
+from scrapy.crawler import Crawler
+from scrapy.exceptions import DropItem
+
+from docscrawl.extract.page import extract_page
+from docscrawl.items import FetchedPage
+from docscrawl.session import CrawlSession
+
+logger = logging.getLogger(__name__)
+
+
+class ExtractPipeline:
+    """FetchedPage -> FetchedPage with `.extract` filled; a crash is a `parse_error`."""
+
+    def __init__(self, crawler: Crawler) -> None:
+        self.crawler = crawler
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        return cls(crawler)
+
+    @property
+    def session(self) -> CrawlSession:
+        return self.crawler.spider.session  # type: ignore[union-attr]
+
+    def process_item(self, item: Any) -> Any:
+        if not isinstance(item, FetchedPage):
+            return item
+        try:
+            item.extract = extract_page(item.root, item.final_url)
+        except Exception as exc:
+            logger.exception("docscrawl: extraction failed for %s", item.final_url)
+            self.session.log.record(item.track.url, "failed", reason="parse_error",
+                                    rule=f"{type(exc).__name__}: {exc}"[:300],
+                                    status=item.status, fetch_mode=item.fetch_mode)
+            raise DropItem(f"parse_error {item.final_url}", log_level="DEBUG") from None
+        item.root = None  # the tree is no longer needed: free it early
+        return item

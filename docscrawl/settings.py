@@ -1,0 +1,49 @@
+"""Scrapy settings for docscrawl. Every `DOCSCRAWL_*` setting is documented in the README."""
+
+from docscrawl import __version__
+
+BOT_NAME = "docscrawl"
+SPIDER_MODULES = ["docscrawl.spiders"]
+NEWSPIDER_MODULE = "docscrawl.spiders"
+COMMANDS_MODULE = "docscrawl.commands"
+
+# The robots.txt token is "docscrawl"; the full User-Agent says who we are.
+USER_AGENT = f"docscrawl/{__version__} (+documentation crawler)"
+
+# docscrawl applies robots.txt, redirects and duplicate filtering itself, so that every
+# decision lands in the crawl log with its rule.
+ROBOTSTXT_OBEY = False
+REDIRECT_ENABLED = False
+METAREFRESH_ENABLED = False
+DUPEFILTER_CLASS = "scrapy.dupefilters.BaseDupeFilter"
+COOKIES_ENABLED = False
+
+CONCURRENT_REQUESTS = 8
+CONCURRENT_REQUESTS_PER_DOMAIN = 8
+DOWNLOAD_DELAY = 0
+DOWNLOAD_TIMEOUT = 30
+DOWNLOAD_MAXSIZE = 20 * 1024 * 1024
+DOWNLOAD_WARNSIZE = 5 * 1024 * 1024
+RETRY_ENABLED = True
+RETRY_TIMES = 2
+
+TWISTED_REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"
+TELNETCONSOLE_ENABLED = False
+REMOTE_CONTROL_ENABLED = False
+LOG_LEVEL = "INFO"
+LOGSTATS_INTERVAL = 0
+
+ITEM_PIPELINES = {
+    "docscrawl.pipelines.extract.ExtractPipeline": 100,
+    "docscrawl.pipelines.dedup.DedupPipeline": 200,
+    "docscrawl.pipelines.export.ExportPipeline": 900,
+}
+EXTENSIONS = {
+    "scrapy.extensions.logstats.LogStats": None,
+    "docscrawl.progress.Progress": 500,
+}
+
+# Where `output/<host>/` lives (Scrapyd jobs set an absolute root).
+DOCSCRAWL_OUTPUT_ROOT = "output"
+# Seconds between progress lines in the log.
+DOCSCRAWL_PROGRESS_INTERVAL = 5.0

@@ -1,0 +1,431 @@
+"""The `docs` spider: discovery and fetching for one documentation site.
+
+It only finds URLs, asks the frontier whether to fetch them, follows redirects itself (so
+that every hop passes the same policy) and hands parsed HTML pages to the pipelines.
+Extraction, deduplication and export happen in `docscrawl.pipelines`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Callable, Iterable
+from typing import Any, Self
+from urllib.parse import urljoin, urlsplit
+
+import scrapy
+from scrapy import signals
+from scrapy.crawler import Crawler
+from scrapy.exceptions import StopDownload
+from scrapy.http import Request, Response, TextResponse
+from scrapy.utils.response import get_base_url
+from twisted.python.failure import Failure
+
+from docscrawl.config import CrawlConfig, build_config
+from docscrawl.crawllog import utc_now
+from docscrawl.discovery.robots import RobotsPolicy
+from docscrawl.discovery.sitemaps import SitemapError, parse_llms_txt, parse_sitemap
+from docscrawl.discovery.urls import is_crawlable_url, strip_fragment
+from docscrawl.extract.links import discovery_links
+from docscrawl.extract.metadata import canonical_href
+from docscrawl.failures import classify_failure
+from docscrawl.frontier import PageTrack, Verdict, origin_of
+from docscrawl.items import FetchedPage
+from docscrawl.session import CrawlSession
+
+logger = logging.getLogger(__name__)
+
+TRACK = "docscrawl_track"
+REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+MAX_REDIRECTS = 10
+MAX_ROBOTS_REDIRECTS = 5  # RFC 9309 2.3.1.2: follow at least five
+MAX_SITEMAP_DEPTH = 4
+MAX_SITEMAPS = 1000
+HTML_TYPES = ("text/html", "application/xhtml+xml")
+REGION_TO_DISCOVERY = {
+    "sidebar_navigation": "sidebar",
+    "table_of_contents": "table_of_contents",
+    "main_content": "in_page",
+    "pagination": "pagination",
+    "breadcrumb": "breadcrumb",
+    "primary_navigation": "primary_navigation",
+    "footer_navigation": "footer_navigation",
+    "related_content": "in_page",
+    "unknown": "in_page",
+}
+
+Parked = Callable[[], list[Request]]
+
+
+def is_html_type(content_type: str) -> bool:
+    """True for HTML and XHTML media types."""
+    return content_type.split(";", 1)[0].strip().lower() in HTML_TYPES
+
+
+class DocsSpider(scrapy.Spider):
+    """Crawl one documentation site (`-a site=URL`) into the contract's files."""
+
+    name = "docs"
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self.raw_args = {k: v for k, v in kwargs.items() if k != "_job"}
+        super().__init__(*args)
+        self.session: CrawlSession
+        self.config: CrawlConfig
+        self._parked: dict[str, list[Parked]] = {}
+        self._robots_requested: set[str] = set()
+        self._sitemaps_requested: set[str] = set()
+        self._site_resources_started = False
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> Self:
+        spider = super().from_crawler(crawler, *args, **kwargs)
+        config = build_config(
+            spider.raw_args, output_root=crawler.settings.get("DOCSCRAWL_OUTPUT_ROOT")
+        )
+        spider.config = config
+        crawler.signals.connect(spider._on_opened, signal=signals.spider_opened)
+        crawler.signals.connect(spider._on_headers, signal=signals.headers_received)
+        crawler.signals.connect(spider._on_closed, signal=signals.spider_closed)
+        return spider
+
+    async def start(self) -> AsyncIterator[Request]:
+        """Seed the crawl; robots.txt of the seed's origin is fetched first."""
+        seed = strip_fragment(self.session.config.site)
+        for request in self._discover(seed, "seed", None, 0):
+            yield request
+
+    # -- discovery ------------------------------------------------------------------
+
+    def _discover(
+        self, url: str, reason: str, source: str | None, depth: int, *,
+        lastmod: str | None = None, inherit: PageTrack | None = None,
+    ) -> list[Request]:
+        """Offer one discovered URL to the frontier and act on its verdict."""
+        log = self.session.log
+        verdict = self.session.frontier.offer(url, reason, source, depth)
+        if verdict.first:
+            log.discovered(url, {"reason": reason, "from": source})
+        if verdict.action == "known":
+            if verdict.track is not None:
+                if inherit is not None:
+                    verdict.track.absorb(inherit)
+                if lastmod and not verdict.track.sitemap_lastmod:
+                    verdict.track.sitemap_lastmod = lastmod
+            return []
+        if verdict.action == "skip":
+            self._log_skip(url, verdict)
+            return []
+        return self._admit_or_park(url, reason, source, depth, lastmod, inherit)
+
+    def _admit_or_park(
+        self, url: str, reason: str, source: str | None, depth: int,
+        lastmod: str | None, inherit: PageTrack | None,
+    ) -> list[Request]:
+        origin = origin_of(url)
+        if origin not in self.session.frontier.robots:
+            self._parked.setdefault(origin, []).append(
+                lambda: self._admit_or_park(url, reason, source, depth, lastmod, inherit)
+            )
+            if origin in self._robots_requested:
+                return []
+            self._robots_requested.add(origin)
+            return [self._robots_request(origin + "/robots.txt", origin, hops=0)]
+        verdict = self.session.frontier.admit(
+            url, reason, source, depth, lastmod=lastmod, inherit=inherit
+        )
+        if verdict.action == "skip":
+            self._log_skip(url, verdict)
+            return []
+        assert verdict.track is not None
+        return [self._page_request(verdict.track, url)]
+
+    def _log_skip(self, url: str, verdict: Verdict) -> None:
+        self.session.log.record(url, "skipped", reason=verdict.reason, rule=verdict.rule)
+
+    def _page_request(self, track: PageTrack, url: str) -> Request:
+        return Request(
+            url,
+            callback=self.parse_page,
+            errback=self.page_failed,
+            priority=-track.depth,
+            meta={TRACK: track, "handle_httpstatus_all": True, "dont_redirect": True},
+        )
+
+    # -- robots.txt -----------------------------------------------------------------
+
+    def _robots_request(self, url: str, origin: str, *, hops: int) -> Request:
+        return Request(
+            url,
+            callback=self.parse_robots,
+            errback=self.robots_failed,
+            priority=1000,
+            meta={"robots_origin": origin, "robots_hops": hops,
+                  "handle_httpstatus_all": True, "dont_redirect": True},
+        )
+
+    def parse_robots(self, response: Response) -> Iterable[Request]:
+        """Adopt the origin's robots.txt (following up to five redirects)."""
+        origin = response.meta["robots_origin"]
+        self._log_resource(response, "robots")
+        location = response.headers.get("Location")
+        hops = response.meta["robots_hops"]
+        if response.status in REDIRECT_STATUSES and location and hops < MAX_ROBOTS_REDIRECTS:
+            target = urljoin(response.url, location.decode("latin-1"))
+            if is_crawlable_url(target):
+                yield self._robots_request(target, origin, hops=hops + 1)
+                return
+        status: int | None = response.status
+        if response.status in REDIRECT_STATUSES:
+            status = 404  # RFC 9309: too many redirects is "unavailable", i.e. allow all
+        yield from self._adopt_robots(origin, RobotsPolicy.from_response(status, response.body))
+
+    def robots_failed(self, failure: Failure) -> Iterable[Request]:
+        """Unreachable robots.txt: RFC 9309 says disallow everything."""
+        request = failure.request  # type: ignore[attr-defined]
+        reason, _ = classify_failure(failure)
+        self.session.log.record(request.url, "failed", reason=reason, parser="robots")
+        yield from self._adopt_robots(
+            request.meta["robots_origin"], RobotsPolicy.from_response(None, b"")
+        )
+
+    def _adopt_robots(self, origin: str, policy: RobotsPolicy) -> Iterable[Request]:
+        self.session.frontier.robots[origin] = policy
+        if policy.state == "unreachable":
+            rule = policy.decide(origin + "/").rule
+            logger.warning("docscrawl: %s/robots.txt: %s", origin, rule)
+            self.session.log.record(origin + "/robots.txt", "failed",
+                                    reason="robots_unreachable", rule=rule, parser="robots")
+        if policy.crawl_delay:
+            self._apply_crawl_delay(origin, policy.crawl_delay)
+        if origin == origin_of(self.session.config.site) and not self._site_resources_started:
+            self._site_resources_started = True
+            yield from self._site_resource_requests(origin, policy)
+        for parked in self._parked.pop(origin, []):
+            yield from parked()
+
+    def _apply_crawl_delay(self, origin: str, delay: float) -> None:
+        """Honour Crawl-delay for this host's download slot."""
+        downloader = self.crawler.engine.downloader if self.crawler.engine else None
+        if downloader is None:
+            return
+        host = urlsplit(origin).hostname or ""
+        current = downloader.per_slot_settings.get(host, {})
+        downloader.per_slot_settings[host] = {**current, "delay": delay, "concurrency": 1}
+        slot = downloader.slots.get(host)
+        if slot is not None:
+            slot.delay = delay
+            slot.concurrency = 1
+        logger.info("docscrawl: honouring Crawl-delay %.2fs for %s", delay, host)
+
+    # -- sitemaps and llms.txt ------------------------------------------------------------
+
+    def _site_resource_requests(self, origin: str, policy: RobotsPolicy) -> Iterable[Request]:
+        prefix = self.session.frontier.scope.prefix
+        if policy.sitemaps:
+            for url in policy.sitemaps:
+                yield from self._sitemap_request(url, "robots_sitemap", depth=0)
+        else:
+            for url in dict.fromkeys([origin + "/sitemap.xml", prefix + "sitemap.xml"]):
+                yield from self._sitemap_request(url, "sitemap", depth=0)
+        for url in dict.fromkeys([origin + "/llms.txt", prefix + "llms.txt"]):
+            if self._resource_allowed(url):
+                yield Request(url, callback=self.parse_llms_txt, errback=self.resource_failed,
+                              priority=500, meta={"handle_httpstatus_all": True})
+
+    def _resource_allowed(self, url: str) -> bool:
+        """Site resources (sitemaps, llms.txt) obey the address guard and robots.txt."""
+        if not is_crawlable_url(url):
+            return False
+        if self.session.frontier.guard.check(urlsplit(url).hostname or ""):
+            return False
+        robots = self.session.frontier.robots.get(origin_of(url))
+        return robots is None or robots.decide(url).allowed
+
+    def _sitemap_request(self, url: str, reason: str, *, depth: int) -> Iterable[Request]:
+        url = strip_fragment(url)
+        if url in self._sitemaps_requested or len(self._sitemaps_requested) >= MAX_SITEMAPS:
+            return
+        if depth > MAX_SITEMAP_DEPTH or not self._resource_allowed(url):
+            return
+        self._sitemaps_requested.add(url)
+        yield Request(url, callback=self.parse_sitemap, errback=self.resource_failed,
+                      priority=500, meta={"handle_httpstatus_all": True,
+                                          "sitemap_reason": reason, "sitemap_depth": depth})
+
+    def parse_sitemap(self, response: Response) -> Iterable[Request]:
+        """Sitemaps are hints: every entry is offered like any discovered link."""
+        self._log_resource(response, "sitemap")
+        if response.status != 200:
+            return
+        reason = response.meta["sitemap_reason"]
+        depth = response.meta["sitemap_depth"]
+        try:
+            sitemap = parse_sitemap(response.body, base_url=response.url)
+        except SitemapError as exc:
+            self.session.log.record(response.url, "failed", reason="parse_error",
+                                    rule=str(exc), parser="sitemap", status=response.status)
+            return
+        for entry in sitemap.entries:
+            if sitemap.kind == "sitemapindex":
+                yield from self._sitemap_request(entry.loc, reason, depth=depth + 1)
+            else:
+                yield from self._discover(strip_fragment(entry.loc), reason, response.url, 1,
+                                          lastmod=entry.lastmod)
+
+    def parse_llms_txt(self, response: Response) -> Iterable[Request]:
+        """Links listed in /llms.txt."""
+        self._log_resource(response, "llms_txt")
+        if response.status != 200:
+            return
+        text = response.body.decode("utf-8", errors="replace")
+        for url in parse_llms_txt(text, base_url=response.url):
+            if is_crawlable_url(url):
+                yield from self._discover(strip_fragment(url), "llms_txt", response.url, 1)
+
+    def resource_failed(self, failure: Failure) -> None:
+        """A sitemap or llms.txt that could not be fetched (not a page: no terminal)."""
+        request = failure.request  # type: ignore[attr-defined]
+        reason, rule = classify_failure(failure)
+        parser = "sitemap" if "sitemap_reason" in request.meta else "llms_txt"
+        self.session.log.record(request.url, "failed", reason=reason, rule=rule, parser=parser)
+
+    def _log_resource(self, response: Response, parser: str) -> None:
+        self.session.log.record(
+            response.url, "fetched", status=response.status, fetch_mode="http", parser=parser,
+            elapsed_ms=_latency_ms(response), size=len(response.body),
+        )
+
+    # -- pages ------------------------------------------------------------------------
+
+    def parse_page(self, response: Response) -> Iterable[Any]:
+        """A page response: redirect, HTTP error, non-HTML, or an HTML page to extract."""
+        track: PageTrack = response.meta[TRACK]
+        log = self.session.log
+        fetch_mode = "browser" if "playwright" in response.flags else "http"
+        log.record(track.url, "fetched", status=response.status, fetch_mode=fetch_mode,
+                   redirect_chain=track.redirect_chain, elapsed_ms=_latency_ms(response),
+                   size=len(response.body), response_url=response.url)
+        if response.status in REDIRECT_STATUSES and response.headers.get("Location"):
+            yield from self._follow_redirect(track, response)
+            return
+        if not 200 <= response.status < 300:
+            log.record(track.url, "failed", reason=f"http_{response.status}",
+                       status=response.status, redirect_chain=track.redirect_chain,
+                       fetch_mode=fetch_mode)
+            return
+        content_type = (response.headers.get("Content-Type") or b"").decode("latin-1")
+        if "download_stopped" in response.flags or not isinstance(response, TextResponse) or (
+            content_type and not is_html_type(content_type)
+        ):
+            log.record(track.url, "skipped", reason="non_html",
+                       rule=f"Content-Type: {content_type or 'unknown'}",
+                       status=response.status, redirect_chain=track.redirect_chain)
+            return
+        root = response.selector.root
+        base_url = get_base_url(response)
+        track.observe(response.url)
+        yield FetchedPage(
+            track=track,
+            final_url=response.url,
+            status=response.status,
+            content_type=content_type,
+            etag=_header(response, "ETag"),
+            last_modified=_header(response, "Last-Modified"),
+            fetch_mode=fetch_mode,
+            retrieved_at=utc_now(),
+            root=root,
+            elapsed_ms=_latency_ms(response),
+            size=len(response.body),
+            render_reason=response.meta.get("render_reason"),
+        )
+        yield from self._follow_links(track, root, base_url, response.url)
+
+    def _follow_links(self, track: PageTrack, root: Any, base_url: str,
+                      page_url: str) -> Iterable[Request]:
+        canonical = canonical_href(root, base_url)
+        if canonical and is_crawlable_url(canonical):
+            yield from self._discover(strip_fragment(canonical), "canonical", page_url,
+                                      track.depth + 1)
+        for link in discovery_links(root, base_url):
+            reason = REGION_TO_DISCOVERY.get(link.region, "in_page")
+            yield from self._discover(link.url, reason, page_url, track.depth + 1)
+
+    def _follow_redirect(self, track: PageTrack, response: Response) -> Iterable[Request]:
+        """Every hop is checked like a discovered link before it is followed."""
+        log = self.session.log
+        location = response.headers["Location"].decode("latin-1")
+        target = strip_fragment(urljoin(response.url, location))
+        chain = [*track.redirect_chain, response.url]
+        if len(chain) > MAX_REDIRECTS or target in chain:
+            log.record(track.url, "failed", reason="redirect_loop", rule=f"{len(chain)} hops",
+                       status=response.status, redirect_chain=chain)
+            return
+        refusal = self._redirect_refusal(target)
+        if refusal is not None:
+            reason, rule = refusal
+            log.record(track.url, "skipped", reason=reason, rule=rule, status=response.status,
+                       redirect_chain=chain, redirect_to=target)
+            return
+        self.session.frontier.admitted -= 1  # the page slot moves on to the target
+        track.redirect_chain = chain
+        log.record(track.url, "duplicate", reason="redirect", duplicate_of=target,
+                   status=response.status, redirect_chain=chain)
+        yield from self._discover(target, "redirect", response.url, track.depth, inherit=track)
+
+    def _redirect_refusal(self, target: str) -> tuple[str, str] | None:
+        """Why a redirect target may not be followed: offsite, private address, bad URL."""
+        frontier = self.session.frontier
+        if not is_crawlable_url(target):
+            return "offsite_redirect", f"redirect to a non-http URL: {target}"
+        decision = frontier.scope.decide(target)
+        if not decision.allowed:
+            return "offsite_redirect", f"{decision.rule} (redirect to {target})"
+        blocked = frontier.guard.check(urlsplit(target).hostname or "")
+        if blocked:
+            return "private_address", f"{blocked} (redirect to {target})"
+        return None
+
+    def page_failed(self, failure: Failure) -> None:
+        """Download errors: too large, DNS, timeouts, refused connections..."""
+        request = failure.request  # type: ignore[attr-defined]
+        track: PageTrack = request.meta[TRACK]
+        reason, rule = classify_failure(failure)
+        event = "skipped" if reason == "too_large" else "failed"
+        if reason == "too_large":
+            rule = f"DOWNLOAD_MAXSIZE={self.crawler.settings.getint('DOWNLOAD_MAXSIZE')}"
+        self.session.log.record(track.url, event, reason=reason, rule=rule,
+                                redirect_chain=track.redirect_chain)
+
+    # -- signals ----------------------------------------------------------------------
+
+    def _on_opened(self, spider: scrapy.Spider) -> None:
+        self.session = CrawlSession(self.config, stats=self.crawler.stats)
+        logger.info("docscrawl: crawling %s into %s", self.config.site, self.config.out_dir)
+
+    def _on_headers(self, headers: Any, body_length: int, request: Request,
+                    spider: scrapy.Spider) -> None:
+        """Stop downloading a page body as soon as its headers say it is not HTML."""
+        if TRACK not in request.meta:
+            return
+        content_type = (headers.get("Content-Type") or b"").decode("latin-1")
+        if content_type and not is_html_type(content_type):
+            raise StopDownload(fail=False)
+
+    def _on_closed(self, spider: scrapy.Spider, reason: str) -> None:
+        summary = self.session.finish(reason)
+        counts = summary.get("counts", {})
+        logger.info(
+            "docscrawl: %s pages written to %s (events %s, skipped %s)",
+            summary.get("pages_written"), self.session.out_dir,
+            counts.get("events"), counts.get("skip_reasons"),
+        )
+
+
+def _latency_ms(response: Response) -> float | None:
+    latency = response.meta.get("download_latency")
+    return latency * 1000 if latency is not None else None
+
+
+def _header(response: Response, name: str) -> str | None:
+    value = response.headers.get(name)
+    return value.decode("latin-1") if value else None

@@ -1,0 +1,100 @@
+"""Shared fixtures: fixture sites served on 127.0.0.1 and a subprocess `scrapy crawl`."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from docscrawl.devserver import FixtureServer, StaticSite
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "fixtures"
+SITES = FIXTURES / "sites"
+CONTRACT_CHECK = ROOT.parent / "shared" / "tools" / "contract_check.py"
+
+
+@pytest.fixture(scope="session")
+def demo_site() -> Iterator[FixtureServer]:
+    """The bundled demo docs site, as `make demo` serves it."""
+    with StaticSite(SITES / "demo") as server:
+        yield server
+
+
+def run_crawl(
+    site: str, out: Path, *args: str, settings: dict[str, Any] | None = None,
+    env: dict[str, str] | None = None, timeout: float = 180,
+) -> subprocess.CompletedProcess[str]:
+    """`scrapy crawl docs -a site=... -a out=...` in a subprocess, as a user runs it."""
+    command = [sys.executable, "-m", "scrapy", "crawl", "docs", "-a", f"site={site}",
+               "-a", f"out={out}"]
+    for arg in args:
+        command += ["-a", arg]
+    merged = {"DOCSCRAWL_PROGRESS_INTERVAL": "1", "LOG_LEVEL": "INFO", **(settings or {})}
+    for name, value in merged.items():
+        command += ["-s", f"{name}={value}"]
+    return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=timeout,
+                          env={**os.environ, **(env or {})})
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    """Every line of a JSONL file, parsed."""
+    with path.open(encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+class CrawlOutput:
+    """A crawl's output directory with convenient views."""
+
+    def __init__(self, out: Path, result: subprocess.CompletedProcess[str]) -> None:
+        self.out = out
+        self.result = result
+        self.pages = read_jsonl(out / "pages.jsonl")
+        self.log = read_jsonl(out / "crawl_log.jsonl")
+        self.run = json.loads((out / "run.json").read_text(encoding="utf-8"))
+
+    def events(self, url_suffix: str) -> list[dict[str, Any]]:
+        """Log events whose URL ends with `url_suffix`."""
+        return [e for e in self.log if e["url"].endswith(url_suffix)]
+
+    def terminal(self, url_suffix: str) -> dict[str, Any]:
+        """The one terminal event of a discovered URL."""
+        found = [e for e in self.events(url_suffix)
+                 if e["event"] in {"extracted", "duplicate", "unchanged", "skipped", "failed"}]
+        assert len(found) == 1, (url_suffix, found)
+        return found[0]
+
+    def page(self, canonical_suffix: str) -> dict[str, Any]:
+        """The page whose canonical URL ends with `canonical_suffix`."""
+        found = [p for p in self.pages if p["canonical_url"].endswith(canonical_suffix)]
+        assert len(found) == 1, (canonical_suffix, [p["canonical_url"] for p in self.pages])
+        return found[0]
+
+
+def crawl(site: str, out: Path, *args: str, **kwargs: Any) -> CrawlOutput:
+    """Run a crawl that must succeed, and load its output."""
+    result = run_crawl(site, out, *args, **kwargs)
+    assert result.returncode == 0, result.stderr[-3000:]
+    return CrawlOutput(out, result)
+
+
+def assert_log_invariants(output: CrawlOutput) -> None:
+    """Every discovered URL has exactly one terminal event; the contract holds."""
+    terminal: dict[str, int] = {}
+    discovered = [e["url"] for e in output.log if e["event"] == "discovered"]
+    assert len(discovered) == len(set(discovered)), "a URL was logged discovered twice"
+    for event in output.log:
+        if event["event"] in {"extracted", "duplicate", "unchanged", "skipped", "failed"}:
+            terminal[event["url"]] = terminal.get(event["url"], 0) + 1
+    for url in discovered:
+        assert terminal.get(url) == 1, (url, terminal.get(url))
+    if CONTRACT_CHECK.exists():
+        check = subprocess.run([sys.executable, str(CONTRACT_CHECK), str(output.out)],
+                               capture_output=True, text=True)
+        assert check.returncode == 0, check.stdout

@@ -1,0 +1,150 @@
+"""End to end: `scrapy crawl docs` over the demo site, served on 127.0.0.1."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from docscrawl.devserver import FixtureServer
+from tests.conftest import CrawlOutput, assert_log_invariants, crawl
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture(scope="module")
+def demo(demo_site: FixtureServer, tmp_path_factory: pytest.TempPathFactory) -> CrawlOutput:
+    out = tmp_path_factory.mktemp("demo") / "out"
+    start = len(demo_site.requests)
+    output = crawl(f"{demo_site.url}/docs/", out, settings={"DOWNLOAD_MAXSIZE": "100000"})
+    output.requests = demo_site.requests[start:]  # type: ignore[attr-defined]
+    return output
+
+
+def test_every_discovered_url_ends_once_and_contract_holds(demo: CrawlOutput) -> None:
+    assert_log_invariants(demo)
+    assert demo.run["status"] == "finished"
+    assert demo.run["complete"] is True
+
+
+def test_robots_disallowed_url_is_skipped_with_its_rule_and_never_fetched(
+    demo: CrawlOutput,
+) -> None:
+    event = demo.terminal("/docs/private/secret.html")
+    assert (event["event"], event["reason"], event["rule"]) == (
+        "skipped", "robots", "Disallow: /docs/private/")
+    fetched_paths = [path for _, path, _, _ in demo.requests]  # type: ignore[attr-defined]
+    assert "/docs/private/secret.html" not in fetched_paths
+    assert demo.terminal("/docs/private/public.html")["event"] == "extracted"
+    agents = {agent for _, _, agent, _ in demo.requests}  # type: ignore[attr-defined]
+    assert all(agent.startswith("docscrawl/") for agent in agents)
+
+
+def test_sitemap_index_with_gzip_child_and_lastmod(demo: CrawlOutput) -> None:
+    orphan = demo.page("/docs/guide/orphan.html")
+    assert orphan["discovery"][0]["reason"] == "robots_sitemap"
+    assert orphan["discovery"][0]["from"].endswith("/sitemap-guide.xml")
+    assert orphan["sitemap_lastmod"] == "2026-10-02"
+    client = demo.page("/docs/api/client.html")
+    reasons = {(d["reason"], (d["from"] or "").rsplit("/", 1)[-1]) for d in client["discovery"]}
+    assert ("robots_sitemap", "sitemap-api.xml.gz") in reasons
+    assert client["sitemap_lastmod"] == "2026-11-22"
+
+
+def test_llms_txt_links_are_discovered(demo: CrawlOutput) -> None:
+    extra = demo.page("/docs/guide/extra.html")
+    assert [d["reason"] for d in extra["discovery"]] == ["llms_txt"]
+
+
+def test_links_are_labelled_by_region(demo: CrawlOutput) -> None:
+    install = demo.page("/docs/guide/install.html")
+    reasons = {d["reason"] for d in install["discovery"]}
+    assert {"sidebar", "pagination", "robots_sitemap", "redirect"} <= reasons
+
+
+def test_aliases_redirects_and_latest_become_one_page(demo: CrawlOutput) -> None:
+    guide = demo.page("/docs/guide/")
+    assert any(u.endswith("/docs/guide/index.html") for u in guide["observed_urls"])
+    install = demo.page("/docs/guide/install.html")
+    observed = install["observed_urls"]
+    assert any(u.endswith("/docs/old-install.html") for u in observed)
+    assert any(u.endswith("/docs/latest/guide/install.html") for u in observed)
+    alias = demo.terminal("/docs/latest/guide/install.html")
+    assert alias["event"] == "duplicate"
+    assert alias["duplicate_of"] == install["canonical_url"]
+    redirect = demo.terminal("/docs/old-install.html")
+    assert redirect["event"] == "duplicate" and redirect["status"] == 301
+    canonicals = [p["canonical_url"] for p in demo.pages]
+    assert len(canonicals) == len(set(canonicals))
+
+
+def test_redirected_page_keeps_its_chain(demo: CrawlOutput) -> None:
+    install = demo.page("/docs/guide/install.html")
+    # The sidebar link reached it directly; the redirect added an alias and a reason.
+    assert {"reason": "redirect", "from": install["canonical_url"].replace(
+        "/guide/install.html", "/old-install.html")} in install["discovery"]
+
+
+def test_other_versions_are_never_merged(demo: CrawlOutput) -> None:
+    old = demo.page("/docs/3.6/guide/install.html")
+    current = demo.page("/docs/guide/install.html")
+    assert old["content_hash"] == current["content_hash"]
+    assert old["id"] != current["id"]
+
+
+def test_tracking_parameters_are_duplicate_urls(demo: CrawlOutput) -> None:
+    event = demo.terminal("/docs/guide/configure.html?utm_source=sidebar&utm_medium=nav")
+    assert event["reason"] == "duplicate_url"
+    assert event["rule"].endswith("/docs/guide/configure.html")
+    configure = demo.page("/docs/guide/configure.html")
+    assert any("utm_source" in u for u in configure["observed_urls"])
+
+
+def test_file_canonical_is_ignored_with_a_warning(demo: CrawlOutput) -> None:
+    configure = demo.page("/docs/guide/configure.html")
+    assert configure["canonical_url"].startswith("http://127.0.0.1")
+    assert any(w["code"] == "canonical_ignored" for w in configure["warnings"])
+
+
+@pytest.mark.parametrize(("suffix", "event", "reason"), [
+    ("/blog/post.html", "skipped", "out_of_scope"),
+    ("/docs/manual.pdf", "skipped", "non_html"),
+    ("/docs/download", "skipped", "non_html"),
+    ("/docs/huge.html", "skipped", "too_large"),
+    ("/docs/moved/", "skipped", "offsite_redirect"),
+    ("/docs/broken.html", "failed", "http_404"),
+])
+def test_policy_outcomes(demo: CrawlOutput, suffix: str, event: str, reason: str) -> None:
+    outcome = demo.terminal(suffix)
+    assert (outcome["event"], outcome["reason"]) == (event, reason)
+    if event == "skipped":
+        assert outcome["rule"]
+
+
+def test_pages_carry_identity_fetch_and_markdown(demo: CrawlOutput) -> None:
+    install = demo.page("/docs/guide/install.html")
+    assert install["title"] == "Installing Acme — Acme Docs 2.0 documentation"
+    assert install["http"]["status"] == 200
+    assert install["fetch_mode"] == "http"
+    assert "# Installing Acme" in install["markdown"]
+    assert "python3 -m venv .venv" in install["markdown"]
+    assert "Guide" not in install["markdown"].split("\n")[0]
+    assert install["content_hash"].startswith("sha256:")
+
+
+def test_run_json_counts_events_and_skip_reasons(demo: CrawlOutput) -> None:
+    counts = demo.run["counts"]
+    assert counts["events"]["extracted"] == len(demo.pages)
+    assert counts["skip_reasons"]["robots"] >= 1
+    logged = sum(1 for e in demo.log if e["event"] == "skipped")
+    assert sum(counts["skip_reasons"].values()) == logged
+
+
+def test_progress_lines_are_logged(demo: CrawlOutput) -> None:
+    assert "docscrawl progress:" in demo.result.stderr
+
+
+def test_output_lands_in_out_dir(demo: CrawlOutput, tmp_path: Path) -> None:
+    for name in ("pages.jsonl", "chunks.jsonl", "structure.jsonl", "crawl_log.jsonl",
+                 "run.json"):
+        assert (demo.out / name).is_file()

@@ -1,0 +1,92 @@
+"""The frontier's admission order and bookkeeping, without Scrapy."""
+
+from __future__ import annotations
+
+import re
+
+from docscrawl.discovery.netguard import AddressGuard
+from docscrawl.discovery.robots import RobotsPolicy
+from docscrawl.discovery.scope import Scope
+from docscrawl.frontier import Frontier, extension_of, origin_of
+
+SITE = "https://docs.example.com/v2/"
+ORIGIN = "https://docs.example.com"
+
+
+def make_frontier(**kwargs: object) -> Frontier:
+    frontier = Frontier(Scope(SITE, deny=(re.compile("/v2/old/"),)),
+                        AddressGuard("docs.example.com"), **kwargs)  # type: ignore[arg-type]
+    frontier.robots[ORIGIN] = RobotsPolicy.from_response(
+        200, b"User-agent: *\nDisallow: /v2/private/\n")
+    return frontier
+
+
+def offer_and_admit(frontier: Frontier, url: str, depth: int = 1):
+    verdict = frontier.offer(url, "in_page", SITE, depth)
+    if verdict.action == "wait_robots":
+        return frontier.admit(url, "in_page", SITE, depth)
+    return verdict
+
+
+def test_policies_in_order() -> None:
+    frontier = make_frontier(max_depth=2)
+    cases = {
+        "https://docs.example.com/blog/": ("out_of_scope", "scope: https://docs.example.com/v2/"),
+        "https://docs.example.com/v2/old/a.html": ("denied_by_rule", "/v2/old/"),
+        "https://docs.example.com/v2/manual.pdf": ("non_html", "file extension .pdf"),
+        "https://docs.example.com/v2/private/x.html": ("robots", "Disallow: /v2/private/"),
+    }
+    for url, (reason, rule) in cases.items():
+        verdict = offer_and_admit(frontier, url)
+        assert (verdict.action, verdict.reason, verdict.rule) == ("skip", reason, rule), url
+    deep = offer_and_admit(frontier, "https://docs.example.com/v2/deep.html", depth=3)
+    assert (deep.reason, deep.rule) == ("max_depth", "max_depth=2")
+
+
+def test_private_address_for_public_seed() -> None:
+    frontier = Frontier(Scope(SITE, allow=(re.compile("."),)), AddressGuard("docs.example.com"))
+    verdict = frontier.offer("http://127.0.0.1:8080/v2/", "in_page", SITE, 1)
+    assert (verdict.action, verdict.reason) == ("skip", "private_address")
+
+
+def test_duplicate_url_joins_the_owner_and_is_logged_once() -> None:
+    frontier = make_frontier()
+    offered = frontier.offer("https://docs.example.com/v2/a.html", "in_page", SITE, 1)
+    assert offered.first and offered.action == "wait_robots"
+    first = frontier.admit("https://docs.example.com/v2/a.html", "in_page", SITE, 1)
+    assert first.action == "fetch"
+    again = frontier.offer("https://docs.example.com/v2/a.html", "sidebar", SITE, 1)
+    assert again.action == "known" and not again.first
+    alias = offer_and_admit(frontier, "https://DOCS.example.com:443/v2/a.html?utm_source=x")
+    assert (alias.reason, alias.rule) == ("duplicate_url", "https://docs.example.com/v2/a.html")
+    track = first.track
+    assert track is not None
+    assert list(track.observed) == ["https://docs.example.com/v2/a.html",
+                                    "https://DOCS.example.com:443/v2/a.html?utm_source=x"]
+    assert {"reason": "sidebar", "from": SITE} in track.discovery
+
+
+def test_max_pages_counts_admitted_pages_and_redirects_keep_their_slot() -> None:
+    frontier = make_frontier(max_pages=1)
+    first = offer_and_admit(frontier, "https://docs.example.com/v2/a.html")
+    assert first.action == "fetch"
+    assert offer_and_admit(frontier, "https://docs.example.com/v2/b.html").reason == "max_pages"
+    assert frontier.limited
+    assert first.track is not None
+    frontier.offer("https://docs.example.com/v2/c.html", "redirect", None, 1)
+    moved = frontier.admit("https://docs.example.com/v2/c.html", "redirect", None, 1,
+                           inherit=first.track)
+    assert moved.action == "fetch" and moved.track is not None
+    assert moved.track.fetched_url == "https://docs.example.com/v2/a.html"
+    assert "https://docs.example.com/v2/a.html" in moved.track.observed
+
+
+def test_unknown_robots_waits() -> None:
+    frontier = Frontier(Scope(SITE), AddressGuard("docs.example.com"))
+    assert frontier.admit(SITE, "seed", None, 0).action == "wait_robots"
+
+
+def test_helpers() -> None:
+    assert origin_of("HTTP://Docs.Example.com:8080/x") == "http://docs.example.com:8080"
+    assert extension_of("https://d.example/a/b.PDF?x=1") == ".pdf"
+    assert extension_of("https://d.example/a/.hidden") == ""
