@@ -122,6 +122,9 @@ class FixtureServer(ThreadingHTTPServer):
         self._lock = threading.Lock()
         super().__init__(("127.0.0.1", port), partial(FixtureHandler, directory=str(root)))
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that hangs up mid-response (a killed crawler) is not an error here."""
+
     def record(self, method: str, path: str, user_agent: str, host: str) -> None:
         """Remember one request."""
         with self._lock:

@@ -179,7 +179,7 @@ class Frontier:
             self.admitted += 1  # a redirect target continues its source's page slot
         track = PageTrack(url=url, key=key, depth=depth, discovery=[], sitemap_lastmod=lastmod)
         if inherit is not None:
-            track.fetched_url = inherit.fetched_url or inherit.url
+            track.fetched_url = inherit.fetched_url or inherit.key
             track.redirect_chain = list(inherit.redirect_chain)
             track.absorb(inherit)
         track.add_discovery(reason, source)

@@ -28,7 +28,7 @@ def page_record(page: FetchedPage) -> dict[str, Any]:
     return {
         "id": page_id(page.canonical_url),
         "canonical_url": page.canonical_url,
-        "fetched_url": track.fetched_url or track.url,
+        "fetched_url": track.fetched_url or track.key,
         "final_url": page.final_url,
         "observed_urls": list(track.observed),
         "redirect_chain": list(track.redirect_chain),

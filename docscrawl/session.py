@@ -2,17 +2,15 @@
 
 Output files are opened when the crawl starts and written line by line. When the crawl
 ends, page records that gained aliases or discovery reasons after they were written (a
-later duplicate, a redirect to an already written page) are updated in one pass that
-rewrites pages.jsonl through a temporary file and an atomic rename.
+later duplicate, a redirect to an already written page), or whose canonical URL changed
+because a preferred alias turned up, are updated (`docscrawl.finalize`).
 """
 
 from __future__ import annotations
 
-import json
 import logging
-import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -21,8 +19,15 @@ from docscrawl.config import CrawlConfig
 from docscrawl.crawllog import CrawlLog, utc_now
 from docscrawl.discovery.netguard import AddressGuard
 from docscrawl.discovery.scope import Scope
+from docscrawl.finalize import (
+    log_updater,
+    page_ref_updater,
+    page_updater,
+    resolve_renames,
+    rewrite_jsonl,
+)
 from docscrawl.frontier import Frontier, PageTrack
-from docscrawl.jsonl import JsonlWriter, dumps_line, write_json_atomic
+from docscrawl.jsonl import JsonlWriter, write_json_atomic
 
 logger = logging.getLogger(__name__)
 
@@ -36,7 +41,25 @@ class WrittenPage:
     tracks: list[PageTrack]
     observed: int
     discovery: int
-    extra: dict[str, Any] = field(default_factory=dict)
+    lastmod: str | None
+
+    def growth(self) -> dict[str, Any]:
+        """Fields to update when the page's tracks learned more after it was written."""
+        observed: dict[str, None] = {}
+        discovery: list[dict[str, Any]] = []
+        lastmod = self.lastmod
+        for track in self.tracks:
+            observed.update(track.observed)
+            lastmod = lastmod or track.sitemap_lastmod
+            for item in track.discovery:
+                if item not in discovery:
+                    discovery.append(item)
+        if (len(observed), len(discovery), lastmod) == (
+            self.observed, self.discovery, self.lastmod
+        ):
+            return {}
+        return {"observed_urls": list(observed), "discovery": discovery,
+                "sitemap_lastmod": lastmod}
 
 
 class CrawlSession:
@@ -60,6 +83,7 @@ class CrawlSession:
             max_depth=config.max_depth,
         )
         self.written: dict[str, WrittenPage] = {}  # canonical URL -> what was written
+        self.renames: dict[str, str] = {}  # canonical URL written -> better one found later
         self.finished = False
         self._write_run("running", None)
 
@@ -67,7 +91,7 @@ class CrawlSession:
         """Remember a written page record and the track it came from."""
         track.record_canonical = canonical_url
         self.written[canonical_url] = WrittenPage(
-            [track], len(track.observed), len(track.discovery)
+            [track], len(track.observed), len(track.discovery), track.sitemap_lastmod
         )
 
     def record_merged(self, canonical_url: str, track: PageTrack) -> None:
@@ -81,8 +105,15 @@ class CrawlSession:
         """Seconds since the crawl started."""
         return time.monotonic() - self._t0
 
+    def rename_canonical(self, old: str, new: str) -> None:
+        """A better URL for a written page turned up: its records follow at the end."""
+        self.renames[old] = new
+        entry = self.written.pop(old, None)
+        if entry is not None:
+            self.written[new] = entry
+
     def finish(self, finish_reason: str) -> dict[str, Any]:
-        """Close open URLs, update grown records, write run.json, close every file."""
+        """Close open URLs, update grown or renamed records, write run.json, close files."""
         if self.finished:
             return {}
         self.finished = True
@@ -91,42 +122,22 @@ class CrawlSession:
             logger.warning("docscrawl: %d URLs were still pending when the crawl ended", closed)
         for writer in (self.pages, self.chunks, self.structure):
             writer.close()
-        updated = self._update_grown_records()
         self.log.close()
-        summary = self._write_run("finished", finish_reason, updated=updated)
-        return summary
+        updated = self._update_written_records()
+        return self._write_run("finished", finish_reason, updated=updated)
 
-    def _update_grown_records(self) -> int:
-        """Rewrite pages.jsonl once when records gained URLs after being written."""
-        grown: dict[str, tuple[list[str], list[dict[str, Any]]]] = {}
-        for canonical, entry in self.written.items():
-            observed: dict[str, None] = {}
-            discovery: list[dict[str, Any]] = []
-            for track in entry.tracks:
-                observed.update(track.observed)
-                for item in track.discovery:
-                    if item not in discovery:
-                        discovery.append(item)
-            if len(observed) != entry.observed or len(discovery) != entry.discovery:
-                grown[canonical] = (list(observed), discovery)
-        if not grown:
-            return 0
-        path = self.out_dir / "pages.jsonl"
-        tmp = path.with_name("pages.jsonl.tmp")
-        with path.open(encoding="utf-8") as src, tmp.open("w", encoding="utf-8") as dst:
-            for raw in src:
-                try:
-                    record = json.loads(raw)
-                except ValueError:
-                    continue  # a torn last line from an earlier crash: drop it
-                update = grown.get(record.get("canonical_url"))
-                if update is not None:
-                    record["observed_urls"], record["discovery"] = update
-                dst.write(dumps_line(record))
-            dst.flush()
-            os.fsync(dst.fileno())
-        os.replace(tmp, path)
-        return len(grown)
+    def _update_written_records(self) -> int:
+        """Rewrite output files once when written records gained URLs or a new canonical."""
+        grown = {canonical: update for canonical, entry in self.written.items()
+                 if (update := entry.growth())}
+        renames = resolve_renames(self.renames)
+        if grown or renames:
+            rewrite_jsonl(self.out_dir / "pages.jsonl", page_updater(grown, renames))
+        if renames:
+            for name in ("structure.jsonl", "chunks.jsonl"):
+                rewrite_jsonl(self.out_dir / name, page_ref_updater(renames))
+            rewrite_jsonl(self.out_dir / "crawl_log.jsonl", log_updater(renames))
+        return len(set(grown) | set(renames.values()))
 
     def _write_run(self, status: str, finish_reason: str | None, *,
                    updated: int = 0) -> dict[str, Any]:

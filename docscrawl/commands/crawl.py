@@ -1,7 +1,8 @@
-"""`scrapy crawl`, with docscrawl's arguments validated before the crawl process starts.
+"""`scrapy crawl`, with docscrawl's arguments validated before anything else starts.
 
 Scrapy picks this command over its own through `COMMANDS_MODULE`. A bad argument prints one
-line naming it on stderr and exits with status 2, before any request is made.
+line naming it on stderr and exits with status 2, before the crawler process (and its
+logging) exists and before any request is made.
 """
 
 from __future__ import annotations
@@ -19,13 +20,12 @@ DOCS_SPIDER = "docs"
 class Command(ScrapyCrawlCommand):
     """Scrapy's crawl command plus an up-front check of the `docs` spider's arguments."""
 
-    def run(self, args: list[str], opts: argparse.Namespace) -> None:
+    def process_options(self, args: list[str], opts: argparse.Namespace) -> None:
+        super().process_options(args, opts)
         if args and args[0] == DOCS_SPIDER:
             assert self.settings is not None
             try:
                 build_config(opts.spargs, output_root=self.settings.get("DOCSCRAWL_OUTPUT_ROOT"))
             except ConfigError as exc:
                 print(f"docscrawl: error: {exc}", file=sys.stderr)
-                self.exitcode = 2
-                return
-        super().run(args, opts)
+                sys.exit(2)

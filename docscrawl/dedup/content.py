@@ -1,8 +1,10 @@
 """Content identity: normalized Markdown, its hash, and the version a URL belongs to.
 
-Normalization rule (documented in the README): line endings become `\\n`, trailing spaces
-are dropped, runs of blank lines collapse to one, leading/trailing blank lines go. Two pages
-whose normalized Markdown is equal have the same `content_hash`.
+Normalization rule (documented in the README): link and image destinations are dropped
+(`[text](url)` -> `[text]`: the same page served at `/latest/x` and `/x` resolves its
+relative links differently), line endings become `\\n`, trailing spaces are dropped, runs of
+blank lines collapse to one, leading/trailing blank lines go. Two pages whose normalized
+Markdown is equal have the same `content_hash`.
 """
 
 from __future__ import annotations
@@ -12,12 +14,14 @@ import re
 from urllib.parse import urlsplit
 
 _BLANK_RUNS = re.compile(r"\n{3,}")
+_LINK_DESTINATION = re.compile(r'\]\((?:[^()\s]|\([^()\s]*\))*(?:\s+"[^"\n]*")?\)')
 VERSION_SEGMENT = re.compile(r"^v?\d+(?:\.\d+)*(?:\.x)?$|^\d+(?:\.\d+)*-?(?:lts|rc\d*)$", re.I)
 
 
 def normalize_markdown(markdown: str) -> str:
     """Markdown with whitespace noise removed (see module docstring)."""
-    text = markdown.replace("\r\n", "\n").replace("\r", "\n")
+    text = _LINK_DESTINATION.sub("]", markdown)
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
     text = "\n".join(line.rstrip() for line in text.split("\n"))
     return _BLANK_RUNS.sub("\n\n", text).strip("\n")
 

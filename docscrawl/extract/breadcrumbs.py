@@ -5,8 +5,9 @@ Precedence of the preferred trail (`BreadcrumbResult.breadcrumbs`):
 1. Both a visible trail and a structured trail (JSON-LD or microdata
    BreadcrumbList) exist and *agree* -> the visible trail, source
    ``visible-and-jsonld``. They agree when their labels are equal after whitespace
-   normalisation and case folding, or when the visible trail only adds a leading
-   home item (a label in ``HOME_LABELS``) that the structured trail leaves out.
+   normalisation and case folding, or when they differ only by a leading home item
+   (a label in ``HOME_LABELS``) that one of them leaves out: themes often show a
+   home icon that JSON-LD omits, or drop an unnamed icon that JSON-LD names.
 2. They disagree -> the visible trail when it has at least 2 items, else the
    structured one; both stay in ``observations`` and a ``breadcrumb_disagreement``
    warning names both label lists.
@@ -25,6 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 from urllib.parse import urljoin
 
@@ -36,6 +38,7 @@ from docscrawl.extract.model import Breadcrumb, ExtractionWarning
 
 __all__ = [
     "BreadcrumbResult",
+    "DocIndex",
     "extract_breadcrumbs",
     "normalize_ws",
     "select_all",
@@ -48,10 +51,10 @@ Element = etree._Element
 # --- heuristics as data -------------------------------------------------------------
 
 # Visible trail containers, most specific first. The first one that yields at least
-# one labelled item wins. Values starting with "/" or "(" are XPath, the rest CSS.
-_CI = "translate({}, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')"
+# one labelled item wins. CSS (values starting with "/" or "(" would be XPath).
 VISIBLE_TRAILS: tuple[tuple[str, str], ...] = (
-    ("aria-label", f"//nav[contains({_CI.format('@aria-label')}, 'breadcrumb')]"),
+    # "readcrumb" matches Breadcrumb/breadcrumbs whatever the case of the "b".
+    ("aria-label", "nav[aria-label*=readcrumb]"),
     ("sphinx-rtd", "div[role=navigation] ul.wy-breadcrumbs"),
     ("docusaurus", "nav.theme-doc-breadcrumbs"),
     ("pydata", "nav.bd-breadcrumbs, ul.bd-breadcrumbs"),
@@ -63,9 +66,7 @@ VISIBLE_TRAILS: tuple[tuple[str, str], ...] = (
     ("javadoc", "div.sub-nav ol.sub-nav-list"),  # JDK 22+ module > package > class trail
     (
         "class-breadcrumb",
-        "//*[self::nav or self::ol or self::ul or self::div]"
-        f"[contains({_CI.format('@class')}, 'breadcrumb')]"
-        f"[not(ancestor::*[contains({_CI.format('@class')}, 'breadcrumb')])]",
+        "nav[class*=readcrumb], ol[class*=readcrumb], ul[class*=readcrumb], div[class*=readcrumb]",
     ),
     # Sphinx basic/alabaster/pallets relbar: "Project » Section » Page" plus
     # right-floated "index | modules | next | previous" links, dropped below.
@@ -81,6 +82,9 @@ DROP_LABEL_RE = re.compile(
     r"|show source|suggest an? edit|report an? (issue|problem)|improve this page)$",
     re.IGNORECASE,
 )
+# A "trail" longer than this, or with a longer label, is some other list.
+MAX_CRUMBS = 12
+MAX_LABEL_CHARS = 120
 HOME_LABELS = frozenset({"home", "home page", "homepage", "docs home", "documentation home"})
 # Glyphs used as separators between crumbs; stripped from label edges.
 SEPARATORS = "»›>/|·•→⟩«‹<\\"
@@ -92,9 +96,13 @@ HIDDEN_CLASSES = frozenset(
 # Inline children that can be crumbs when a trail is not a list.
 INLINE_CRUMB_TAGS = frozenset({"a", "span", "strong", "b", "em"})
 STRUCTURED_SYNTAXES = ("json-ld", "microdata")
+# Outermost microdata BreadcrumbList scopes.
+MICRODATA_LISTS = etree.XPath(
+    "//*[@itemscope][contains(@itemtype, 'BreadcrumbList')]"
+    "[not(ancestor::*[@itemscope][contains(@itemtype, 'BreadcrumbList')])]"
+)
 
 _WS = re.compile(r"\s+")
-_COMPILED: dict[str, Callable[[Element], list[Any]]] = {}
 
 
 @dataclass(slots=True)
@@ -112,16 +120,97 @@ class BreadcrumbResult:
 # --- text helpers -------------------------------------------------------------------
 
 
-def select_all(root: Element, selector: str) -> list[Any]:
-    """Run a CSS or XPath selector (compiled once) against `root`."""
-    fn = _COMPILED.get(selector)
-    if fn is None:
+@lru_cache(maxsize=256)
+def _compiled(selector: str) -> Callable[[Element], Any]:
+    if selector.startswith(("/", "(")):
+        return etree.XPath(selector)
+    return CSSSelector(selector, translator="html")
+
+
+_BRACKETS_RE = re.compile(r"\[([\w:-]+)\s*(?:([*$^~|]?=)\s*['\"]?([^'\"\]]*)['\"]?)?\]")
+_CLASS_RE = re.compile(r"\.([\w-]+)")
+_ID_RE = re.compile(r"#([\w-]+)")
+_TAG_RE = re.compile(r"(?:^|[\s>+~])([a-zA-Z][\w-]*)")
+# Attributes whose values the index keeps, so `[attr*=value]` can be pre-checked.
+INDEXED_VALUES = ("aria-label", "role", "itemtype")
+
+
+@dataclass(frozen=True, slots=True)
+class DocIndex:
+    """Tags, class tokens, ids and some attribute values of a document, from one pass.
+
+    Running a CSS selector costs a full tree walk; `select` skips the walk when the
+    selector cannot match (a class, id, tag or attribute it needs is absent).
+    """
+
+    root: Element
+    tags: frozenset[str]
+    classes: frozenset[str]
+    ids: frozenset[str]
+    attrs: frozenset[str]
+    values: dict[str, frozenset[str]]
+
+    @classmethod
+    def of(cls, root: Element) -> DocIndex:
+        tags: set[str] = set()
+        classes: set[str] = set()
+        ids: set[str] = set()
+        attrs: set[str] = set()
+        values: dict[str, set[str]] = {name: set() for name in INDEXED_VALUES}
+        for el in root.iter():
+            if not isinstance(el.tag, str):
+                continue
+            tags.add(el.tag.lower())
+            for name, value in el.items():
+                attrs.add(name)
+                if name == "class":
+                    classes.update(value.split())
+                elif name == "id":
+                    ids.add(value)
+                elif name in values:
+                    values[name].add(value)
+        frozen = {name: frozenset(v) for name, v in values.items()}
+        return cls(
+            root, frozenset(tags), frozenset(classes), frozenset(ids), frozenset(attrs), frozen
+        )
+
+    def _attr_ok(self, name: str, op: str | None, value: str) -> bool:
+        if name not in self.attrs:
+            return False
+        if name == "class" and op == "*=":
+            return any(value in token for token in self.classes)
+        if name not in self.values or not op:
+            return True
+        if op == "=":
+            return value in self.values[name]
+        return any(value in v for v in self.values[name])  # loose: never a false "no"
+
+    def _part_ok(self, part: str) -> bool:
+        for name, op, value in _BRACKETS_RE.findall(part):
+            if not self._attr_ok(name, op or None, value):
+                return False
+        bare = _BRACKETS_RE.sub(" ", part)
+        return (
+            all(c in self.classes for c in _CLASS_RE.findall(bare))
+            and all(i in self.ids for i in _ID_RE.findall(bare))
+            and all(t.lower() in self.tags for t in _TAG_RE.findall(bare))
+        )
+
+    def may_match(self, selector: str) -> bool:
+        """False only when `selector` certainly matches nothing (XPath: always True)."""
         if selector.startswith(("/", "(")):
-            fn = etree.XPath(selector)
-        else:
-            fn = CSSSelector(selector, translator="html")
-        _COMPILED[selector] = fn
-    return fn(root)
+            return True
+        return any(self._part_ok(part) for part in selector.split(","))
+
+    def select(self, selector: str) -> list[Any]:
+        """`select_all(root, selector)`, skipped when it cannot match."""
+        return select_all(self.root, selector) if self.may_match(selector) else []
+
+
+def select_all(root: Element, selector: str) -> list[Any]:
+    """Elements matching a CSS selector (under `root`) or an XPath (as written)."""
+    result = _compiled(selector)(root)
+    return result if isinstance(result, list) else []
 
 
 def _is_hidden(el: Element) -> bool:
@@ -208,7 +297,9 @@ def _crumb(item: Element, base_url: str) -> tuple[Breadcrumb | None, str | None]
         return None, None
     link = item if item.tag == "a" else next(iter(item.iter("a")), None)
     url = _absolute(link.get("href") if link is not None else None, base_url)
-    label = _strip_separators(visible_text(item)) or _attr_label(item)
+    # An icon-only crumb keeps its accessible name only when it is a link: a bare
+    # logo image in a relbar is decoration.
+    label = _strip_separators(visible_text(item)) or (_attr_label(link) if link is not None else "")
     if not label:
         return None, url
     if DROP_LABEL_RE.match(label):
@@ -220,12 +311,18 @@ def _visible_trail(
     root: Element, base_url: str, warnings: list[ExtractionWarning]
 ) -> list[Breadcrumb]:
     """First visible trail found in `VISIBLE_TRAILS` order."""
+    index = DocIndex.of(root)
     for name, selector in VISIBLE_TRAILS:
-        for container in select_all(root, selector):
-            pairs = [_crumb(item, base_url) for item in _outer_items(container)]
+        for container in index.select(selector):
+            items = _outer_items(container)
+            if len(items) > MAX_CRUMBS + 2:  # + room for an aside and a home icon
+                continue
+            pairs = [_crumb(item, base_url) for item in items]
             crumbs = [c for c, _ in pairs if c]
             if name in RELBAR_CONTAINERS:
                 crumbs = [c for c in crumbs if c.label.casefold() not in RELBAR_LABELS]
+            if crumbs and any(len(c.label) > MAX_LABEL_CHARS for c in crumbs):
+                continue
             if crumbs:
                 for _, dropped in pairs:
                     if dropped:
@@ -303,21 +400,33 @@ def _structured_trail(
     return _renumber(r[2] for r in rows)
 
 
+def _extruct(
+    document: Any, syntax: str, base_url: str, warnings: list[ExtractionWarning]
+) -> list[Any]:
+    try:
+        data = extruct.extract(document, base_url=base_url, syntaxes=[syntax], uniform=True)
+    except Exception as exc:  # extruct raises whatever its parsers raise
+        warnings.append(ExtractionWarning("structured_data_error", f"{syntax}: {exc}"))
+        return []
+    return list(data.get(syntax, []))
+
+
 def _structured_data(
     root: Element | None, html: str | None, base_url: str, warnings: list[ExtractionWarning]
 ) -> list[Any]:
-    """extruct items per syntax, from the parsed tree (the text only when no tree)."""
-    document: Any = root if root is not None else html
-    if document is None:
-        return []
-    found: list[Any] = []
-    for syntax in STRUCTURED_SYNTAXES:
-        try:
-            data = extruct.extract(document, base_url=base_url, syntaxes=[syntax], uniform=True)
-        except Exception as exc:  # extruct raises whatever its parsers raise
-            warnings.append(ExtractionWarning("structured_data_error", f"{syntax}: {exc}"))
-            continue
-        found.append(data.get(syntax, []))
+    """extruct items (JSON-LD first, then microdata) from the parsed tree.
+
+    Microdata runs on BreadcrumbList scopes only: on a whole page it would also turn
+    every other item (the Read the Docs theme's article-wide ``Article``) into text,
+    which costs several parses. The HTML text is used only when there is no tree.
+    """
+    if root is None:
+        if html is None:
+            return []
+        return [_extruct(html, syntax, base_url, warnings) for syntax in STRUCTURED_SYNTAXES]
+    found = [_extruct(root, "json-ld", base_url, warnings)]
+    for scope in MICRODATA_LISTS(root):
+        found.append(_extruct(scope, "microdata", base_url, warnings))
     return found
 
 
@@ -340,10 +449,14 @@ def _labels(trail: list[Breadcrumb]) -> list[str]:
     return [normalize_ws(c.label).casefold() for c in trail]
 
 
+def _without_home(labels: list[str]) -> list[str]:
+    return labels[1:] if labels and labels[0] in HOME_LABELS else labels
+
+
 def trails_agree(visible: list[Breadcrumb], structured: list[Breadcrumb]) -> bool:
-    """Labels equal (case-insensitive), allowing an extra leading visible home item."""
+    """Labels equal (case-insensitive), a leading home item on either side aside."""
     v, s = _labels(visible), _labels(structured)
-    return v == s or (len(v) == len(s) + 1 and v[0] in HOME_LABELS and v[1:] == s)
+    return v == s or _without_home(v) == _without_home(s)
 
 
 def _label_list(trail: list[Breadcrumb]) -> str:

@@ -30,7 +30,7 @@ CHROME_CLASSES = frozenset({
     # edit / source links, page metadata
     "edit-this-page", "theme-edit-this-page", "md-content__button", "edit-link",
     "edit-page-link", "md-source-file", "theme-last-updated", "viewcode-link",
-    "srclink", "out-of-band", "git-revision-date-localized-plugin",
+    "srclink", "out-of-band", "rightside", "git-revision-date-localized-plugin",
     # search, version switchers, banners
     "search", "searchbox", "search-form", "docsearch", "version-switcher",
     "version-selector", "rst-versions", "md-version", "theme-doc-version-badge",

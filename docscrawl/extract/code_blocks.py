@@ -91,7 +91,7 @@ COMMENT_RE = re.compile(r"^\s*(#|//|--|;|REM\b)")
 CONFIG_LINE_RE = re.compile(r"^\s*(\[[\w.\- \"]+\]|[\w.\-\"]+\s*[:=](\s|$)|- [\w\"])")
 SOURCE_HINT_RE = re.compile(
     r"[;{}]\s*$|^\s*(def|class|import|from|function|const|let|var|fn|pub|package|public|"
-    r"private|return|if|for|while|#include|using|func)\b|\w+\(.*\)|=>|->|::"
+    r"private|return|if|for|while|#include|using|func)\b|\w\(|=>|->|::"
 )
 
 

@@ -28,8 +28,27 @@ MAX_LABEL_SIBLINGS = 3
 MATCH_WINDOW = 25  # how far ahead a main-content anchor is matched in `main_links`
 
 
+# Elements whose boundaries separate words even without whitespace in the source.
+BLOCK_TAGS = frozenset({
+    "div", "p", "li", "ul", "ol", "dl", "dt", "dd", "br", "h1", "h2", "h3", "h4", "h5", "h6",
+    "section", "article", "header", "footer", "nav", "aside", "table", "tr", "td", "th",
+    "blockquote", "pre", "figure", "figcaption", "hr",
+})
+
+
 def _text(el: etree._Element) -> str:
-    return " ".join("".join(el.itertext()).split())
+    """Whitespace-normalized text, with a space at block boundaries ("Next" + "Events")."""
+    parts: list[str] = [el.text or ""]
+    for node in el.iterdescendants():
+        block = node.tag in BLOCK_TAGS
+        if block:
+            parts.append(" ")
+        if isinstance(node.tag, str) and node.tag not in ("script", "style"):
+            parts.append(node.text or "")
+        if block:
+            parts.append(" ")
+        parts.append(node.tail or "")
+    return " ".join("".join(parts).split())
 
 
 def anchor_text(a: etree._Element) -> str:
@@ -63,9 +82,10 @@ def same_document(url: str, base_url: str) -> bool:
     return urldefrag(url)[0] == urldefrag(base_url)[0]
 
 
-def link_target(url: str, base_url: str) -> str:
+def link_target(url: str, base_url: str, href: str | None = None) -> str:
     """`fragment`, `asset` (by path extension), `internal` (same host) or `external`."""
-    if "#" in url and same_document(url, base_url):
+    in_page = "#" in url or (href or "").strip().startswith("#")
+    if in_page and same_document(url, base_url):
         return "fragment"
     parts = urlsplit(url)
     ext = posixpath.splitext(parts.path)[1].lstrip(".").lower()
@@ -111,16 +131,26 @@ def discovery_links(
     rmap = _region_map(root, base, region_map)
     self_url = urldefrag(base_url)[0]
     seen: set[tuple[str, str]] = set()
+    resolved: dict[str, str | None] = {}
     found: list[DiscoveredLink] = []
 
-    def add(href: str | None, text: str, region: str) -> None:
+    def follow(href: str) -> str | None:
         url = resolve(href, base)
         if url is None:
-            return
+            return None
         url = urldefrag(url)[0]
         if urlsplit(url).scheme.lower() not in FOLLOW_SCHEMES or url in (self_url, base):
+            return None
+        return url
+
+    def add(href: str | None, text: str, region: str) -> None:
+        href = (href or "").strip()
+        if not href or href.startswith("#"):
             return
-        if (url, region) not in seen:
+        if href not in resolved:
+            resolved[href] = follow(href)
+        url = resolved[href]
+        if url is not None and (url, region) not in seen:
             seen.add((url, region))
             found.append(DiscoveredLink(url, text, region))
 
@@ -213,7 +243,7 @@ def _build_link(a: etree._Element, url: str, region: str, rmap: RegionMap, base:
         container=link_container(a, region, stop),
         container_label=container_label(a, stop),
         heading_path=[],
-        target=link_target(url, base),
+        target=link_target(url, base, a.get("href")),
         position=0,
     )
 
@@ -260,7 +290,8 @@ def page_links(
                 out.extend(main_links[next_main:j])
                 matched = main_links[j]
                 if region != "main_content" and matched.region != region:
-                    matched = dataclasses.replace(matched, region=region)
+                    container = "navigation" if region in NAV_KINDS else matched.container
+                    matched = dataclasses.replace(matched, region=region, container=container)
                 out.append(matched)
                 next_main = j + 1
                 continue

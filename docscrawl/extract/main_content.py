@@ -14,11 +14,13 @@ from docscrawl.extract.profiles import (
     select,
 )
 
-MIN_MAIN_CHARS = 20  # a selector match with less text is treated as empty (JS shell)
+MIN_MAIN_CHARS = 1  # a selector match without text is treated as empty (JS shell)
 DESCEND_SHARE = 0.7  # the fallback descends into a child holding this share of the text
 LANDMARK_SHARE = 0.6  # a generic landmark descends into its single article holding this
 CHROME_LINK_DENSITY = 0.3  # a chrome-named block counts as chrome above this link density
-CHROME_ROLES = frozenset({"navigation", "banner", "contentinfo", "complementary", "search"})
+CHROME_ROLES = frozenset({
+    "navigation", "banner", "contentinfo", "complementary", "search", "dialog", "alertdialog",
+})
 
 
 def locator(el: etree._Element) -> str:
@@ -40,6 +42,19 @@ def text_chars(el: etree._Element) -> int:
     return total
 
 
+def has_text(el: etree._Element, minimum: int) -> bool:
+    """True when `el` holds at least `minimum` non-whitespace text characters (stops early)."""
+    total = 0
+    for node in el.iter():
+        if isinstance(node.tag, str) and node.tag not in ("script", "style", "template"):
+            total += _chars(node.text)
+        if node is not el:
+            total += _chars(node.tail)
+        if total >= minimum:
+            return True
+    return False
+
+
 def _is_chrome_named(el: etree._Element) -> bool:
     words = {
         w.lower()
@@ -56,7 +71,8 @@ def _content_values(top: etree._Element) -> dict[etree._Element, tuple[int, int]
     for el in reversed(list(top.iter())):
         if not isinstance(el.tag, str):
             continue
-        if el.tag in CHROME_TAGS or (el.get("role") or "").lower() in CHROME_ROLES:
+        hidden = (el.get("aria-hidden") or "").lower() == "true"
+        if el.tag in CHROME_TAGS or hidden or (el.get("role") or "").lower() in CHROME_ROLES:
             values[el] = (0, 0)
             continue
         text = _chars(el.text)
@@ -97,14 +113,14 @@ def _scored_fallback(root: etree._Element) -> etree._Element:
 def _first_substantial(root: etree._Element, selectors: tuple[str, ...]) -> etree._Element | None:
     for css in selectors:
         for el in select(root, css):
-            if text_chars(el) >= MIN_MAIN_CHARS:
+            if has_text(el, MIN_MAIN_CHARS):
                 return el
     return None
 
 
 def _generic_landmark(root: etree._Element) -> etree._Element | None:
     for css in GENERIC_MAIN:
-        matches = [el for el in select(root, css) if text_chars(el) >= MIN_MAIN_CHARS]
+        matches = [el for el in select(root, css) if has_text(el, MIN_MAIN_CHARS)]
         if not matches:
             continue
         chosen = max(matches, key=text_chars) if css == "main" else matches[0]

@@ -31,6 +31,16 @@ class Profile:
     chrome: tuple[str, ...] = ()  # inside the main element, never content (permalinks...)
 
 
+# Top-level division classes of DocBook XSL chunks (one of them wraps each page's text).
+DOCBOOK_DIVISIONS: tuple[str, ...] = tuple(
+    f"body > div.{name}"
+    for name in (
+        "set", "book", "part", "chapter", "appendix", "preface", "article", "reference",
+        "refentry", "section", "sect1", "sect2", "sect3", "sect4", "sect5", "simplesect",
+        "glossary", "index", "bibliography", "colophon", "dedication", "qandaset", "partintro",
+    )
+) + ("div.book", "div.chapter", "div.refentry", "div.section", "div.sect1")
+
 PROFILES: dict[str, Profile] = {
     "sphinx": Profile(
         main=(
@@ -68,6 +78,7 @@ PROFILES: dict[str, Profile] = {
         pagination=(
             "div.rst-footer-buttons",
             "div.related-pages",
+            "div.relations",
             "div.prev-next-area",
             "footer.prev-next-footer",
         ),
@@ -135,7 +146,6 @@ PROFILES: dict[str, Profile] = {
     ),
     "javadoc": Profile(
         main=("main", "div.contentContainer", "div.content-container"),
-        sidebar=("nav#navbar-sub-list", "div.sub-nav", "div.subNav"),
         toc=("nav.toc", "div.toc", "aside#sidebar"),
         breadcrumb=("ol.sub-nav-list", "div.sub-title"),
         primary_nav=("nav", "div.topNav", "div.top-nav", "header.flex-header"),
@@ -143,33 +153,13 @@ PROFILES: dict[str, Profile] = {
         chrome=("div.skip-nav", "div.skipNav"),
     ),
     "docbook": Profile(
-        main=(
-            "div.book",
-            "div.chapter",
-            "div.part",
-            "div.article",
-            "div.refentry",
-            "div.section",
-            "div.sect1",
-            "div.appendix",
-            "div.preface",
-            "div.reference",
-            "div.glossary",
-        ),
+        main=DOCBOOK_DIVISIONS,
         toc=("div.toc",),
         pagination=("div.navheader", "div.navfooter", "table.navigation"),
         footer=("div.footer",),
     ),
     "gtkdoc": Profile(
-        main=(
-            "div.refentry",
-            "div.book",
-            "div.chapter",
-            "div.part",
-            "div.section",
-            "div.index",
-            "div.glossary",
-        ),
+        main=DOCBOOK_DIVISIONS,
         toc=("div.toc", "td.shortcuts"),
         pagination=("table.navigation", "div.navheader", "div.navfooter"),
         footer=("div.footer",),
@@ -190,7 +180,7 @@ PROFILES: dict[str, Profile] = {
             "main",
         ),
         sidebar=(
-            "div.td-sidebar",
+            ".td-sidebar",
             "nav.td-sidebar-nav",
             "aside.book-menu",
             "nav#sidebar",
@@ -199,10 +189,10 @@ PROFILES: dict[str, Profile] = {
             "nav.sidebar",
         ),
         toc=(
+            ".td-sidebar-toc",
             "nav#TableOfContents",
             "div.td-toc",
             "aside.book-toc",
-            "div.td-sidebar-toc",
         ),
         breadcrumb=("nav[aria-label=breadcrumb]", "ol.breadcrumb", "#breadcrumbs", ".breadcrumbs"),
         pagination=("nav.pagination", "ul.pagination", "div.td-page-meta__nav", "nav.page-nav"),

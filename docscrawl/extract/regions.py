@@ -51,6 +51,8 @@ REGION_TAGS = (
 LIST_TAGS = ("ul", "ol")
 # Region kinds that vocabulary may assign inside the main content.
 INSIDE_MAIN_KINDS = frozenset({"breadcrumb", "table_of_contents", "pagination", "related_content"})
+# Kinds specific enough to be recognised inside another region (a TOC inside a sidebar).
+NESTING_KINDS = frozenset({"breadcrumb", "table_of_contents", "pagination", "related_content"})
 NAV_KINDS = frozenset({
     "primary_navigation", "sidebar_navigation", "table_of_contents", "breadcrumb",
     "pagination", "footer_navigation",
@@ -236,7 +238,7 @@ def _pagination_containers(
         for anc in a.iterancestors():
             links = _links(anc)
             paging = sum(is_pagination_anchor(x) for x in links)
-            if anc in blocked or len(links) > PAGINATION_MAX_LINKS or paging * 2 <= len(links):
+            if anc in blocked or len(links) > PAGINATION_MAX_LINKS or paging < len(links):
                 break
             best = anc
         if best is not None and best not in found:
@@ -262,17 +264,16 @@ def _fragment_lists(
     return found
 
 
-def _orphan_containers(root: etree._Element, rmap: RegionMap) -> list[etree._Element]:
+def _orphan_containers(
+    root: etree._Element, rmap: RegionMap, blocked: set[etree._Element]
+) -> list[etree._Element]:
     """Nearest block containers of links that no classified region holds."""
     found: list[etree._Element] = []
     for a in root.iter("a"):
         if a.get("href") is None or rmap.region_element(a) is not None:
             continue
-        container = next(
-            (anc for anc in a.iterancestors() if anc.tag in REGION_TAGS or anc.tag == "body"),
-            None,
-        )
-        if container is not None and container.tag != "body" and container not in found:
+        container = next((anc for anc in a.iterancestors() if anc.tag in REGION_TAGS), None)
+        if container is not None and container not in blocked and container not in found:
             found.append(container)
     return found
 
@@ -333,19 +334,19 @@ def classify(
         if el in blocked or el in kinds:
             continue
         kind, named = _generic_kind(el, main_el, after_main=main_seen, base_url=base_url)
-        # A guess from shape never splits a region already classified around it.
-        if kind and (named or not any(anc in kinds for anc in el.iterancestors())):
+        # Only a named, specific region (breadcrumb, toc...) splits one classified around it.
+        nests = named and kind in NESTING_KINDS
+        if kind and (nests or not any(anc in kinds for anc in el.iterancestors())):
             kinds[el] = kind
     for el in _pagination_containers(root, blocked):
-        if kinds.get(el) not in ("breadcrumb", "table_of_contents"):
-            kinds[el] = "pagination"
+        kinds.setdefault(el, "pagination")
     for el in _fragment_lists(root, base_url, main_el):
         if el not in blocked:
             kinds[el] = "table_of_contents"
     kinds[main_el] = "main_content"
     kinds = _drop_redundant(_in_document_order(root, kinds))
     rmap = RegionMap(main_el, kinds, [])
-    for el in _orphan_containers(root, rmap):
+    for el in _orphan_containers(root, rmap, blocked):
         kinds[el] = "unknown"
     if overrides:
         for el in list(kinds):

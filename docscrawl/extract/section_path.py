@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from lxml import etree
 
-from docscrawl.extract.breadcrumbs import normalize_ws, select_all, visible_text
+from docscrawl.extract.breadcrumbs import DocIndex, normalize_ws, select_all, visible_text
 
 __all__ = ["active_sidebar_trail"]
 
@@ -147,8 +147,9 @@ def active_sidebar_trail(root: Element, base_url: str) -> list[str]:
     `base_url` is accepted for symmetry with the other extractors (not needed yet).
     """
     del base_url
+    index = DocIndex.of(root)
     for _name, selector in SIDEBARS:
-        for sidebar in select_all(root, selector):
+        for sidebar in index.select(selector):
             active = _active_element(sidebar)
             if active is not None:
                 trail = _trail(active, sidebar)

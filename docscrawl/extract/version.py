@@ -14,10 +14,11 @@ What counts as a version token
   * In URLs only *directory* segments count (not the last one, which names the page),
     and only the first matching segment per URL.
 
-Agreement rule: two numbers agree when, after dropping a ``v`` prefix, a trailing
-``.x`` and trailing ``.0`` parts, the shorter one's dotted parts are a prefix of the
-longer one's (``2.8`` == ``2.8.0`` == ``2.8.1`` == ``2.8.x``; ``v2`` == ``2.3``;
-``2.8`` != ``2.9``). Pre-release suffixes must be equal when both carry one.
+Agreement rule: two numbers agree when, after dropping a ``v`` prefix and a trailing
+``.x``, the shorter one's dotted parts are a prefix of the longer one's, i.e. one names
+the release series the other belongs to (``2.8`` == ``2.8.0`` == ``2.8.1`` ==
+``2.8.x``; ``v2`` == ``2.3``; ``2.8`` != ``2.9``; ``3.0`` != ``3.10``). Pre-release
+suffixes must be equal when both carry one.
 
 Status:
   * ``unversioned``: no evidence; value None.
@@ -39,7 +40,7 @@ from urllib.parse import unquote, urlsplit
 
 from lxml import etree
 
-from docscrawl.extract.breadcrumbs import normalize_ws, select_all, visible_text
+from docscrawl.extract.breadcrumbs import DocIndex, normalize_ws, visible_text
 from docscrawl.extract.model import ExtractionWarning, VersionEvidence, VersionInfo
 
 __all__ = ["ALIASES", "detect_version", "versions_agree"]
@@ -49,13 +50,39 @@ Element = etree._Element
 SOURCES = ("url", "canonical", "selector", "banner", "meta", "sidebar", "title")
 ALIASES = frozenset(
     {
-        "latest", "stable", "dev", "devel", "develop", "development", "main", "master",
-        "next", "current", "nightly", "unstable", "unreleased", "edge", "trunk", "preview",
+        "latest",
+        "stable",
+        "dev",
+        "devel",
+        "develop",
+        "development",
+        "main",
+        "master",
+        "next",
+        "current",
+        "nightly",
+        "unstable",
+        "unreleased",
+        "edge",
+        "trunk",
+        "preview",
     }
 )
-# Aliases that count as a URL path segment (others, like "current", are too often
-# ordinary directory names).
-URL_ALIASES = frozenset({"latest", "stable", "dev", "main", "master", "next", "nightly"})
+# Aliases that count as a URL directory segment, and where: "any" directory; "lead"
+# only as the first segment or right after a language code (`/dev/`, `/en/dev/`);
+# "docs" also right after docs/doc/documentation (`/docs/next/`). Other aliases
+# ("current", "develop"...) are too often ordinary directory names.
+URL_ALIASES: dict[str, str] = {
+    "latest": "any",
+    "stable": "any",
+    "nightly": "any",
+    "next": "docs",
+    "main": "docs",
+    "master": "docs",
+    "dev": "lead",
+}
+DOCS_SEGMENTS = frozenset({"docs", "doc", "documentation"})
+LANGUAGE_SEGMENT_RE = re.compile(r"^[a-z]{2}(?:[-_][a-zA-Z]{2,4})?$")
 _SUFFIX = r"(?:[-.]?(?:a|b|rc|alpha|beta|pre|dev|post)\.?\d*)?"
 _NUMBER = rf"(?:v\s?\d+(?:\.(?:\d+|x)){{0,3}}|\d+(?:\.(?:\d+|x)){{1,3}}){_SUFFIX}"
 # A whole token: "v2", "2.8", "7.2.x", "2.0.0rc1" (bare integers need the "v").
@@ -76,23 +103,24 @@ SELECTORS: tuple[str, ...] = (
     ".VPNavBarMenuGroup button .text",  # VitePress version menu
     "[data-version-switcher] .current, .version-switcher .current",
 )
-# Banners: (container, phrase regexes whose group 1 is the version).
+# Version banners ("this is documentation for an old version"), then the phrases
+# whose group 1 is the version the page documents.
 BANNERS: tuple[str, ...] = (
     ".theme-doc-version-banner, .theme-doc-version-badge",  # Docusaurus
     ".version-banner, .version-warning, #version-warning, .outdated-banner",
-    ".md-banner, .admonition.version-warning, .bd-header-version-warning",
+    ".admonition.version-warning, .bd-header-version-warning",
 )
 BANNER_PHRASES: tuple[re.Pattern[str], ...] = (
     re.compile(r"documentation for (?:\S+ ){0,3}?(?:version )?(v?\d[\w.\-]*)", re.IGNORECASE),
-    re.compile(r"viewing (?:the )?(?:docs|documentation) (?:for )?(?:version )?(v?\d[\w.\-]*)",
-               re.IGNORECASE),
+    re.compile(
+        r"viewing (?:the )?(?:docs|documentation) (?:for )?(?:version )?(v?\d[\w.\-]*)",
+        re.IGNORECASE,
+    ),
     re.compile(r"\bversion:?\s+(v?\d[\w.\-]*)", re.IGNORECASE),
 )
 # <meta name=...> carrying a version.
 META_NAMES = ("docsearch:version", "version", "docs:version", "docversion")
 DOC_OPTIONS_RE = re.compile(r"""\bVERSION\s*:\s*['"]([^'"]+)['"]""")
-DATA_VERSION_XPATH = etree.XPath("//script[@id='documentation_options']/@data-version")
-SCRIPT_XPATH = etree.XPath("//script[not(@src)][contains(., 'DOCUMENTATION_OPTIONS')]")
 # Static version text in a sidebar.
 SIDEBARS: tuple[str, ...] = (
     ".wy-side-nav-search .version, .wy-side-nav-search > div.version",
@@ -102,10 +130,14 @@ SIDEBARS: tuple[str, ...] = (
 # <title> patterns: "Scrapy 2.8.0 documentation", "Flask Documentation (2.2.x)".
 TITLE_PATTERNS: tuple[re.Pattern[str], ...] = (
     re.compile(r"\b(?:documentation|docs|manual)\s*\(\s*(v?\d[\w.\-]*)\s*\)", re.IGNORECASE),
-    re.compile(r"(?<![\w.])(v?\d+(?:\.\d+)*(?:\.x)?)\s+(?:documentation|docs|manual|reference"
-               r"|user guide)\b", re.IGNORECASE),
-    re.compile(r"\b(?:documentation|docs)\s+(?:for\s+)?(?:version\s+|v)(\d[\w.\-]*)",
-               re.IGNORECASE),
+    re.compile(
+        r"(?<![\w.])(v?\d+(?:\.\d+)*(?:\.x)?)\s+(?:documentation|docs|manual|reference"
+        r"|user guide)\b",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        r"\b(?:documentation|docs)\s+(?:for\s+)?(?:version\s+|v)(\d[\w.\-]*)", re.IGNORECASE
+    ),
 )
 TITLE_XPATH = etree.XPath("//head/title | //title")
 
@@ -138,27 +170,39 @@ def _from_url(url: str | None) -> str | None:
     if not url:
         return None
     segments = unquote(urlsplit(url).path).split("/")[1:-1]  # directories only
-    return next((s for s in segments if _token(s) and _url_alias_ok(s)), None)
+    for index, segment in enumerate(segments):
+        if _token(segment) and _url_alias_ok(segment, segments[index - 1] if index else None):
+            return segment
+    return None
 
 
-def _url_alias_ok(segment: str) -> bool:
-    return not _is_alias(segment) or segment.casefold() in URL_ALIASES
+def _url_alias_ok(segment: str, previous: str | None) -> bool:
+    """Numbers always count; an alias only in the places `URL_ALIASES` allows."""
+    place = URL_ALIASES.get(segment.casefold())
+    if not _is_alias(segment):
+        return True
+    if place is None:
+        return False
+    lead = previous is None or bool(LANGUAGE_SEGMENT_RE.match(previous))
+    if place == "lead":
+        return lead
+    return place == "any" or lead or (previous or "").casefold() in DOCS_SEGMENTS
 
 
-def _first(root: Element, selectors: tuple[str, ...]) -> Iterator[Element]:
+def _first(index: DocIndex, selectors: tuple[str, ...]) -> Iterator[Element]:
     for selector in selectors:
-        yield from select_all(root, selector)
+        yield from index.select(selector)
 
 
-def _from_selector(root: Element) -> list[str]:
-    for el in _first(root, SELECTORS):
+def _from_selector(index: DocIndex) -> list[str]:
+    for el in _first(index, SELECTORS):
         if token := _token_in(visible_text(el)):
             return [token]
     return []
 
 
-def _from_banner(root: Element) -> list[str]:
-    for el in _first(root, BANNERS):
+def _from_banner(index: DocIndex) -> list[str]:
+    for el in _first(index, BANNERS):
         text = visible_text(el)
         for phrase in BANNER_PHRASES:
             match = phrase.search(text)
@@ -167,29 +211,31 @@ def _from_banner(root: Element) -> list[str]:
     return []
 
 
-def _from_meta(root: Element) -> list[str]:
+def _from_meta(index: DocIndex) -> list[str]:
+    """`<meta name=...version>`, Sphinx `documentation_options` (attribute or inline JS)."""
     found: list[str] = []
-    for meta in root.iter("meta"):
+    for meta in index.root.iter("meta"):
         if (meta.get("name") or "").casefold() in META_NAMES:
             found.extend(t for t in [_token(meta.get("content"))] if t)
-    found.extend(t for t in (_token(v) for v in DATA_VERSION_XPATH(root)) if t)
-    for script in SCRIPT_XPATH(root):
-        match = DOC_OPTIONS_RE.search(script.text or "")
-        if match and (token := _token(match.group(1))):
-            found.append(token)
+    for script in index.root.iter("script"):
+        if script.get("id") == "documentation_options":
+            found.extend(t for t in [_token(script.get("data-version"))] if t)
+        if script.get("src") is None and "DOCUMENTATION_OPTIONS" in (script.text or ""):
+            match = DOC_OPTIONS_RE.search(script.text or "")
+            found.extend(t for t in [_token(match.group(1) if match else None)] if t)
     return found
 
 
-def _from_sidebar(root: Element) -> list[str]:
-    for el in _first(root, SIDEBARS):
+def _from_sidebar(index: DocIndex) -> list[str]:
+    for el in _first(index, SIDEBARS):
         if token := _token_in(visible_text(el)):
             return [token]
     return []
 
 
-def _from_title(root: Element) -> list[str]:
-    for title in TITLE_XPATH(root)[:1]:
-        text = normalize_ws(title.text_content())
+def _from_title(index: DocIndex) -> list[str]:
+    for title in TITLE_XPATH(index.root)[:1]:
+        text = normalize_ws("".join(title.itertext()))
         for pattern in TITLE_PATTERNS:
             match = pattern.search(text)
             if match and (token := _token(match.group(1))):
@@ -198,14 +244,12 @@ def _from_title(root: Element) -> list[str]:
 
 
 def _parts(token: str) -> tuple[tuple[int, ...], str] | None:
-    """Numeric parts (trailing zeros dropped) and pre-release suffix, or None for aliases."""
+    """Numeric parts and pre-release suffix, or None for aliases."""
     match = _PARTS_RE.match(token.strip())
     if not match:
         return None
-    nums = [int(p) for p in match.group(1).split(".")]
-    while len(nums) > 1 and nums[-1] == 0:
-        nums.pop()
-    return tuple(nums), (match.group(3) or "").casefold()
+    nums = tuple(int(p) for p in match.group(1).split("."))
+    return nums, (match.group(3) or "").casefold()
 
 
 def versions_agree(a: str, b: str) -> bool:
@@ -219,16 +263,21 @@ def versions_agree(a: str, b: str) -> bool:
 
 
 def _collect(root: Element, url: str, canonical_url: str | None) -> list[VersionEvidence]:
+    index = DocIndex.of(root)
     found: list[tuple[str, str]] = []
     for source, value in (("url", _from_url(url)), ("canonical", _from_url(canonical_url))):
         if value:
             found.append((source, value))
     extractors = (
-        ("selector", _from_selector), ("banner", _from_banner), ("meta", _from_meta),
-        ("sidebar", _from_sidebar), ("title", _from_title),
+        ("selector", _from_selector),
+        ("banner", _from_banner),
+        ("meta", _from_meta),
+        ("sidebar", _from_sidebar),
+        ("title", _from_title),
     )
     for source, extract in extractors:
-        found.extend((source, value) for value in extract(root))
+        found.extend((source, value) for value in extract(index))
+    found.sort(key=lambda pair: SOURCES.index(pair[0]))  # stable: precedence order
     unique = dict.fromkeys(found)  # keeps order, drops exact repeats
     return [VersionEvidence(source=s, value=v) for s, v in unique]
 

@@ -2,21 +2,32 @@
 
 Pages are the same when their normalized Markdown hashes the same *and* they belong to the
 same documentation version (`docscrawl.dedup.content.url_version`): `/x/`, `/x/index.html`
-and `/latest/x/` merge, `/3.6/x/` and `/x/` never do.
+and `/latest/x/` merge, `/3.6/x/` and `/x/` never do. The record's canonical URL follows
+`docscrawl.dedup.canonical`: a usable `rel=canonical` first, else the preferred URL among
+the pages that served the content, whatever order they were fetched in.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Self
 
 from scrapy.crawler import Crawler
 from scrapy.exceptions import DropItem
 
-from docscrawl.dedup.canonical import choose_canonical
+from docscrawl.dedup.canonical import CanonicalChoice, choose_canonical, preference
 from docscrawl.dedup.content import content_hash, url_version
 from docscrawl.discovery.urls import normalize_url
 from docscrawl.items import FetchedPage
 from docscrawl.session import CrawlSession
+
+
+@dataclass(slots=True)
+class ContentGroup:
+    """The pages sharing one (version, content hash): one record."""
+
+    canonical: str
+    declared: bool  # the canonical came from a rel=canonical
 
 
 class DedupPipeline:
@@ -24,8 +35,8 @@ class DedupPipeline:
 
     def __init__(self, crawler: Crawler) -> None:
         self.crawler = crawler
-        self._by_content: dict[tuple[str | None, str], str] = {}
-        self._hash_of_canonical: dict[str, str] = {}
+        self._groups: dict[tuple[str | None, str], ContentGroup] = {}
+        self._taken: set[str] = set()  # canonical URLs in use
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -41,29 +52,44 @@ class DedupPipeline:
         digest = content_hash(item.extract.markdown)
         item.content_hash = digest
         key = (url_version(item.final_url), digest)
-        existing = self._by_content.get(key)
-        if existing is not None:
-            self._merge_duplicate(item, existing)
-            raise DropItem(f"duplicate of {existing}", log_level="DEBUG")
         choice = choose_canonical(item.final_url, item.extract.canonical_href,
                                   self.session.frontier.scope)
-        canonical = choice.url
+        group = self._groups.get(key)
+        if group is not None:
+            self._reelect(group, choice)
+            self._merge_duplicate(item, group.canonical)
+            raise DropItem(f"duplicate of {group.canonical}", log_level="DEBUG")
         if choice.warning:
             item.warnings.append({"code": choice.warning[0], "detail": choice.warning[1]})
-        if canonical in self._hash_of_canonical:  # named by another page with other content
-            own = normalize_url(item.final_url)
-            item.warnings.append({"code": "canonical_conflict", "detail":
-                                  f"{canonical} already names a page with other content"})
-            canonical = own
-            if canonical in self._hash_of_canonical:
-                self.session.log.record(item.track.url, "failed", reason="canonical_conflict",
-                                        rule=f"canonical URL {canonical} already taken",
-                                        status=item.status, fetch_mode=item.fetch_mode)
-                raise DropItem(f"canonical conflict {canonical}", log_level="DEBUG")
+        canonical = self._unused(item, choice.url)
         item.canonical_url = canonical
-        self._by_content[key] = canonical
-        self._hash_of_canonical[canonical] = digest
+        self._groups[key] = ContentGroup(canonical, choice.declared and canonical == choice.url)
+        self._taken.add(canonical)
         return item
+
+    def _unused(self, item: FetchedPage, canonical: str) -> str:
+        """The canonical URL, or the page's own URL when another page already holds it."""
+        if canonical not in self._taken:
+            return canonical
+        own = normalize_url(item.final_url)
+        item.warnings.append({"code": "canonical_conflict",
+                              "detail": f"{canonical} already names a page with other content"})
+        if own in self._taken:
+            self.session.log.record(item.track.url, "failed", reason="canonical_conflict",
+                                    rule=f"canonical URL {own} already taken",
+                                    status=item.status, fetch_mode=item.fetch_mode)
+            raise DropItem(f"canonical conflict {own}", log_level="DEBUG")
+        return own
+
+    def _reelect(self, group: ContentGroup, choice: CanonicalChoice) -> None:
+        """A duplicate may carry a better canonical than the one written."""
+        if group.declared or choice.url in self._taken:
+            return
+        if choice.declared or preference(choice.url) < preference(group.canonical):
+            self._taken.discard(group.canonical)
+            self._taken.add(choice.url)
+            self.session.rename_canonical(group.canonical, choice.url)
+            group.canonical, group.declared = choice.url, choice.declared
 
     def _merge_duplicate(self, item: FetchedPage, canonical: str) -> None:
         track = item.track

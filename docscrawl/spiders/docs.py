@@ -137,7 +137,7 @@ class DocsSpider(scrapy.Spider):
             self._log_skip(url, verdict)
             return []
         assert verdict.track is not None
-        return [self._page_request(verdict.track, url)]
+        return [self._page_request(verdict.track, verdict.track.key)]
 
     def _log_skip(self, url: str, verdict: Verdict) -> None:
         self.session.log.record(url, "skipped", reason=verdict.reason, rule=verdict.rule)

@@ -49,3 +49,10 @@ def test_choose_canonical(final: str, href: str | None, expected: str,
     choice = choose_canonical(final, href, SCOPE)
     assert choice.url == expected
     assert (choice.warning[0] if choice.warning else None) == warning
+
+
+def test_link_destinations_do_not_change_the_hash() -> None:
+    a = "See [the settings](https://d.example/latest/configure.html#s) and ![logo](/l.png)."
+    b = 'See [the settings](https://d.example/configure.html#s "t") and ![logo](/x/l.png).'
+    assert content_hash(a) == content_hash(b)
+    assert content_hash(a) != content_hash("See [other settings](https://d.example/c.html).")

@@ -294,8 +294,21 @@ def test_short_visible_trail_yields_to_disagreeing_jsonld() -> None:
             '<li><a href="next.html">next</a></li></ul></div>',
             ["Project"],
         ),
+        (
+            '<div class="layout-with-breadcrumbs"><ul>'
+            + "".join(f'<li><a href="/p{i}">Page {i}</a></li>' for i in range(30))
+            + "</ul></div>",
+            [],
+        ),
     ],
-    ids=["separators", "icons-and-sr-only", "edit-link", "relbar-only", "old-relbar-no-classes"],
+    ids=[
+        "separators",
+        "icons-and-sr-only",
+        "edit-link",
+        "relbar-only",
+        "old-relbar-no-classes",
+        "page-wrapper-is-not-a-trail",
+    ],
 )
 def test_visible_label_cleaning(body: str, labels: list[str]) -> None:
     html = _page(body=body)
@@ -308,6 +321,8 @@ def test_visible_label_cleaning(body: str, labels: list[str]) -> None:
     [
         (["Docs", "Guide"], ["docs", "GUIDE"], True),
         (["Home", "Docs"], ["Docs"], True),
+        (["Docs"], ["Home", "Docs"], True),
+        (["Home", "Docs"], ["home page", "Docs"], True),
         (["Docs", "Guide"], ["Docs"], False),
         (["Start", "Docs"], ["Docs"], False),
         (["Docs"], ["Documentation"], False),
@@ -336,3 +351,25 @@ def test_real_scrapy_rtd_page() -> None:
         ("Spiders", None),
     ]
     assert result.warnings == []
+
+
+def test_microdata_list_nested_in_another_item() -> None:
+    body = (
+        '<div itemscope itemtype="https://schema.org/WebPage"><p itemprop="name">Page</p>'
+        '<ol itemprop="breadcrumb" itemscope itemtype="https://schema.org/BreadcrumbList">'
+        '<li itemprop="itemListElement" itemscope itemtype="https://schema.org/ListItem">'
+        '<a itemprop="item" href="/b/"><span itemprop="name">B</span></a>'
+        '<meta itemprop="position" content="2"></li>'
+        '<li itemprop="itemListElement" itemscope itemtype="https://schema.org/ListItem">'
+        '<a itemprop="item" href="/a/"><span itemprop="name">A</span></a>'
+        '<meta itemprop="position" content="1"></li></ol></div>'
+    )
+    html = _page(body=body)
+    result = extract_breadcrumbs(Selector(text=html).root, html, "https://s.test/x")
+    assert _pairs(result.observations["jsonld"]) == [
+        ("A", "https://s.test/a/"),
+        ("B", "https://s.test/b/"),
+    ]
+    # The visible list is in document order, so the two disagree.
+    assert [c.label for c in result.observations["visible"]] == ["B", "A"]
+    assert result.source == "visible"

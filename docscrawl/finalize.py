@@ -1,0 +1,91 @@
+"""End-of-crawl updates to records already written (aliases found later, canonical changes).
+
+Each file is rewritten at most once, streaming line by line into a temporary file that
+replaces the original atomically; a crash during the rewrite leaves the original intact.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from docscrawl.dedup.content import sha256_id
+from docscrawl.jsonl import dumps_line
+
+Transform = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+def rewrite_jsonl(path: Path, transform: Transform) -> None:
+    """Apply `transform` to every line of a JSONL file; torn lines are dropped."""
+    if not path.exists():
+        return
+    tmp = path.with_name(path.name + ".tmp")
+    with path.open(encoding="utf-8") as src, tmp.open("w", encoding="utf-8") as dst:
+        for raw in src:
+            try:
+                record = json.loads(raw)
+            except ValueError:
+                continue
+            dst.write(dumps_line(transform(record)))
+        dst.flush()
+        os.fsync(dst.fileno())
+    os.replace(tmp, path)
+
+
+def resolve_renames(renames: dict[str, str]) -> dict[str, str]:
+    """Follow rename chains (a -> b -> c becomes a -> c, b -> c)."""
+    resolved = {}
+    for old in renames:
+        new, hops = renames[old], 0
+        while new in renames and hops < len(renames):
+            new, hops = renames[new], hops + 1
+        resolved[old] = new
+    return resolved
+
+
+def page_updater(grown: dict[str, dict[str, Any]], renames: dict[str, str]) -> Transform:
+    """pages.jsonl: new canonical URL and id, grown observed URLs and discovery."""
+    def update(record: dict[str, Any]) -> dict[str, Any]:
+        old = record.get("canonical_url")
+        new = renames.get(old, old)
+        if new != old:
+            record["canonical_url"], record["id"] = new, sha256_id(new)
+        record.update(grown.get(new, {}))
+        return record
+    return update
+
+
+def page_ref_updater(renames: dict[str, str]) -> Transform:
+    """structure.jsonl and chunks.jsonl: follow the page's new canonical URL and id."""
+    def update(record: dict[str, Any]) -> dict[str, Any]:
+        meta = record.get("metadata")
+        old = record.get("canonical_url") or (meta or {}).get("canonical_url")
+        new = renames.get(old)
+        if new is None:
+            return record
+        record["page_id"] = sha256_id(new)
+        if "canonical_url" in record:
+            record["canonical_url"] = new
+        if meta:
+            meta["canonical_url"] = new
+            source = meta.get("source_url") or ""
+            if source == old or source.startswith(old + "#"):
+                meta["source_url"] = new + source[len(old):]
+        return record
+    return update
+
+
+def log_updater(renames: dict[str, str]) -> Transform:
+    """crawl_log.jsonl: `duplicate_of` and `extracted` references follow renames."""
+    def update(event: dict[str, Any]) -> dict[str, Any]:
+        for key in ("duplicate_of", "canonical_url"):
+            value = event.get(key)
+            if value in renames:
+                event[key] = renames[value]
+                if key == "canonical_url" and "page_id" in event:
+                    event["page_id"] = sha256_id(renames[value])
+        return event
+    return update
