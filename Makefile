@@ -3,7 +3,10 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
-.PHONY: setup demo test lint clean
+.PHONY: setup system-deps demo test lint clean
+
+# Debian packages the full test suite uses (root): real generator output to crawl.
+SYSTEM_PACKAGES := python-scrapy-doc python-pytest-doc
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import ensurepip' 2>/dev/null || { command -v apt-get >/dev/null && \
@@ -16,6 +19,10 @@ $(VENV)/.installed: $(BIN)/python pyproject.toml
 	@touch $@
 
 setup: $(VENV)/.installed
+
+system-deps:
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=600 $(SYSTEM_PACKAGES)
 
 demo: setup
 	$(BIN)/python -m docscrawl.demo

@@ -7,6 +7,7 @@ the class/id tokens and a few attributes (no XPath). The heuristics are data tab
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from lxml import etree
 
@@ -17,11 +18,15 @@ CHROME_TAGS = frozenset({
     "nav", "footer",
 })
 
+# Permalink-marker classes: chrome when the element shows no more than a marker
+# (docsify wraps the whole heading text in `a.anchor`, which is content).
+PERMALINK_CLASSES = frozenset({
+    "headerlink", "hash-link", "header-anchor", "anchorjs-link", "anchor-link", "anchor",
+    "heading-anchor", "sl-anchor-link", "zola-anchor", "permalink",
+})
+PERMALINK_MAX_CHARS = 2
 # Exact class tokens (lower case) that mark chrome whatever the tag.
 CHROME_CLASSES = frozenset({
-    # permalink markers
-    "headerlink", "hash-link", "header-anchor", "anchorjs-link", "anchor-link",
-    "heading-anchor", "sl-anchor-link", "zola-anchor", "permalink",
     # copy buttons
     "copybtn", "copy-button", "copybutton", "md-clipboard", "copy-code-button",
     # line-number gutters
@@ -38,7 +43,8 @@ CHROME_CLASSES = frozenset({
     # in-article navigation: TOC, pagination, breadcrumbs, feedback
     "toc", "table-of-contents", "page-toc", "on-this-page", "md-nav", "theme-doc-toc-mobile",
     "pagination-nav", "prev-next", "prev-next-area", "rst-footer-buttons", "md-footer",
-    "pager", "nav-links", "breadcrumbs", "breadcrumb", "rustdoc-breadcrumbs",
+    "pager", "pagination", "docsify-pagination-container", "nav-links", "breadcrumbs",
+    "breadcrumb", "rustdoc-breadcrumbs",
     "theme-doc-breadcrumbs", "wy-breadcrumbs", "md-feedback", "feedback", "md-top",
     "theme-doc-footer", "notable-traits",
     # screen-reader-only text and skip links
@@ -47,11 +53,12 @@ CHROME_CLASSES = frozenset({
 })
 # Class tokens that are chrome only on one tag (elsewhere they are common words).
 TAG_CLASS_CHROME: dict[str, frozenset[str]] = {
-    "a": frozenset({"anchor", "edit-page", "edit-link"}),
+    "a": frozenset({"edit-page", "edit-link"}),
     "span": frozenset({"lang", "ln"}),
     "td": frozenset({"gutter"}),
     "summary": frozenset({"hideme"}),
 }
+LOCAL_TOC_COMPANIONS = frozenset({"local", "topic"})
 # Substrings of the class attribute (lower case) that mark chrome.
 CHROME_CLASS_PARTS = ("clipboard", "cookie", "consent", "copybutton", "buttongroup")
 CHROME_IDS = frozenset({
@@ -94,6 +101,10 @@ def is_chrome(el: etree._Element) -> bool:
             return True
         if tag in TAG_CLASS_CHROME and tokens & TAG_CLASS_CHROME[tag]:
             return True
+        if tokens & PERMALINK_CLASSES and _shows_only_a_marker(el):
+            return True
+        if "contents" in tokens and tokens & LOCAL_TOC_COMPANIONS:
+            return True  # docutils `.. contents::`: an in-article table of contents
         if tag == "aside" and tokens & {"sidebar-nav", "toc", "related"}:
             return True
     if (el.get("id") or "").lower() in CHROME_IDS:
@@ -103,6 +114,11 @@ def is_chrome(el: etree._Element) -> bool:
     if _is_hidden(el, tag):
         return True
     return tag == "a" and _is_chrome_link(el)
+
+
+def _shows_only_a_marker(el: etree._Element) -> bool:
+    text = "".join(el.itertext()).strip().strip(ZERO_WIDTH)
+    return text in PERMALINK_TEXTS or len(text) <= PERMALINK_MAX_CHARS
 
 
 def _is_line_number_gutter(el: etree._Element, tag: str) -> bool:
@@ -150,18 +166,33 @@ WS_RE = re.compile(r"\s+")
 def visible_text(el: etree._Element, *, skip_chrome: bool = True) -> str:
     """Text of `el` with chrome subtrees skipped and whitespace collapsed."""
     parts: list[str] = []
-    _collect_text(el, parts, skip_chrome)
+    stack: list[etree._Element | str] = [el]
+    while stack:  # iterative: real pages can nest deeper than Python's recursion limit
+        node = stack.pop()
+        if isinstance(node, str):
+            parts.append(node)
+            continue
+        if node is not el and (
+            not isinstance(node.tag, str) or (skip_chrome and is_chrome(node))
+        ):
+            continue
+        if node.tag == "br":
+            parts.append(" ")
+            continue
+        if node.text:
+            parts.append(node.text)
+        for child in reversed(node):
+            if child.tail:
+                stack.append(child.tail)
+            stack.append(child)
     return WS_RE.sub(" ", "".join(parts)).strip(" " + ZERO_WIDTH)
 
 
-def _collect_text(el: etree._Element, parts: list[str], skip_chrome: bool) -> None:
-    if el.text:
-        parts.append(el.text)
-    for child in el:
-        if isinstance(child.tag, str) and not (skip_chrome and is_chrome(child)):
-            if child.tag == "br":
-                parts.append(" ")
-            else:
-                _collect_text(child, parts, skip_chrome)
-        if child.tail:
-            parts.append(child.tail)
+def iter_content(el: etree._Element) -> Iterator[etree._Element]:
+    """Descendants of `el` in document order, without chrome subtrees (iterative)."""
+    stack = list(reversed(el))
+    while stack:
+        node = stack.pop()
+        if isinstance(node.tag, str) and not is_chrome(node):
+            yield node
+            stack.extend(reversed(node))

@@ -68,12 +68,11 @@ def resolve(href: str | None, base_url: str) -> str | None:
     href = (href or "").strip()
     if not href:
         return None
-    scheme = urlsplit(href).scheme.lower()
-    if scheme in SKIP_SCHEMES:
-        return None
     try:
+        if urlsplit(href).scheme.lower() in SKIP_SCHEMES:
+            return None
         return urljoin(base_url, href)
-    except ValueError:
+    except ValueError:  # malformed, e.g. an unclosed IPv6 bracket
         return None
 
 
@@ -129,7 +128,7 @@ def discovery_links(
     """
     base = document_base(root, base_url)
     rmap = _region_map(root, base, region_map)
-    self_url = urldefrag(base_url)[0]
+    self_urls = {urldefrag(base_url)[0], urldefrag(base)[0]}
     seen: set[tuple[str, str]] = set()
     resolved: dict[str, str | None] = {}
     found: list[DiscoveredLink] = []
@@ -139,7 +138,7 @@ def discovery_links(
         if url is None:
             return None
         url = urldefrag(url)[0]
-        if urlsplit(url).scheme.lower() not in FOLLOW_SCHEMES or url in (self_url, base):
+        if urlsplit(url).scheme.lower() not in FOLLOW_SCHEMES or url in self_urls:
             return None
         return url
 
@@ -279,7 +278,17 @@ def page_links(
     out: list[Link] = []
     next_main = 0
     in_main = set(main_el.iter("a", "area"))
-    for a in root.iter("a", "area"):
+    main_seen = False
+    for a in root.iter("a", "area", main_el.tag):
+        if a is main_el:
+            main_seen = True
+            continue
+        if a.tag not in ("a", "area"):
+            continue
+        if main_seen and a not in in_main:
+            # First anchor after the main element: renderer links not matched so far go here.
+            out.extend(main_links[next_main:])
+            next_main = len(main_links)
         url = resolve(a.get("href"), base)
         if url is None:
             continue

@@ -26,6 +26,7 @@ TITLE_CLASS_PARTS = ("title", "heading")
 EMPHASIS_TAGS = frozenset({"strong", "b"})
 # Nearest block ancestors that make a link "other" rather than prose.
 OTHER_CONTAINERS = frozenset({"pre", "dt", "figcaption", "caption", "summary"})
+GRID_CELL_CLASSES = frozenset({"col-first", "col-second", "col-last", "col-constructor-name"})
 OTHER_CLASSES = frozenset({"member-signature", "sig", "sig-object", "item-decl"})
 INLINE_TAGS = frozenset({
     "a", "abbr", "b", "bdi", "bdo", "cite", "code", "del", "dfn", "em", "i", "ins", "kbd",
@@ -82,6 +83,8 @@ def link_container(a: etree._Element, main: etree._Element) -> tuple[str, str | 
             return "list_item", _leading_strong(node)
         elif tag in {"td", "th"}:
             return "table", _row_label(node)
+        elif GRID_CELL_CLASSES.intersection((node.get("class") or "").split()):
+            return "table", None
         elif tag in OTHER_CONTAINERS or OTHER_CLASSES.intersection(
             (node.get("class") or "").split()
         ):

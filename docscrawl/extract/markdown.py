@@ -14,7 +14,7 @@ from urllib.parse import urljoin
 
 from lxml import etree
 
-from docscrawl.extract.clean import class_tokens, is_chrome, visible_text
+from docscrawl.extract.clean import class_tokens, is_chrome, iter_content, visible_text
 from docscrawl.extract.code_blocks import classify_kind, code_info, is_code_table
 from docscrawl.extract.headings import HeadingStack, heading_anchor, heading_level, heading_text
 from docscrawl.extract.main_links import card_title, link_container, link_target
@@ -41,6 +41,10 @@ API_TERM_CLASSES = frozenset({"sig", "sig-object"})  # Sphinx `dl.py.function > 
 LAYOUT_LIST_CLASSES = frozenset({
     "member-list", "blocklist", "blocklistlast", "details-list", "summary-list", "block-list",
 })
+TAB_LABEL_CLASSES = frozenset({"tabbed-labels"})
+GRID_TABLE_CLASSES = frozenset({"summary-table"})  # Javadoc 16+: tables made of divs
+# Links rendered as their text only: docutils headings link back to a removed local TOC.
+UNWRAPPED_LINK_CLASSES = frozenset({"toc-backref"})
 LAYOUT_TABLE_ROLES = frozenset({"presentation", "none"})
 
 # Callouts: marker classes, then the type read from a prefixed or bare class token.
@@ -84,6 +88,9 @@ IMAGE_ONLY_RE = re.compile(r"^(\[?!\[[^\]]*\]\([^)]*\)(\]\([^)]*\))?\s*)+$")
 BLOCK_START_RE = re.compile(r"^(#{1,6}(\s|$)|>|[-+*](\s|$)|~{3,}|={3,}\s*$)")
 ORDERED_START_RE = re.compile(r"^(\d+)([.)])(\s|$)")
 CONTEXT_CHARS = 300
+MAX_NESTING = 80  # containers deeper than this are kept as plain text
+NESTING_WARNING = "markup_too_deep"
+FALLBACK_WARNING = "markdown_fallback"
 
 
 @dataclass(slots=True)
@@ -100,7 +107,18 @@ class MainRender:
 
 def render_main(main_el: etree._Element, *, base_url: str) -> MainRender:
     """Render the main content element as Markdown plus its structure."""
-    return _Renderer(main_el, base_url).render()
+    try:
+        return _Renderer(main_el, base_url).render()
+    except RecursionError:  # pathological nesting the depth guard did not catch
+        return _plain_render(main_el)
+
+
+def _plain_render(main_el: etree._Element) -> MainRender:
+    text = visible_text(main_el)
+    locator = main_el.getroottree().getpath(main_el)
+    blocks = [Block(0, "paragraph", text, [], None, locator, len(text))] if text else []
+    warning = ExtractionWarning(FALLBACK_WARNING, "markup nested too deeply; plain text kept")
+    return MainRender(text + "\n" if text else "", blocks, warnings=[warning])
 
 
 Parts = list[tuple[str, str]]  # (block kind, markdown)
@@ -122,6 +140,7 @@ class _Renderer:
         self.waiting_for_context: list[CodeBlock] = []
         self.last_code_kind: str | None = None
         self.blocks_since_code = 0
+        self.nesting = 0
 
     def render(self) -> MainRender:
         parts = self.children(self.main)
@@ -134,6 +153,25 @@ class _Renderer:
 
     def children(self, el: etree._Element, skip: etree._Element | None = None) -> Parts:
         """Blocks of `el`'s content; runs of text and inline elements become paragraphs."""
+        if self.nesting >= MAX_NESTING:
+            return self.too_deep(el)
+        self.nesting += 1
+        try:
+            return self.children_blocks(el, skip)
+        finally:
+            self.nesting -= 1
+
+    def too_deep(self, el: etree._Element) -> Parts:
+        """Keep the text (and links) of a subtree nested beyond MAX_NESTING."""
+        if not any(w.code == NESTING_WARNING for w in self.out.warnings):
+            path = el.getroottree().getpath(el)
+            detail = f"content nested over {MAX_NESTING} levels kept as text: {path[-120:]}"
+            self.out.warnings.append(ExtractionWarning(NESTING_WARNING, detail))
+        self.collect_links(el)
+        text = visible_text(el)
+        return [("paragraph", self.leaf("paragraph", el, text, text))] if text else []
+
+    def children_blocks(self, el: etree._Element, skip: etree._Element | None) -> Parts:
         out: Parts = []
         run: list[str | etree._Element] = [el.text] if el.text else []
         for child in el:
@@ -179,6 +217,10 @@ class _Renderer:
         callout = callout_type(el)
         if callout is not None:
             return [("callout", self.composite("callout", el, lambda: self.callout(el, callout)))]
+        if _is_tab_list(el):
+            return self.tab_labels(el)
+        if class_tokens(el) & GRID_TABLE_CLASSES:
+            return [("table", self.composite("table", el, lambda: self.grid_table(el)))]
         handler = BLOCK_HANDLERS.get(tag)
         if handler is not None:
             return handler(self, el)
@@ -295,11 +337,15 @@ class _Renderer:
 
     # ---- composite blocks -------------------------------------------------------------
 
+    def tab_labels(self, el: etree._Element) -> Parts:
+        """Tab names (npm | yarn) on one line; not prose, so not code context."""
+        labels = [
+            visible_text(tab) for tab in el if isinstance(tab.tag, str) and not is_chrome(tab)
+        ]
+        md = " | ".join(label for label in labels if label)
+        return [("paragraph", self.leaf("paragraph", el, md, md))] if md else []
+
     def list_block(self, el: etree._Element) -> Parts:
-        if (el.get("role") or "").lower() == "tablist":  # tab labels: one line, not prose
-            labels = [visible_text(tab) for tab in el if isinstance(tab.tag, str)]
-            md = " | ".join(label for label in labels if label)
-            return [("paragraph", self.leaf("paragraph", el, md, md))] if md else []
         if _is_layout_list(el):
             out: Parts = []
             for li in el:
@@ -324,7 +370,7 @@ class _Renderer:
                 continue
             marker = f"{number}. " if ordered else "- "
             number += 1
-            body = _join_item(self.children(li))
+            body = _task_box(li) + _join_item(self.children(li))
             items.append(marker + _indent(body, len(marker)) if body else marker.rstrip())
         loose = any("\n\n" in item for item in items)
         return ("\n\n" if loose else "\n").join(items)
@@ -448,6 +494,19 @@ class _Renderer:
             grid.append(row)
         return grid
 
+    def grid_table(self, el: etree._Element) -> str:
+        """Javadoc's CSS-grid `div.summary-table`: header divs, then cells row by row."""
+        cells = [c for c in el if isinstance(c.tag, str) and not is_chrome(c)]
+        header = [c for c in cells if "table-header" in class_tokens(c)]
+        width = len(header)
+        if not width:
+            return self.join(self.children(el))
+        body = [self.cell(c) for c in cells if "table-header" not in class_tokens(c)]
+        rows = [body[i : i + width] for i in range(0, len(body), width)]
+        lines = [_table_row([self.cell(c) for c in header]), _table_row(["---"] * width)]
+        lines += [_table_row(row + [""] * (width - len(row))) for row in rows]
+        return "\n".join(lines)
+
     def cell(self, cell: etree._Element) -> str:
         before, self.in_cell = self.in_cell, True
         self.depth += 1
@@ -562,7 +621,7 @@ class _Renderer:
         text.extend(inner_text)
         inner = "".join(inner_md)
         href = (el.get("href") or "").strip()
-        if not href:
+        if not href or class_tokens(el) & UNWRAPPED_LINK_CLASSES:
             md.append(inner)
             return
         url = urljoin(self.base_url, href)
@@ -589,15 +648,11 @@ class _Renderer:
 
     def collect_links(self, el: etree._Element) -> None:
         """Record links inside content rendered as plain text (code, signatures)."""
-        for child in el:
-            if not isinstance(child.tag, str) or is_chrome(child):
-                continue
-            href = (child.get("href") or "").strip() if child.tag == "a" else ""
-            if href:
-                text = visible_text(child)
-                if text:
-                    self.record_link(child, urljoin(self.base_url, href), text)
-            self.collect_links(child)
+        for node in iter_content(el):
+            href = (node.get("href") or "").strip() if node.tag == "a" else ""
+            text = visible_text(node) if href else ""
+            if text:
+                self.record_link(node, urljoin(self.base_url, href), text)
 
 
 BLOCK_HANDLERS: dict[str, Callable[[_Renderer, etree._Element], Parts]] = {
@@ -661,6 +716,17 @@ def _callout_title(el: etree._Element) -> etree._Element | None:
 # ---- small structural helpers --------------------------------------------------------
 
 
+def _is_tab_list(el: etree._Element) -> bool:
+    """The row of tab names above tabbed content (ARIA, MkDocs Material, VitePress)."""
+    if (el.get("role") or "").lower() == "tablist":
+        return True
+    tokens = class_tokens(el)
+    if tokens & TAB_LABEL_CLASSES:
+        return True
+    children = [c.tag for c in el if isinstance(c.tag, str)]
+    return "tabs" in tokens and bool(children) and set(children) <= {"input", "label"}
+
+
 def _is_layout_list(el: etree._Element) -> bool:
     """Javadoc wraps member sections in lists; those lists are layout, not content."""
     if class_tokens(el) & LAYOUT_LIST_CLASSES:
@@ -672,6 +738,14 @@ def _is_layout_list(el: etree._Element) -> bool:
             ):
                 return True
     return False
+
+
+def _task_box(li: etree._Element) -> str:
+    """`[x] ` / `[ ] ` for a GFM task-list item (its checkbox input is otherwise chrome)."""
+    box = next((c for c in li.iter("input") if (c.get("type") or "").lower() == "checkbox"), None)
+    if box is None or (li.text or "").strip():
+        return ""
+    return "[x] " if box.get("checked") is not None else "[ ] "
 
 
 def _dl_items(dl: etree._Element) -> Iterable[etree._Element]:

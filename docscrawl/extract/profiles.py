@@ -32,14 +32,19 @@ class Profile:
 
 
 # Top-level division classes of DocBook XSL chunks (one of them wraps each page's text).
-DOCBOOK_DIVISIONS: tuple[str, ...] = tuple(
-    f"body > div.{name}"
-    for name in (
-        "set", "book", "part", "chapter", "appendix", "preface", "article", "reference",
-        "refentry", "section", "sect1", "sect2", "sect3", "sect4", "sect5", "simplesect",
-        "glossary", "index", "bibliography", "colophon", "dedication", "qandaset", "partintro",
-    )
-) + ("div.book", "div.chapter", "div.refentry", "div.section", "div.sect1")
+_DOCBOOK_DIVISION_NAMES = (
+    "set", "book", "part", "chapter", "appendix", "preface", "article", "reference",
+    "refentry", "section", "sect1", "sect2", "sect3", "sect4", "sect5", "simplesect",
+    "glossary", "index", "bibliography", "colophon", "dedication", "qandaset", "partintro",
+)
+DOCBOOK_DIVISIONS: tuple[str, ...] = (
+    *(f"body > div.{name}" for name in _DOCBOOK_DIVISION_NAMES),
+    "div.book",
+    "div.chapter",
+    "div.refentry",
+    "div.section",
+    "div.sect1",
+)
 
 PROFILES: dict[str, Profile] = {
     "sphinx": Profile(
@@ -73,7 +78,7 @@ PROFILES: dict[str, Profile] = {
         breadcrumb=(
             "div.rst-content > div[role=navigation]",
             "ul.wy-breadcrumbs",
-            "div.related", "nav.bd-breadcrumbs", "ol.bd-breadcrumbs",
+            "div.related", "nav.bd-breadcrumbs", "ul.bd-breadcrumbs", "ol.bd-breadcrumbs",
         ),
         pagination=(
             "div.rst-footer-buttons",
@@ -82,7 +87,13 @@ PROFILES: dict[str, Profile] = {
             "div.prev-next-area",
             "footer.prev-next-footer",
         ),
-        primary_nav=("header.mobile-header", "nav.wy-nav-top", "div.pageheader", "nav.bd-header"),
+        primary_nav=(
+            "header.mobile-header",
+            "nav.wy-nav-top",
+            "div.pageheader",
+            "header.bd-header",
+            "nav.bd-header",
+        ),
         footer=("div.footer[role=contentinfo]", "footer.bd-footer", "div.bottom-of-page"),
         related=("div.admonition.seealso",),
         chrome=("a.headerlink", "div.sphinxsidebar", "a.viewcode-link"),
@@ -211,7 +222,8 @@ PROFILES: dict[str, Profile] = {
         chrome=("a.anchor", "div.toolbar .edit-this-page"),
     ),
     "starlight": Profile(
-        main=(".sl-markdown-content", "main [data-pagefind-body]", "main"),
+        # The page title sits above .sl-markdown-content, so the whole <main> is preferred.
+        main=("main[data-pagefind-body]", "main", ".sl-markdown-content"),
         sidebar=("nav.sidebar", "#starlight__sidebar", "div.sidebar-pane"),
         toc=(
             "starlight-toc",

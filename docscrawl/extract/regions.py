@@ -49,9 +49,8 @@ REGION_TAGS = (
     "p", "dl",
 )
 LIST_TAGS = ("ul", "ol")
-# Region kinds that vocabulary may assign inside the main content.
-INSIDE_MAIN_KINDS = frozenset({"breadcrumb", "table_of_contents", "pagination", "related_content"})
-# Kinds specific enough to be recognised inside another region (a TOC inside a sidebar).
+# Kinds specific enough to be recognised inside another region (a TOC inside a sidebar,
+# a breadcrumb inside the main content); the general kinds never nest.
 NESTING_KINDS = frozenset({"breadcrumb", "table_of_contents", "pagination", "related_content"})
 NAV_KINDS = frozenset({
     "primary_navigation", "sidebar_navigation", "table_of_contents", "breadcrumb",
@@ -196,7 +195,7 @@ def _generic_kind(
     ctx = _context(el, main)
     if ctx.in_main:
         kind = named or hint
-        if kind in INSIDE_MAIN_KINDS and _link_text_share(el) >= INSIDE_MAIN_LINK_SHARE:
+        if kind in NESTING_KINDS and _link_text_share(el) >= INSIDE_MAIN_LINK_SHARE:
             return kind, True
         return None, False
     if named:

@@ -18,25 +18,6 @@ __all__ = ["active_sidebar_trail"]
 
 Element = etree._Element
 
-# Sidebar documentation trees, most specific first.
-SIDEBARS: tuple[tuple[str, str], ...] = (
-    ("sphinx-rtd", ".wy-menu-vertical"),
-    ("mkdocs-material", "nav.md-nav--primary"),
-    ("docusaurus", "nav.menu, .theme-doc-sidebar-menu"),
-    ("vitepress", ".VPSidebar, aside.VPSidebar"),
-    ("mdbook", "#sidebar .sidebar-scrollbox, nav#sidebar, .sidebar ol.chapter"),
-    ("pydata", ".bd-sidebar-primary, nav.bd-docs-nav"),
-    ("furo", ".sidebar-tree"),
-    ("sphinx-basic", "div.sphinxsidebar"),
-    ("rustdoc", "nav.sidebar, .sidebar-elems"),
-    ("docsy", ".td-sidebar-nav"),
-    ("antora", "nav.nav-menu"),
-    ("starlight", "nav[aria-label=Main] ul.top-level, #starlight__sidebar"),
-    ("gitbook", "nav.book-summary, .book-summary"),
-    ("docsify", ".sidebar-nav"),
-    ("mkdocs-bootstrap", "ul.navbar-nav"),  # mkdocs/readthedocs themes: top-bar doc tree
-    ("generic-aside", "aside, [role=navigation][class*=sidebar], [class*=sidenav]"),
-)
 # Active-item markers, strongest first; the deepest match in a sidebar wins.
 ACTIVE_ITEMS: tuple[str, ...] = (
     "[aria-current=page]",
@@ -44,8 +25,34 @@ ACTIVE_ITEMS: tuple[str, ...] = (
     "a.menu__link--active",
     ".VPSidebarItem.is-active",
     "li.toctree-l1.current > a, li.current > a, a.current",
-    "a.active, li.active > a, a.dropdown-item.active",
+    "a.active, li.active > a",
     "a.is-active, a.current-page, .is-current-page > a, a.sidebar-active",
+)
+# The mkdocs/readthedocs built-in themes keep the doc tree in the top bar; only their
+# own markers count there, so any Bootstrap navbar's active "Home" is not a trail.
+MKDOCS_NAVBAR_ACTIVE = ("a.dropdown-item.active", "li.navitem.active > a")
+# Sidebar documentation trees, most specific first: (name, container, active markers).
+SIDEBARS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("sphinx-rtd", ".wy-menu-vertical", ACTIVE_ITEMS),
+    ("mkdocs-material", "nav.md-nav--primary", ACTIVE_ITEMS),
+    ("docusaurus", "nav.menu, .theme-doc-sidebar-menu", ACTIVE_ITEMS),
+    ("vitepress", ".VPSidebar, aside.VPSidebar", ACTIVE_ITEMS),
+    ("mdbook", "#sidebar .sidebar-scrollbox, nav#sidebar, .sidebar ol.chapter", ACTIVE_ITEMS),
+    ("pydata", ".bd-sidebar-primary, nav.bd-docs-nav", ACTIVE_ITEMS),
+    ("furo", ".sidebar-tree", ACTIVE_ITEMS),
+    ("sphinx-basic", "div.sphinxsidebar", ACTIVE_ITEMS),
+    ("rustdoc", "nav.sidebar, .sidebar-elems", ACTIVE_ITEMS),
+    ("docsy", ".td-sidebar-nav", ACTIVE_ITEMS),
+    ("antora", "nav.nav-menu", ACTIVE_ITEMS),
+    ("starlight", "nav[aria-label=Main] ul.top-level, #starlight__sidebar", ACTIVE_ITEMS),
+    ("gitbook", "nav.book-summary, .book-summary", ACTIVE_ITEMS),
+    ("docsify", ".sidebar-nav", ACTIVE_ITEMS),
+    ("mkdocs-navbar", "ul.navbar-nav", MKDOCS_NAVBAR_ACTIVE),
+    (
+        "generic-aside",
+        "aside, [role=navigation][class*=sidebar], [class*=sidenav]",
+        ACTIVE_ITEMS,
+    ),
 )
 # An "item" of the tree: one level of the trail.
 ITEM_XPATH = etree.XPath(
@@ -99,9 +106,9 @@ def _depth(el: Element) -> int:
     return len(ITEM_XPATH(el))
 
 
-def _active_element(sidebar: Element) -> Element | None:
+def _active_element(sidebar: Element, markers: tuple[str, ...]) -> Element | None:
     """Deepest active marker in `sidebar` (first in document order on ties)."""
-    for selector in ACTIVE_ITEMS:
+    for selector in markers:
         found = [el for el in select_all(sidebar, selector) if not _in_toc(el, sidebar)]
         if found:
             return max(found, key=_depth)  # max keeps the first of equal depths
@@ -148,9 +155,9 @@ def active_sidebar_trail(root: Element, base_url: str) -> list[str]:
     """
     del base_url
     index = DocIndex.of(root)
-    for _name, selector in SIDEBARS:
+    for _name, selector, markers in SIDEBARS:
         for sidebar in index.select(selector):
-            active = _active_element(sidebar)
+            active = _active_element(sidebar, markers)
             if active is not None:
                 trail = _trail(active, sidebar)
                 if trail:

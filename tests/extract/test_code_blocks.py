@@ -120,7 +120,7 @@ def test_chroma_line_number_spans_are_removed() -> None:
     [
         ('<pre><code class="language-python">x</code></pre>', "python"),
         ('<pre class="lang-js">x</pre>', "javascript"),
-        ('<div class="highlight-python notranslate"><div class="highlight"><pre>x</pre></div></div>',
+        ('<div class="highlight-python"><div class="highlight"><pre>x</pre></div></div>',
          "python"),
         ('<div class="highlight-console"><div class="highlight"><pre>$ x</pre></div></div>',
          "console"),

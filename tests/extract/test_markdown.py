@@ -281,6 +281,9 @@ def test_permalink_markers_are_not_links_or_text() -> None:
         '<aside class="toc">x</aside>',
         '<div class="pagination-nav">x</div>',
         '<a href="javascript:void(0)">x</a>',
+        '<a class="anchor" href="#x">§</a>',
+        '<div class="contents local topic" id="contents"><p>Contents</p></div>',
+        '<div class="docsify-pagination-container"><a href="/n">Next</a></div>',
     ],
 )
 def test_is_chrome(html: str) -> None:
@@ -298,6 +301,8 @@ def test_is_chrome(html: str) -> None:
         '<pre class="line-numbers language-js">x</pre>',
         '<h2 class="anchor" id="x">Heading</h2>',
         '<aside class="starlight-aside">x</aside>',
+        '<div class="topic"><p>A docutils topic is content.</p></div>',
+        '<a class="anchor" href="#/page?id=x"><span>Docsify heading text</span></a>',
     ],
 )
 def test_is_not_chrome(html: str) -> None:
@@ -308,6 +313,20 @@ def first_element(html: str) -> etree._Element:
     if html.startswith("<td"):
         return Selector(text=f"<table><tr>{html}</tr></table>").css("td")[0].root
     return Selector(text=f"<div>{html}</div>").css("body > div > *")[0].root
+
+
+def test_task_list_items_keep_their_state() -> None:
+    out = md(
+        '<ul><li><input type="checkbox" checked disabled> done</li>'
+        '<li><input type="checkbox" disabled> todo</li></ul>'
+    )
+    assert out == "- [x] done\n- [ ] todo\n"
+
+
+def test_toc_backref_heading_links_are_unwrapped() -> None:
+    result = render('<main><h2><a class="toc-backref" href="#id1">Usage</a></h2></main>')
+    assert result.markdown == "## Usage\n"
+    assert result.links == []
 
 
 def test_empty_main_renders_empty_markdown() -> None:

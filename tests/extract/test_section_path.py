@@ -106,6 +106,10 @@ ARIA_CURRENT_ASIDE = """
 <aside><ul><li><span>Concepts</span><ul><li><a href="/a">A</a></li>
  <li><a aria-current="page" href="/b">B</a></li></ul></li></ul></aside>
 """
+BOOTSTRAP_NAVBAR = """
+<nav class="navbar"><ul class="navbar-nav"><li class="nav-item active">
+<a class="nav-link" href="#">Home</a></li></ul></nav>
+"""
 NO_ACTIVE = '<aside class="sidebar"><ul><li><a href="/a">A</a></li></ul></aside>'
 SPHINX_ALABASTER = """
 <div class="sphinxsidebar" role="navigation"><div class="sphinxsidebarwrapper">
@@ -126,6 +130,7 @@ INLINE_CASES = [
     ("toc-active-is-not-a-trail", TOC_ONLY_ACTIVE, []),
     ("aria-current-generic-aside", ARIA_CURRENT_ASIDE, ["Concepts", "B"]),
     ("no-active-item", NO_ACTIVE, []),
+    ("plain-bootstrap-navbar", BOOTSTRAP_NAVBAR, []),
     ("sphinx-alabaster-caption", SPHINX_ALABASTER, ["Contents:", "Tutorial", "Step 2"]),
 ]
 

@@ -1,0 +1,170 @@
+"""Discovery links (cheap, labelled by region) and contract links (merged with main links)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import parsel
+import pytest
+from lxml import etree
+
+from docscrawl.extract.generator import detect_profile
+from docscrawl.extract.links import discovery_links, link_target, page_links
+from docscrawl.extract.model import Link
+from docscrawl.extract.regions import classify
+
+FIXTURES = Path(__file__).parents[2] / "fixtures" / "pages" / "generators"
+EXPECTED = json.loads((FIXTURES / "expected.json").read_text(encoding="utf-8"))
+
+
+def parse(html: str) -> etree._Element:
+    return parsel.Selector(text=html, type="html").root
+
+
+def load(name: str) -> etree._Element:
+    return parse((FIXTURES / f"{name}.html").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_discovery_labels(name: str) -> None:
+    url = EXPECTED[name]["url"]
+    found = discovery_links(load(name), url)
+    labelled = {(link.text, link.region) for link in found}
+    for text, region in EXPECTED[name]["links"]:
+        assert (text, region) in labelled, (text, region)
+    for link in found:
+        parts = urlsplit(link.url)
+        assert parts.scheme in ("http", "https")
+        assert not parts.fragment
+        assert link.url != url
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_discovery_with_shared_region_map(name: str) -> None:
+    root = load(name)
+    url = EXPECTED[name]["url"]
+    rmap = classify(root, generator=detect_profile(root), base_url=url)
+    assert discovery_links(root, url, region_map=rmap) == discovery_links(root, url)
+
+
+DISCOVERY_PAGE = """
+<html><head>
+  <base href="https://example.org/docs/v2/">
+  <link rel="next" href="next-page.html" title="Next page">
+  <link rel="stylesheet" href="style.css">
+</head><body>
+  <nav class="sidebar"><a href="a.html">A</a> <a href="a.html#part">A again</a>
+    <a href="mailto:team@example.org">Mail</a> <a href="javascript:void(0)">JS</a>
+    <a href="#top">Top</a> <a href="">Self</a></nav>
+  <main><p>Read <a href="a.html">A</a> and
+    <a href="files/guide.pdf" download>the PDF</a>.</p></main>
+</body></html>
+"""
+
+
+def test_discovery_resolves_filters_and_dedupes() -> None:
+    found = discovery_links(parse(DISCOVERY_PAGE), "https://example.org/docs/v2/page.html")
+    assert [(link.url, link.region) for link in found] == [
+        ("https://example.org/docs/v2/a.html", "sidebar_navigation"),
+        ("https://example.org/docs/v2/a.html", "main_content"),
+        ("https://example.org/docs/v2/next-page.html", "pagination"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("url", "href", "expected"),
+    [
+        ("https://example.org/docs/page.html#intro", "#intro", "fragment"),
+        ("https://example.org/docs/page.html", "#", "fragment"),
+        ("https://example.org/docs/other.html", "other.html", "internal"),
+        ("https://example.org/docs/other.html#x", "other.html#x", "internal"),
+        ("https://example.org/files/manual.pdf", "/files/manual.pdf", "asset"),
+        ("https://cdn.example.net/pkg.tar.gz", "https://cdn.example.net/pkg.tar.gz", "asset"),
+        ("https://github.com/example/repo", "https://github.com/example/repo", "external"),
+        ("mailto:team@example.org", "mailto:team@example.org", "external"),
+    ],
+)
+def test_link_target(url: str, href: str, expected: str) -> None:
+    assert link_target(url, "https://example.org/docs/page.html", href) == expected
+
+
+MERGE_PAGE = """
+<html><body>
+  <nav class="sidebar"><p class="caption">Guides</p>
+    <ul><li><a href="/docs/a">Alpha</a></li><li><a href="/docs/b">Beta</a></li></ul></nav>
+  <main>
+    <div class="breadcrumbs"><a href="/docs/">Docs</a> / <a href="/docs/guides/">Guides</a></div>
+    <h1>Title<a class="headerlink" href="#title">¶</a></h1>
+    <p>See <a href="/docs/a">alpha</a> and <a href="https://other.example/x">elsewhere</a>.</p>
+  </main>
+  <footer><a href="/legal">Legal</a></footer>
+</body></html>
+"""
+
+
+def _main_link(url: str, text: str) -> Link:
+    return Link(url, text, [], "main_content", "paragraph", None, ["Title"], "internal", 99)
+
+
+def test_page_links_merge_main_links_in_document_order() -> None:
+    root = parse(MERGE_PAGE)
+    base = "https://example.org/docs/guides/page"
+    rmap = classify(root, base_url=base)
+    main_links = [
+        _main_link("https://example.org/docs/a", "alpha"),
+        _main_link("https://other.example/x", "elsewhere"),
+    ]
+    links = page_links(root, base, regions=rmap, main_el=rmap.main, main_links=main_links)
+    assert [(link.text, link.region) for link in links] == [
+        ("Alpha", "sidebar_navigation"),
+        ("Beta", "sidebar_navigation"),
+        ("Docs", "breadcrumb"),
+        ("Guides", "breadcrumb"),
+        ("alpha", "main_content"),  # the permalink the renderer dropped stays dropped
+        ("elsewhere", "main_content"),
+        ("Legal", "footer_navigation"),
+    ]
+    assert [link.position for link in links] == list(range(len(links)))
+    assert links[4].heading_path == ["Title"]
+    sidebar = links[0]
+    assert (sidebar.container, sidebar.container_label, sidebar.heading_path) == (
+        "navigation", "Guides", []
+    )
+    assert links[-1].target == "internal"
+
+
+def test_page_links_keep_unmatched_main_links() -> None:
+    root = parse(MERGE_PAGE)
+    base = "https://example.org/docs/guides/page"
+    rmap = classify(root, base_url=base)
+    extra = _main_link("https://example.org/docs/generated", "generated")
+    links = page_links(root, base, regions=rmap, main_el=rmap.main, main_links=[extra])
+    assert "generated" in [link.text for link in links]
+    assert [link.text for link in links][-1] == "Legal"
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_fixture_page_links_without_renderer(name: str) -> None:
+    root = load(name)
+    url = EXPECTED[name]["url"]
+    rmap = classify(root, generator=detect_profile(root), base_url=url)
+    links = page_links(root, url, regions=rmap, main_el=rmap.main, main_links=[])
+    assert links, name
+    for link in links:
+        assert link.region != "main_content"
+        assert link.heading_path == []
+        assert link.target in ("internal", "external", "fragment", "asset")
+        assert link.container in (
+            "paragraph", "list_item", "table", "card", "heading", "navigation", "other"
+        )
+
+
+def test_malformed_hrefs_are_skipped() -> None:
+    root = parse(
+        '<html><body><nav><a href="http://[::1">bad</a> <a href=" /x\n">x</a>'
+        '<a>no href</a></nav><main><p>Body text.</p></main></body></html>'
+    )
+    found = discovery_links(root, "https://example.org/a")
+    assert [(link.url, link.text) for link in found] == [("https://example.org/x", "x")]
