@@ -23,6 +23,7 @@ import gzip
 import json
 import mimetypes
 import threading
+import time
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -119,6 +120,7 @@ class FixtureServer(ThreadingHTTPServer):
         self.root = root
         self.routes = routes
         self.requests: list[tuple[str, str, str, str]] = []
+        self.times: list[float] = []  # time.monotonic() of each request, same order
         self._lock = threading.Lock()
         super().__init__(("127.0.0.1", port), partial(FixtureHandler, directory=str(root)))
 
@@ -129,6 +131,7 @@ class FixtureServer(ThreadingHTTPServer):
         """Remember one request."""
         with self._lock:
             self.requests.append((method, path, user_agent, host))
+            self.times.append(time.monotonic())
 
     @property
     def paths(self) -> list[str]:

@@ -24,6 +24,7 @@ class FetchedPage:
     elapsed_ms: float | None = None
     size: int | None = None
     render_reason: str | None = None
+    structure: Any = None  # PageStructure computed by the spider for link discovery
     extract: Any = None  # PageExtract, set by the extract pipeline
     content_hash: str | None = None
     canonical_url: str | None = None

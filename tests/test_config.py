@@ -65,5 +65,5 @@ def test_bad_arguments(args: dict[str, str], named: str) -> None:
 def test_bad_profile_content(tmp_path: Path, content: str) -> None:
     profile = tmp_path / "p.json"
     profile.write_text(content, encoding="utf-8")
-    with pytest.raises(ConfigError, match="^argument config"):
+    with pytest.raises(ConfigError, match=r"^argument config"):
         build_config({"site": "https://d.example/", "config": str(profile)})

@@ -265,7 +265,10 @@ def _absolute(href: str | None, base_url: str) -> str | None:
     href = (href or "").strip()
     if not href or href.startswith(("#", "javascript:")):
         return None
-    return urljoin(base_url, href)
+    try:
+        return urljoin(base_url, href)
+    except ValueError:
+        return None
 
 
 # --- visible trail ------------------------------------------------------------------

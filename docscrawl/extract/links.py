@@ -102,14 +102,26 @@ def _anchor_region(a: etree._Element, rmap: RegionMap) -> str:
     return rmap.region_of(a) or "unknown"
 
 
-def _head_pagination(root: etree._Element) -> list[etree._Element]:
+# `<link rel>` values in the head that name other documents of the site (HTML 4 link
+# types that Sphinx, DocBook and gtk-doc still emit); `search` pages are left out: they are
+# client-side apps without documentation text.
+HEAD_NAVIGATION_RELS = frozenset({"index", "contents", "toc", "start", "first", "last", "up",
+                                  "top", "home", "glossary", "chapter", "section", "appendix"})
+
+
+def _head_links(root: etree._Element) -> list[tuple[etree._Element, str]]:
+    """Head `<link>`s to other documents, with their region (pagination or navigation)."""
     head = root.find("head")
     if head is None:
         return []
-    return [
-        link for link in head.iter("link")
-        if set((link.get("rel") or "").lower().split()) & PAGINATION_RELS
-    ]
+    found = []
+    for link in head.iter("link"):
+        rels = set((link.get("rel") or "").lower().split())
+        if rels & PAGINATION_RELS:
+            found.append((link, "pagination"))
+        elif rels & HEAD_NAVIGATION_RELS:
+            found.append((link, "primary_navigation"))
+    return found
 
 
 def _region_map(root: etree._Element, base_url: str, rmap: RegionMap | None) -> RegionMap:
@@ -156,8 +168,8 @@ def discovery_links(
     for a in root.iter("a", "area"):
         if a.get("href") is not None and a.get("download") is None:
             add(a.get("href"), anchor_text(a), _anchor_region(a, rmap))
-    for link in _head_pagination(root):
-        add(link.get("href"), " ".join((link.get("title") or "").split()), "pagination")
+    for link, region in _head_links(root):
+        add(link.get("href"), " ".join((link.get("title") or "").split()), region)
     return found
 
 

@@ -41,7 +41,10 @@ def link_target(href: str, url: str, base_url: str) -> str:
     """`fragment`, `asset`, `internal` or `external` (see LINK_TARGETS)."""
     if href.strip().startswith("#"):
         return "fragment"
-    parts, base = urlsplit(url), urlsplit(base_url)
+    try:
+        parts, base = urlsplit(url), urlsplit(base_url)
+    except ValueError:  # a malformed URL such as http://[::1 is nobody's page
+        return "external"
     if parts.scheme and parts.scheme not in WEB_SCHEMES:
         return "external"  # mailto:, tel:, ftp: ...
     same_host = (parts.hostname, _port(parts)) == (base.hostname, _port(base))

@@ -93,6 +93,14 @@ NESTING_WARNING = "markup_too_deep"
 FALLBACK_WARNING = "markdown_fallback"
 
 
+def _join(base_url: str, href: str) -> str:
+    """`urljoin`, but a malformed href (`http://[::1`) is kept as written, not raised."""
+    try:
+        return urljoin(base_url, href)
+    except ValueError:
+        return href
+
+
 @dataclass(slots=True)
 class MainRender:
     """Everything rendered from the main content element."""
@@ -519,7 +527,7 @@ class _Renderer:
 
     def card(self, a: etree._Element) -> str:
         title_el = card_title(a)
-        url = urljoin(self.base_url, (a.get("href") or "").strip())
+        url = _join(self.base_url, (a.get("href") or "").strip())
         title = visible_text(title_el if title_el is not None else a)
         self.record_link(a, url, title)
         before, self.in_card = self.in_card, True
@@ -612,7 +620,7 @@ class _Renderer:
         if not src or src.startswith("data:"):
             return ""
         alt = _escape_link_text(_collapse(el.get("alt") or ""))
-        return f"![{alt}]({_md_url(urljoin(self.base_url, src))})"
+        return f"![{alt}]({_md_url(_join(self.base_url, src))})"
 
     def link(self, el: etree._Element, md: list[str], text: list[str]) -> None:
         inner_md: list[str] = []
@@ -624,7 +632,7 @@ class _Renderer:
         if not href or class_tokens(el) & UNWRAPPED_LINK_CLASSES:
             md.append(inner)
             return
-        url = urljoin(self.base_url, href)
+        url = _join(self.base_url, href)
         label = _collapse("".join(inner_text)) or " ".join(
             _collapse(img.get("alt") or "") for img in el.iter("img")
         ).strip()
@@ -652,7 +660,7 @@ class _Renderer:
             href = (node.get("href") or "").strip() if node.tag == "a" else ""
             text = visible_text(node) if href else ""
             if text:
-                self.record_link(node, urljoin(self.base_url, href), text)
+                self.record_link(node, _join(self.base_url, href), text)
 
 
 BLOCK_HANDLERS: dict[str, Callable[[_Renderer, etree._Element], Parts]] = {
@@ -742,8 +750,14 @@ def _is_layout_list(el: etree._Element) -> bool:
 
 def _task_box(li: etree._Element) -> str:
     """`[x] ` / `[ ] ` for a GFM task-list item (its checkbox input is otherwise chrome)."""
-    box = next((c for c in li.iter("input") if (c.get("type") or "").lower() == "checkbox"), None)
-    if box is None or (li.text or "").strip():
+    box = li
+    for _ in range(2):  # the input opens the item, possibly inside its first `p`/`label`
+        if (box.text or "").strip() or not len(box) or not isinstance(box[0].tag, str):
+            return ""
+        box = box[0]
+        if box.tag == "input":
+            break
+    if box.tag != "input" or (box.get("type") or "").lower() != "checkbox":
         return ""
     return "[x] " if box.get("checked") is not None else "[ ] "
 

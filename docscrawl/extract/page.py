@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from lxml import etree
 
@@ -13,7 +14,7 @@ from docscrawl.extract.main_content import find_main_content
 from docscrawl.extract.markdown import render_main
 from docscrawl.extract.metadata import document_base, page_metadata
 from docscrawl.extract.model import ExtractionWarning, PageExtract
-from docscrawl.extract.regions import classify
+from docscrawl.extract.regions import RegionMap, classify
 from docscrawl.extract.section_path import active_sidebar_trail
 from docscrawl.extract.version import detect_version
 
@@ -46,17 +47,40 @@ def identity_warning(title: str | None, main_heading: str | None) -> ExtractionW
     )
 
 
-def extract_page(root: etree._Element, url: str, *, html: str | None = None) -> PageExtract:
-    """Extract everything the contract needs from a parsed page (`parsel.Selector.root`).
+@dataclass(slots=True)
+class PageStructure:
+    """Where things are on a page: computed once, shared by link discovery and extraction."""
 
-    `url` is the page's final URL; `html` (optional) lets breadcrumb extraction read
-    structured data from the raw text. The tree is never modified.
-    """
+    base_url: str
+    profile: str | None
+    main_el: etree._Element
+    main_locator: str
+    warnings: list[ExtractionWarning]
+    regions: RegionMap
+
+
+def page_structure(root: etree._Element, url: str) -> PageStructure:
+    """Generator profile, main content and region map of a parsed page."""
     base = document_base(root, url)
-    title, description, language, canonical = page_metadata(root, url)
     profile = detect_profile(root)
     main_el, main_locator, warnings = find_main_content(root, generator=profile)
     regions = classify(root, generator=profile, main_el=main_el, base_url=base)
+    return PageStructure(base, profile, main_el, main_locator, list(warnings), regions)
+
+
+def extract_page(root: etree._Element, url: str, *, html: str | None = None,
+                 structure: PageStructure | None = None) -> PageExtract:
+    """Extract everything the contract needs from a parsed page (`parsel.Selector.root`).
+
+    `url` is the page's final URL; `html` (optional) lets breadcrumb extraction read
+    structured data from the raw text; `structure` reuses a `page_structure` already
+    computed for the same tree. The tree is never modified.
+    """
+    structure = structure or page_structure(root, url)
+    base, profile, main_el = structure.base_url, structure.profile, structure.main_el
+    main_locator, regions = structure.main_locator, structure.regions
+    warnings = list(structure.warnings)
+    title, description, language, canonical = page_metadata(root, url)
     render = render_main(main_el, base_url=base)
     links = page_links(root, base, regions=regions, main_el=main_el, main_links=render.links)
     crumbs = extract_breadcrumbs(root, html, base)

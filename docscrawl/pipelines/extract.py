@@ -33,12 +33,12 @@ class ExtractPipeline:
         if not isinstance(item, FetchedPage):
             return item
         try:
-            item.extract = extract_page(item.root, item.final_url)
+            item.extract = extract_page(item.root, item.final_url, structure=item.structure)
         except Exception as exc:
             logger.exception("docscrawl: extraction failed for %s", item.final_url)
             self.session.log.record(item.track.url, "failed", reason="parse_error",
                                     rule=f"{type(exc).__name__}: {exc}"[:300],
                                     status=item.status, fetch_mode=item.fetch_mode)
             raise DropItem(f"parse_error {item.final_url}", log_level="DEBUG") from None
-        item.root = None  # the tree is no longer needed: free it early
+        item.root = item.structure = None  # the tree is no longer needed: free it early
         return item

@@ -22,11 +22,13 @@ from twisted.python.failure import Failure
 
 from docscrawl.config import CrawlConfig, build_config
 from docscrawl.crawllog import utc_now
+from docscrawl.discovery.refresh import meta_refresh_target
 from docscrawl.discovery.robots import RobotsPolicy
 from docscrawl.discovery.sitemaps import SitemapError, parse_llms_txt, parse_sitemap
 from docscrawl.discovery.urls import is_crawlable_url, strip_fragment
 from docscrawl.extract.links import discovery_links
 from docscrawl.extract.metadata import canonical_href
+from docscrawl.extract.page import PageStructure, page_structure
 from docscrawl.failures import classify_failure
 from docscrawl.frontier import PageTrack, Verdict, origin_of
 from docscrawl.items import FetchedPage
@@ -210,11 +212,12 @@ class DocsSpider(scrapy.Spider):
             return
         host = urlsplit(origin).hostname or ""
         current = downloader.per_slot_settings.get(host, {})
-        downloader.per_slot_settings[host] = {**current, "delay": delay, "concurrency": 1}
+        # Crawl-delay is a minimum: no random jitter below it, one request at a time.
+        downloader.per_slot_settings[host] = {**current, "delay": delay, "concurrency": 1,
+                                              "jitter": 0.0}
         slot = downloader.slots.get(host)
         if slot is not None:
-            slot.delay = delay
-            slot.concurrency = 1
+            slot.delay, slot.concurrency, slot.jitter = delay, 1, 0.0
         logger.info("docscrawl: honouring Crawl-delay %.2fs for %s", delay, host)
 
     # -- sitemaps and llms.txt ------------------------------------------------------------
@@ -306,7 +309,8 @@ class DocsSpider(scrapy.Spider):
                    redirect_chain=track.redirect_chain, elapsed_ms=_latency_ms(response),
                    size=len(response.body), response_url=response.url)
         if response.status in REDIRECT_STATUSES and response.headers.get("Location"):
-            yield from self._follow_redirect(track, response)
+            location = response.headers["Location"].decode("latin-1")
+            yield from self._follow_redirect(track, response, urljoin(response.url, location))
             return
         if not 200 <= response.status < 300:
             log.record(track.url, "failed", reason=f"http_{response.status}",
@@ -323,7 +327,19 @@ class DocsSpider(scrapy.Spider):
             return
         root = response.selector.root
         base_url = get_base_url(response)
+        refresh = meta_refresh_target(root, base_url)
+        if refresh and strip_fragment(refresh) != strip_fragment(response.url):
+            yield from self._follow_redirect(track, response, refresh, reason="meta_refresh")
+            return
         track.observe(response.url)
+        try:
+            structure = page_structure(root, response.url)
+        except Exception as exc:  # one broken page must not stop the crawl
+            logger.exception("docscrawl: cannot analyse %s", response.url)
+            log.record(track.url, "failed", reason="parse_error",
+                       rule=f"{type(exc).__name__}: {exc}"[:300], status=response.status,
+                       fetch_mode=fetch_mode)
+            return
         yield FetchedPage(
             track=track,
             final_url=response.url,
@@ -337,24 +353,26 @@ class DocsSpider(scrapy.Spider):
             elapsed_ms=_latency_ms(response),
             size=len(response.body),
             render_reason=response.meta.get("render_reason"),
+            structure=structure,
         )
-        yield from self._follow_links(track, root, base_url, response.url)
+        yield from self._follow_links(track, root, structure, response.url)
 
-    def _follow_links(self, track: PageTrack, root: Any, base_url: str,
+    def _follow_links(self, track: PageTrack, root: Any, structure: PageStructure,
                       page_url: str) -> Iterable[Request]:
+        base_url = structure.base_url
         canonical = canonical_href(root, base_url)
         if canonical and is_crawlable_url(canonical):
             yield from self._discover(strip_fragment(canonical), "canonical", page_url,
                                       track.depth + 1)
-        for link in discovery_links(root, base_url):
+        for link in discovery_links(root, base_url, region_map=structure.regions):
             reason = REGION_TO_DISCOVERY.get(link.region, "in_page")
             yield from self._discover(link.url, reason, page_url, track.depth + 1)
 
-    def _follow_redirect(self, track: PageTrack, response: Response) -> Iterable[Request]:
-        """Every hop is checked like a discovered link before it is followed."""
+    def _follow_redirect(self, track: PageTrack, response: Response, location: str, *,
+                         reason: str = "redirect") -> Iterable[Request]:
+        """Every hop (HTTP 3xx or meta refresh) is checked like a discovered link."""
         log = self.session.log
-        location = response.headers["Location"].decode("latin-1")
-        target = strip_fragment(urljoin(response.url, location))
+        target = strip_fragment(location)
         chain = [*track.redirect_chain, response.url]
         if len(chain) > MAX_REDIRECTS or target in chain:
             log.record(track.url, "failed", reason="redirect_loop", rule=f"{len(chain)} hops",
@@ -368,7 +386,7 @@ class DocsSpider(scrapy.Spider):
             return
         self.session.frontier.admitted -= 1  # the page slot moves on to the target
         track.redirect_chain = chain
-        log.record(track.url, "duplicate", reason="redirect", duplicate_of=target,
+        log.record(track.url, "duplicate", reason=reason, duplicate_of=target,
                    status=response.status, redirect_chain=chain)
         yield from self._discover(target, "redirect", response.url, track.depth, inherit=track)
 

@@ -162,3 +162,10 @@ def test_output_lands_in_out_dir(demo: CrawlOutput, tmp_path: Path) -> None:
     for name in ("pages.jsonl", "chunks.jsonl", "structure.jsonl", "crawl_log.jsonl",
                  "run.json"):
         assert (demo.out / name).is_file()
+
+
+def test_meta_refresh_is_a_redirect(demo: CrawlOutput) -> None:
+    event = demo.terminal("/docs/guide/setup.html")
+    assert (event["event"], event["reason"]) == ("duplicate", "meta_refresh")
+    install = demo.page("/docs/guide/install.html")
+    assert any(u.endswith("/docs/guide/setup.html") for u in install["observed_urls"])

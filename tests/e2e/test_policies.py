@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import pytest
@@ -85,3 +86,19 @@ def test_private_addresses_are_refused_for_a_public_seed(tmp_path: Path) -> None
 def test_loopback_seed_may_crawl_itself(demo_site: StaticSite, tmp_path: Path) -> None:
     output = crawl(f"{demo_site.url}/docs/", tmp_path / "out", "max_pages=2")
     assert not [e for e in output.log if e.get("reason") == "private_address"]
+
+
+def test_docscrawl_group_and_crawl_delay_are_honoured(tmp_path: Path) -> None:
+    robots = ("User-agent: *\nDisallow: /\n\n"
+              "User-agent: docscrawl\nCrawl-delay: 0.4\nDisallow: /docs/api/\n")
+    routes = {"/robots.txt": {"status": 200, "content_type": "text/plain", "body": robots}}
+    with StaticSite(SITES / "demo", routes=routes) as server:
+        output = crawl(f"{server.url}/docs/", tmp_path / "out", "max_pages=5")
+        page_times = [t for (_, path, _, _), t in zip(server.requests, server.times, strict=True)
+                      if path.startswith("/docs/")]
+    api = output.terminal("/docs/api/")
+    assert (api["reason"], api["rule"]) == ("robots", "Disallow: /docs/api/")
+    assert output.page("/docs/guide/install.html")
+    gaps = [b - a for a, b in itertools.pairwise(page_times)]
+    assert len(gaps) >= 3
+    assert min(gaps) >= 0.35, gaps  # a lower bound only: a slow machine makes gaps longer

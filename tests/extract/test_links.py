@@ -168,3 +168,12 @@ def test_malformed_hrefs_are_skipped() -> None:
     )
     found = discovery_links(root, "https://example.org/a")
     assert [(link.url, link.text) for link in found] == [("https://example.org/x", "x")]
+
+
+def test_head_document_links_are_followed_but_not_search() -> None:
+    html = ('<html><head><link rel="index" href="genindex.html"><link rel="search" '
+            'href="search.html"><link rel="next" href="b.html"><link rel="stylesheet" '
+            'href="s.css"></head><body><p>x</p></body></html>')
+    found = {(d.url.rsplit("/", 1)[-1], d.region)
+             for d in discovery_links(parsel.Selector(text=html).root, "https://d.example/a.html")}
+    assert found == {("genindex.html", "primary_navigation"), ("b.html", "pagination")}
