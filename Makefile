@@ -5,8 +5,9 @@ BIN    := $(VENV)/bin
 
 .PHONY: setup system-deps demo test lint clean
 
-# Debian packages the full test suite uses (root): real generator output to crawl.
-SYSTEM_PACKAGES := python-scrapy-doc python-pytest-doc
+# Debian packages the full test suite uses (root): real generator output to crawl,
+# Chromium for rendering, Redis for distributed crawls.
+SYSTEM_PACKAGES := python-scrapy-doc python-pytest-doc chromium redis-server
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import ensurepip' 2>/dev/null || { command -v apt-get >/dev/null && \
