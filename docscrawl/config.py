@@ -15,7 +15,10 @@ from urllib.parse import urlsplit
 RENDER_MODES = ("auto", "always", "never")
 KNOWN_ARGS = (
     "site", "out", "allow", "deny", "render", "max_pages", "max_depth", "config", "state",
+    "http_user", "http_pass", "auth_header",
 )
+SECRET_ARGS = frozenset({"http_pass", "auth_header"})
+REDACTED = "***"
 
 
 class ConfigError(ValueError):
@@ -36,6 +39,9 @@ class CrawlConfig:
     profile: dict[str, Any] = field(default_factory=dict)
     profile_path: Path | None = None
     state_dir: Path | None = None
+    http_user: str | None = None
+    http_pass: str | None = field(default=None, repr=False)
+    auth_header: tuple[str, str] | None = field(default=None, repr=False)
 
     @property
     def host_label(self) -> str:
@@ -54,6 +60,9 @@ class CrawlConfig:
             "max_depth": self.max_depth,
             "config": str(self.profile_path) if self.profile_path else None,
             "state": str(self.state_dir) if self.state_dir else None,
+            "http_user": self.http_user,
+            "http_pass": REDACTED if self.http_pass else None,
+            "auth_header": f"{self.auth_header[0]}: {REDACTED}" if self.auth_header else None,
         }
 
 
@@ -131,6 +140,17 @@ def load_profile(value: str | None) -> tuple[dict[str, Any], Path | None]:
     return data, path
 
 
+def parse_auth_header(value: str | None) -> tuple[str, str] | None:
+    """`Name: value` -> (name, value); the value is never echoed in an error."""
+    if not value:
+        return None
+    name, sep, secret = value.partition(":")
+    name = name.strip()
+    if not sep or not name or not secret.strip() or not re.fullmatch(r"[A-Za-z0-9-]+", name):
+        raise ConfigError("argument auth_header: must look like 'Name: value'")
+    return name, secret.strip()
+
+
 def build_config(args: dict[str, Any], *, output_root: str | None = None) -> CrawlConfig:
     """Validate spider arguments into a CrawlConfig (raises ConfigError)."""
     unknown = sorted(set(args) - set(KNOWN_ARGS) - {"_job"})
@@ -158,6 +178,9 @@ def build_config(args: dict[str, Any], *, output_root: str | None = None) -> Cra
         profile=profile,
         profile_path=profile_path,
         state_dir=Path(state) if state else None,
+        http_user=args.get("http_user") or None,
+        http_pass=args.get("http_pass") or None,
+        auth_header=parse_auth_header(args.get("auth_header")),
     )
 
 

@@ -31,8 +31,11 @@ def classify_failure(failure: Failure) -> tuple[str, str]:
     """(reason, one-line detail) for a failed download."""
     exc = failure.value
     detail = f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
-    if isinstance(exc, DownloadCancelledError) and "max size" in str(exc):
+    if isinstance(exc, DownloadCancelledError) and ("max size" in str(exc) or not str(exc)):
+        # Scrapy cancels without a message when a body outgrows DOWNLOAD_MAXSIZE mid-stream.
         return "too_large", detail
+    if isinstance(exc, IgnoreRequest) and "DOWNLOAD_MAXSIZE" in str(exc):
+        return "too_large", detail  # decompressed body (a gzip bomb) over the limit
     for types, reason in FAILURE_REASONS:
         if isinstance(exc, types):
             return reason, detail

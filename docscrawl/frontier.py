@@ -4,7 +4,7 @@ Pure bookkeeping with no Scrapy in it: the spider offers every discovered URL an
 the returned `Verdict` into a request or a crawl-log event. Policies run in a fixed order
 before any fetch: scope (default, `allow`, `deny`), private-address guard, file extensions
 that are never HTML, `max_depth`, then (once the origin's robots.txt is known) robots.txt,
-duplicate normalized URL and `max_pages`.
+duplicate normalized URL, `max_pages` and crawler-trap caps.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 from docscrawl.discovery.netguard import AddressGuard
 from docscrawl.discovery.robots import RobotsPolicy
 from docscrawl.discovery.scope import Scope
+from docscrawl.discovery.traps import TrapGuard
 from docscrawl.discovery.urls import normalize_url
 
 NON_HTML_EXTENSIONS = frozenset({
@@ -107,9 +108,11 @@ class Frontier:
         *,
         max_pages: int | None = None,
         max_depth: int | None = None,
+        traps: TrapGuard | None = None,
     ) -> None:
         self.scope = scope
         self.guard = guard
+        self.traps = traps or TrapGuard()
         self.max_pages = max_pages
         self.max_depth = max_depth
         self.robots: dict[str, RobotsPolicy] = {}
@@ -175,6 +178,8 @@ class Frontier:
         if inherit is None and self.max_pages is not None and self.admitted >= self.max_pages:
             self.limited = True
             return Verdict("skip", "max_pages", f"max_pages={self.max_pages}")
+        if inherit is None and (trap := self.traps.admit(key)):
+            return Verdict("skip", "trap", trap)
         if inherit is None:
             self.admitted += 1  # a redirect target continues its source's page slot
         track = PageTrack(url=url, key=key, depth=depth, discovery=[], sitemap_lastmod=lastmod)

@@ -19,6 +19,7 @@ from docscrawl.config import CrawlConfig
 from docscrawl.crawllog import CrawlLog, utc_now
 from docscrawl.discovery.netguard import AddressGuard
 from docscrawl.discovery.scope import Scope
+from docscrawl.discovery.traps import TrapGuard
 from docscrawl.finalize import (
     log_updater,
     page_ref_updater,
@@ -65,7 +66,8 @@ class WrittenPage:
 class CrawlSession:
     """Config, frontier, crawl log and output writers of one crawl."""
 
-    def __init__(self, config: CrawlConfig, *, stats: Any = None) -> None:
+    def __init__(self, config: CrawlConfig, *, stats: Any = None,
+                 trap_limits: tuple[int, int] = (1000, 100)) -> None:
         self.config = config
         self.out_dir = config.out_dir
         self.out_dir.mkdir(parents=True, exist_ok=True)
@@ -81,6 +83,7 @@ class CrawlSession:
             AddressGuard(_host_of(config.site)),
             max_pages=config.max_pages,
             max_depth=config.max_depth,
+            traps=TrapGuard(per_pattern=trap_limits[0], per_path_queries=trap_limits[1]),
         )
         self.written: dict[str, WrittenPage] = {}  # canonical URL -> what was written
         self.renames: dict[str, str] = {}  # canonical URL written -> better one found later

@@ -26,12 +26,23 @@ DOWNLOAD_MAXSIZE = 20 * 1024 * 1024
 DOWNLOAD_WARNSIZE = 5 * 1024 * 1024
 RETRY_ENABLED = True
 RETRY_TIMES = 2
+# Seconds before retry n: DOCSCRAWL_RETRY_BACKOFF * 2**n; Retry-After (429/503) wins
+# when it asks for at most DOCSCRAWL_RETRY_AFTER_MAX seconds.
+DOCSCRAWL_RETRY_BACKOFF = 0.5
+DOCSCRAWL_RETRY_AFTER_MAX = 60.0
 
 TWISTED_REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"
 TELNETCONSOLE_ENABLED = False
 REMOTE_CONTROL_ENABLED = False
 LOG_LEVEL = "INFO"
 LOGSTATS_INTERVAL = 0
+
+DOWNLOADER_MIDDLEWARES = {
+    "scrapy.downloadermiddlewares.retry.RetryMiddleware": None,
+    "docscrawl.middlewares.retry.BackoffRetryMiddleware": 550,
+    "scrapy.downloadermiddlewares.httpauth.HttpAuthMiddleware": None,
+    "docscrawl.middlewares.auth.SiteCredentialsMiddleware": 300,
+}
 
 ITEM_PIPELINES = {
     "docscrawl.pipelines.extract.ExtractPipeline": 100,
@@ -45,5 +56,9 @@ EXTENSIONS = {
 
 # Where `output/<host>/` lives (Scrapyd jobs set an absolute root).
 DOCSCRAWL_OUTPUT_ROOT = "output"
+# Crawler-trap caps (docscrawl.discovery.traps): URLs fetched per digit-pattern, and
+# distinct query strings fetched per path.
+DOCSCRAWL_TRAP_PATTERN_LIMIT = 1000
+DOCSCRAWL_TRAP_QUERY_LIMIT = 100
 # Seconds between progress lines in the log.
 DOCSCRAWL_PROGRESS_INTERVAL = 5.0

@@ -17,6 +17,7 @@ from urllib.parse import SplitResult, urlsplit
 import idna
 
 __all__ = [
+    "SESSION_PARAMS",
     "TRACKING_PARAMS",
     "TRACKING_PREFIXES",
     "is_crawlable_url",
@@ -48,6 +49,12 @@ TRACKING_PARAMS: frozenset[str] = frozenset(
 )
 #: Name prefixes that mark a tracking parameter (`utm_source`, `utm_medium`, ...).
 TRACKING_PREFIXES: tuple[str, ...] = ("utm_",)
+#: Session-id parameters, dropped like tracking parameters: the same page under a new
+#: session id is the same page. Also dropped as `;jsessionid=...` path parameters.
+SESSION_PARAMS: frozenset[str] = frozenset(
+    {"jsessionid", "phpsessid", "sessionid", "session_id", "aspsessionid", "cfid", "cftoken"}
+)
+_PATH_SESSION = re.compile(r";(?:jsessionid|phpsessid|sessionid)=[^/?#;]*", re.I)
 
 _SCHEMES = frozenset({"http", "https"})
 _DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -65,7 +72,8 @@ _HOST_CHARS = re.compile(r"[a-z0-9\-._]+").fullmatch
 def is_tracking_param(name: str) -> bool:
     """Return True when the query parameter *name* only tracks the visitor."""
     lowered = name.lower()
-    return lowered in TRACKING_PARAMS or lowered.startswith(TRACKING_PREFIXES)
+    return (lowered in TRACKING_PARAMS or lowered in SESSION_PARAMS
+            or lowered.startswith(TRACKING_PREFIXES))
 
 
 def strip_fragment(url: str) -> str:
@@ -94,7 +102,8 @@ def normalize_url(url: str) -> str:
     parts = urlsplit(url.strip())
     if parts.scheme not in _SCHEMES:
         return strip_fragment(url.strip())
-    path = _remove_dot_segments(_fix_escapes(parts.path, _PATH_CLEAN, _PATH_FIX)) or "/"
+    path = _PATH_SESSION.sub("", parts.path)
+    path = _remove_dot_segments(_fix_escapes(path, _PATH_CLEAN, _PATH_FIX)) or "/"
     query = _normalize_query(parts.query)
     return f"{parts.scheme}://{_netloc(parts)}{path}{'?' + query if query else ''}"
 

@@ -10,6 +10,7 @@ from scrapy.exceptions import DropItem
 
 from docscrawl.extract.page import extract_page
 from docscrawl.items import FetchedPage
+from docscrawl.quality import soft_404_reason
 from docscrawl.session import CrawlSession
 
 logger = logging.getLogger(__name__)
@@ -41,4 +42,10 @@ class ExtractPipeline:
                                     status=item.status, fetch_mode=item.fetch_mode)
             raise DropItem(f"parse_error {item.final_url}", log_level="DEBUG") from None
         item.root = item.structure = None  # the tree is no longer needed: free it early
+        extract = item.extract
+        soft = soft_404_reason(extract.title, extract.main_heading, extract.markdown)
+        if soft:
+            self.session.log.record(item.track.url, "failed", reason="soft_404", rule=soft,
+                                    status=item.status, fetch_mode=item.fetch_mode)
+            raise DropItem(f"soft 404 {item.final_url}", log_level="DEBUG")
         return item

@@ -32,6 +32,7 @@ from docscrawl.extract.page import PageStructure, page_structure
 from docscrawl.failures import classify_failure
 from docscrawl.frontier import PageTrack, Verdict, origin_of
 from docscrawl.items import FetchedPage
+from docscrawl.quality import binary_reason
 from docscrawl.session import CrawlSession
 
 logger = logging.getLogger(__name__)
@@ -325,6 +326,15 @@ class DocsSpider(scrapy.Spider):
                        rule=f"Content-Type: {content_type or 'unknown'}",
                        status=response.status, redirect_chain=track.redirect_chain)
             return
+        if not response.body.strip():
+            log.record(track.url, "failed", reason="empty_body", rule="HTTP 200 with no content",
+                       status=response.status, redirect_chain=track.redirect_chain)
+            return
+        binary = binary_reason(response.body)
+        if binary:
+            log.record(track.url, "skipped", reason="non_html", rule=binary,
+                       status=response.status, redirect_chain=track.redirect_chain)
+            return
         root = response.selector.root
         base_url = get_base_url(response)
         refresh = meta_refresh_target(root, base_url)
@@ -374,8 +384,10 @@ class DocsSpider(scrapy.Spider):
         log = self.session.log
         target = strip_fragment(location)
         chain = [*track.redirect_chain, response.url]
-        if len(chain) > MAX_REDIRECTS or target in chain:
-            log.record(track.url, "failed", reason="redirect_loop", rule=f"{len(chain)} hops",
+        if target in chain or len(chain) > MAX_REDIRECTS:
+            reason = "redirect_loop" if target in chain else "too_many_redirects"
+            log.record(track.url, "failed", reason=reason,
+                       rule=f"{len(chain)} hops (limit {MAX_REDIRECTS}), next {target}",
                        status=response.status, redirect_chain=chain)
             return
         refusal = self._redirect_refusal(target)
@@ -417,7 +429,12 @@ class DocsSpider(scrapy.Spider):
     # -- signals ----------------------------------------------------------------------
 
     def _on_opened(self, spider: scrapy.Spider) -> None:
-        self.session = CrawlSession(self.config, stats=self.crawler.stats)
+        settings = self.crawler.settings
+        self.session = CrawlSession(
+            self.config, stats=self.crawler.stats,
+            trap_limits=(settings.getint("DOCSCRAWL_TRAP_PATTERN_LIMIT"),
+                         settings.getint("DOCSCRAWL_TRAP_QUERY_LIMIT")),
+        )
         logger.info("docscrawl: crawling %s into %s", self.config.site, self.config.out_dir)
 
     def _on_headers(self, headers: Any, body_length: int, request: Request,

@@ -202,3 +202,13 @@ def test_strip_fragment(url: str, expected: str) -> None:
 )
 def test_is_crawlable_url(url: str, expected: bool) -> None:
     assert is_crawlable_url(url) is expected
+
+
+@pytest.mark.parametrize(("url", "expected"), [
+    ("https://d.example/docs/page.html;jsessionid=ABC123?x=1", "https://d.example/docs/page.html?x=1"),
+    ("https://d.example/docs/?PHPSESSID=77&b=2", "https://d.example/docs/?b=2"),
+    ("https://d.example/docs/?sessionid=1", "https://d.example/docs/"),
+    ("https://d.example/docs/?sid=1", "https://d.example/docs/?sid=1"),
+])
+def test_session_ids_are_normalized_away(url: str, expected: str) -> None:
+    assert normalize_url(url) == expected

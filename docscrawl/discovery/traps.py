@@ -1,0 +1,47 @@
+"""Crawler-trap caps: infinite calendars and query-parameter spaces.
+
+A URL's *pattern* is its path with every run of digits replaced by `{n}`, plus the sorted
+names of its query parameters (values dropped): `/cal/2026/11/?view=day` becomes
+`/cal/{n}/{n}/?view`. At most `per_pattern` URLs of one pattern are fetched, and at most
+`per_path_queries` distinct query strings of one path; the rest are `skipped` with reason
+`trap` and a rule naming the pattern. Memory grows with the number of patterns, not URLs.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from urllib.parse import parse_qsl, urlsplit
+
+_DIGITS = re.compile(r"\d+")
+
+
+def url_pattern(url: str) -> str:
+    """The trap pattern of a URL (see module docstring)."""
+    parts = urlsplit(url)
+    path = _DIGITS.sub("{n}", parts.path)
+    names = sorted({name for name, _ in parse_qsl(parts.query, keep_blank_values=True)})
+    return f"{path}?{'&'.join(names)}" if names else path
+
+
+class TrapGuard:
+    """Counts admitted URLs per pattern and per path; refuses past the caps."""
+
+    def __init__(self, *, per_pattern: int = 1000, per_path_queries: int = 100) -> None:
+        self.per_pattern = per_pattern
+        self.per_path_queries = per_path_queries
+        self._patterns: Counter[str] = Counter()
+        self._queries: Counter[str] = Counter()
+
+    def admit(self, url: str) -> str | None:
+        """Count `url` and return None, or return the rule that refuses it."""
+        parts = urlsplit(url)
+        pattern = url_pattern(url)
+        if self._patterns[pattern] >= self.per_pattern:
+            return f"more than {self.per_pattern} URLs match {pattern}"
+        if parts.query and self._queries[parts.path] >= self.per_path_queries:
+            return f"more than {self.per_path_queries} query strings on {parts.path}"
+        self._patterns[pattern] += 1
+        if parts.query:
+            self._queries[parts.path] += 1
+        return None

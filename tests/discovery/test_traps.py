@@ -1,0 +1,27 @@
+"""Trap caps per URL pattern and per path."""
+
+from __future__ import annotations
+
+from docscrawl.discovery.traps import TrapGuard, url_pattern
+
+
+def test_url_pattern() -> None:
+    assert url_pattern("https://d.example/cal/2026/11/?view=day&a=1") == "/cal/{n}/{n}/?a&view"
+    assert url_pattern("https://d.example/docs/intro.html") == "/docs/intro.html"
+
+
+def test_calendar_is_capped_per_pattern() -> None:
+    guard = TrapGuard(per_pattern=3)
+    urls = [f"https://d.example/cal/2026/{m}/" for m in range(1, 6)]
+    verdicts = [guard.admit(u) for u in urls]
+    assert verdicts[:3] == [None, None, None]
+    assert verdicts[3] == "more than 3 URLs match /cal/{n}/{n}/"
+    assert guard.admit("https://d.example/docs/other.html") is None
+
+
+def test_query_space_is_capped_per_path() -> None:
+    guard = TrapGuard(per_pattern=1000, per_path_queries=2)
+    assert guard.admit("https://d.example/search?q=a") is None
+    assert guard.admit("https://d.example/search?q=b&page=2") is None
+    assert guard.admit("https://d.example/search?q=c") == "more than 2 query strings on /search"
+    assert guard.admit("https://d.example/search") is None

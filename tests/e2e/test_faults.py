@@ -1,0 +1,134 @@
+"""Hostile and broken input, against a real fault-injecting server on 127.0.0.1."""
+
+from __future__ import annotations
+
+import base64
+import itertools
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from docscrawl.faultserver import (
+    CP1252_TEXT,
+    FAULTS,
+    SHIFT_JIS_TEXT,
+    FaultServer,
+    RunningFaultServer,
+)
+from tests.conftest import CrawlOutput, assert_log_invariants, crawl
+
+pytestmark = pytest.mark.e2e
+SETTINGS = {"DOWNLOAD_TIMEOUT": "3", "DOCSCRAWL_TRAP_PATTERN_LIMIT": "5",
+            "DOCSCRAWL_RETRY_BACKOFF": "0.1"}
+
+
+@pytest.fixture(scope="module")
+def faults(tmp_path_factory: pytest.TempPathFactory) -> tuple[CrawlOutput, FaultServer, float]:
+    out = tmp_path_factory.mktemp("faults") / "out"
+    with RunningFaultServer() as server:
+        began = time.monotonic()
+        output = crawl(f"{server.url}/docs/", out, settings=SETTINGS, timeout=300)
+        elapsed = time.monotonic() - began
+    output.base = server.url  # type: ignore[attr-defined]
+    return output, server, elapsed
+
+
+@pytest.mark.parametrize("fault", FAULTS, ids=lambda f: f.path)
+def test_each_fault_ends_in_its_outcome(faults: tuple[CrawlOutput, FaultServer, float],
+                                        fault: object) -> None:
+    output, _, _ = faults
+    path = fault.outcome_path or fault.path  # type: ignore[attr-defined]
+    event = output.terminal(output.base + path)  # type: ignore[attr-defined]
+    assert (event["event"], event["reason"]) == (fault.event, fault.reason), event  # type: ignore[attr-defined]
+
+
+def test_crawl_goes_on_and_every_line_is_valid(
+    faults: tuple[CrawlOutput, FaultServer, float],
+) -> None:
+    output, _, elapsed = faults
+    assert_log_invariants(output)
+    for name in ("pages.jsonl", "structure.jsonl", "chunks.jsonl", "crawl_log.jsonl"):
+        for line in (output.out / name).read_text(encoding="utf-8").splitlines():
+            json.loads(line)
+    assert output.run["status"] == "finished"
+    assert elapsed < 120  # 100,000 links, a 60 MB page and a gzip bomb included
+
+
+def test_retry_after_is_honoured(faults: tuple[CrawlOutput, FaultServer, float]) -> None:
+    _, server, _ = faults
+    hits = [t for path, _, t in server.requests if path == "/docs/retry-after-429"]
+    assert len(hits) == 2
+    assert hits[1] - hits[0] >= 0.9  # Retry-After: 1
+    assert [p for p, _, _ in server.requests].count("/docs/retry-after-long") == 1
+
+
+def test_backoff_grows_between_retries(faults: tuple[CrawlOutput, FaultServer, float]) -> None:
+    _, server, _ = faults
+    hits = [t for path, _, t in server.requests if path == "/docs/always-500"]
+    assert len(hits) == 3
+    gaps = [b - a for a, b in itertools.pairwise(hits)]
+    assert gaps[0] >= 0.09 and gaps[1] >= 0.19  # 0.1 s, then 0.2 s
+
+
+def test_text_is_decoded_right(faults: tuple[CrawlOutput, FaultServer, float]) -> None:
+    output, _, _ = faults
+    assert SHIFT_JIS_TEXT in output.page("/docs/shift-jis")["markdown"]
+    assert CP1252_TEXT in output.page("/docs/cp1252")["markdown"]
+    bom = output.page("/docs/bom")["markdown"]
+    assert bom.startswith("# Byte order mark") and "Ünïcödé" in bom
+
+
+def test_base_href_and_session_ids(faults: tuple[CrawlOutput, FaultServer, float]) -> None:
+    output, _, _ = faults
+    target = output.page("/docs/based/target.html")
+    assert {"reason": "in_page", "from": f"{output.base}/docs/base"} in target["discovery"]  # type: ignore[attr-defined]
+    assert output.page("/docs/session")["fetched_url"].endswith("/docs/session")
+
+
+def test_non_http_links_are_never_requested(
+    faults: tuple[CrawlOutput, FaultServer, float],
+) -> None:
+    output, server, _ = faults
+    urls = {e["url"] for e in output.log}
+    assert not [u for u in urls if not u.startswith("http://")]
+    assert not [p for p, _, _ in server.requests if "passwd" in p]
+
+
+def test_traps_are_capped_with_their_pattern(
+    faults: tuple[CrawlOutput, FaultServer, float],
+) -> None:
+    output, _, _ = faults
+    calendar = [p for p in output.pages if "/docs/calendar/" in p["canonical_url"]]
+    assert len(calendar) == 5
+    traps = [e for e in output.log if e["reason"] == "trap"]
+    assert any(e["rule"] == "more than 5 URLs match /docs/calendar/{n}/{n}" for e in traps)
+    assert any(e["rule"] == "more than 5 URLs match /docs/paged?page" for e in traps)
+
+
+def test_credentials_go_to_the_site_origin_only(tmp_path: Path) -> None:
+    skip_slow = ("deny=stall|reset|always-500|retry-after|huge|gzip-bomb|many-links|calendar"
+                 "|chain|loop|paged")
+    with RunningFaultServer() as server:
+        port = server.server_address[1]
+        output = crawl(
+            f"{server.url}/docs/", tmp_path / "out", "http_user=alice", "http_pass=s3cret-pw",
+            "auth_header=X-Api-Key: k3y-value", skip_slow,
+            rf"allow=^http://127\.0\.0\.1:{port}/docs/,^http://localhost:{port}/docs/",
+            settings=SETTINGS,
+        )
+        requests = list(server.requests)
+    basic = "Basic " + base64.b64encode(b"alice:s3cret-pw").decode()
+    own = [h for _, h, _ in requests if h.get("Host") == f"127.0.0.1:{port}"]
+    other = [h for _, h, _ in requests if h.get("Host") == f"localhost:{port}"]
+    assert own and other, "the crawl reached both names of the server"
+    assert all(h.get("Authorization") == basic and h.get("X-Api-Key") == "k3y-value"
+               for h in own)
+    assert not [h for h in other if "Authorization" in h or "X-Api-Key" in h]
+    for path in tmp_path.joinpath("out").iterdir():
+        text = path.read_text(encoding="utf-8")
+        for secret in ("s3cret-pw", "k3y-value", basic.split()[1]):
+            assert secret not in text, (path.name, secret)
+    assert output.run["arguments"]["http_pass"] == "***"
+    assert output.result.stderr.count("s3cret-pw") == 0
