@@ -103,16 +103,17 @@ def parse_patterns(name: str, value: str | None) -> tuple[re.Pattern[str], ...]:
     return tuple(patterns)
 
 
-def parse_positive_int(name: str, value: str | int | None) -> int | None:
-    """A positive integer, or None when absent."""
+def parse_positive_int(name: str, value: str | int | None, *, minimum: int = 1) -> int | None:
+    """An integer of at least `minimum` (1: positive), or None when absent."""
     if value is None or value == "":
         return None
     try:
         number = int(value)
     except (TypeError, ValueError):
         raise ConfigError(f"argument {name}: not an integer: {value!r}") from None
-    if number <= 0:
-        raise ConfigError(f"argument {name}: must be a positive integer, got {number}")
+    if number < minimum:
+        kind = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
+        raise ConfigError(f"argument {name}: must be {kind}, got {number}")
     return number
 
 
@@ -174,7 +175,7 @@ def build_config(args: dict[str, Any], *, output_root: str | None = None) -> Cra
         deny=deny,
         render=parse_render(args.get("render")),
         max_pages=parse_positive_int("max_pages", args.get("max_pages")),
-        max_depth=parse_positive_int("max_depth", args.get("max_depth")),
+        max_depth=parse_positive_int("max_depth", args.get("max_depth"), minimum=0),
         profile=profile,
         profile_path=profile_path,
         state_dir=Path(state) if state else None,

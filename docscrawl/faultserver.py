@@ -67,6 +67,7 @@ FAULTS: tuple[Fault, ...] = (
     Fault("/docs/calendar/2026/1", "extracted", None, "an infinite calendar (trap)"),
     Fault("/docs/session;jsessionid=ABC123", "extracted", None, "a session id in the path"),
     Fault("/docs/elsewhere", "extracted", None, "links to another origin (localhost)"),
+    Fault("/docs/forbidden/secret.html", "skipped", "robots", "disallowed by robots.txt"),
     Fault("/docs/redirect-elsewhere", "skipped", "offsite_redirect", "redirects to localhost"),
 )
 SHIFT_JIS_TEXT = "日本語のドキュメント"
@@ -85,10 +86,14 @@ class FaultHandler(BaseHTTPRequestHandler):
         path = urlsplit(self.path).path
         self.server.record(path, dict(self.headers.items()))
         handler = ROUTES.get(path)
+        if path in ("/robots.txt", "/robots-real.txt"):
+            handler = robots_txt
         if handler is None and path.startswith("/docs/calendar/"):
             handler = calendar
         elif handler is None and path.startswith("/docs/chain/"):
             handler = chain
+        elif handler is None and path.startswith("/docs/gen/"):
+            handler = generated
         if handler is None:
             self.send_page(404, "Not here", "No such page.", status_text="Not Found")
             return
@@ -124,8 +129,13 @@ class FaultServer(ThreadingHTTPServer):
 
     daemon_threads = True
 
-    def __init__(self, port: int = 0) -> None:
+    def __init__(self, port: int = 0, *, robots: str = "plain", sitemap_urls: int = 0) -> None:
+        """`robots`: plain, redirect (to /robots-real.txt) or huge (5 MB, a rule past
+        500 KiB); `sitemap_urls` > 0 adds hostile sitemaps to robots.txt, the big one
+        listing that many URLs."""
         super().__init__(("127.0.0.1", port), FaultHandler)
+        self.robots = robots
+        self.sitemap_urls = sitemap_urls
         self.hits: Counter[str] = Counter()
         self.requests: list[tuple[str, dict[str, str], float]] = []
         self.stopping = threading.Event()
@@ -255,6 +265,54 @@ def redirect_elsewhere(h: FaultHandler, path: str) -> None:
     h.redirect(f"http://localhost:{h.server.server_address[1]}/docs/session")
 
 
+ROBOTS = "User-agent: *\nDisallow: /docs/forbidden/\n"
+HOSTILE_SITEMAPS = ("/sitemap-laughs.xml", "/sitemap-xxe.xml", "/sitemap-offhost.xml",
+                    "/sitemap-big.xml")
+
+
+def robots_txt(h: FaultHandler, path: str) -> None:
+    server = h.server
+    if server.robots == "redirect" and path == "/robots.txt":
+        h.send_bytes(301, b"", headers={"Location": "/robots-real.txt"})
+        return
+    text = ROBOTS
+    if server.sitemap_urls:
+        text += "".join(f"Sitemap: {server.url}{p}\n" for p in HOSTILE_SITEMAPS)
+    if server.robots == "huge":
+        filler = "# " + "x" * 1000 + "\n"
+        text += filler * 600 + "Disallow: /docs/\n" + filler * 4400  # rule past 500 KiB
+    h.send_bytes(200, text.encode(), content_type="text/plain")
+
+
+LAUGHS = ('<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">'
+          + "".join(f'<!ENTITY lol{i} "{("&lol" + str(i - 1) + ";") * 10 if i else "&lol;" * 10}">'
+                    for i in range(10))
+          + ']><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+          "<url><loc>&lol9;</loc></url></urlset>")
+XXE = ('<?xml version="1.0"?><!DOCTYPE r [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>'
+       '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+       "<url><loc>http://127.0.0.1/docs/&xxe;</loc></url></urlset>")
+
+
+def sitemap_big(h: FaultHandler, path: str) -> None:
+    head = '<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+    urls = "".join(f"<url><loc>{h.server.url}/docs/gen/{n}</loc></url>"
+                   for n in range(h.server.sitemap_urls))
+    h.send_bytes(200, (head + urls + "</urlset>").encode(), content_type="application/xml")
+
+
+def sitemap_offhost(h: FaultHandler, path: str) -> None:
+    body = ('<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+            "<url><loc>http://other.example/docs/x</loc></url>"
+            "<url><loc>file:///etc/passwd</loc></url></urlset>")
+    h.send_bytes(200, body.encode(), content_type="application/xml")
+
+
+def generated(h: FaultHandler, path: str) -> None:
+    n = path.rsplit("/", 1)[-1]
+    h.send_page(200, f"Generated page {n}", f"Listed in a sitemap of many URLs ({n}).")
+
+
 def static(status: int, body: str | bytes, content_type: str = "text/html") -> Callable[..., None]:
     data = body.encode("utf-8") if isinstance(body, str) else body
     return lambda h, path: h.send_bytes(status, data, content_type=content_type)
@@ -262,7 +320,10 @@ def static(status: int, body: str | bytes, content_type: str = "text/html") -> C
 
 BOMB = gzip.compress(b"\0" * BOMB_BYTES, compresslevel=9, mtime=0)
 ROUTES: dict[str, Callable[[FaultHandler, str], None]] = {
-    "/robots.txt": static(200, "User-agent: *\nDisallow: /docs/forbidden/\n", "text/plain"),
+    "/sitemap-laughs.xml": static(200, LAUGHS, "application/xml"),
+    "/sitemap-xxe.xml": static(200, XXE, "application/xml"),
+    "/sitemap-big.xml": sitemap_big,
+    "/sitemap-offhost.xml": sitemap_offhost,
     "/docs/": index,
     "/docs/flaky-500": flaky(2, 500),
     "/docs/flaky-502": flaky(1, 502),
@@ -310,8 +371,8 @@ ROUTES: dict[str, Callable[[FaultHandler, str], None]] = {
 class RunningFaultServer:
     """Context manager: a FaultServer in a daemon thread."""
 
-    def __init__(self, port: int = 0) -> None:
-        self.server = FaultServer(port)
+    def __init__(self, port: int = 0, **options: Any) -> None:
+        self.server = FaultServer(port, **options)
         self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
     def __enter__(self) -> FaultServer:

@@ -32,6 +32,10 @@ def test_patterns_and_limits() -> None:
     assert (config.max_pages, config.max_depth, config.render) == (10, 3, "never")
 
 
+def test_max_depth_zero_means_the_seed_only() -> None:
+    assert build_config({"site": "https://d.example/", "max_depth": "0"}).max_depth == 0
+
+
 def test_profile_adds_scope_rules(tmp_path: Path) -> None:
     profile = tmp_path / "site.json"
     profile.write_text(json.dumps({"scope": {"deny": ["/blog/"]}}), encoding="utf-8")
@@ -50,6 +54,7 @@ def test_profile_adds_scope_rules(tmp_path: Path) -> None:
     ({"site": "https://d.example/", "render": "maybe"}, "argument render"),
     ({"site": "https://d.example/", "max_pages": "-1"}, "argument max_pages"),
     ({"site": "https://d.example/", "max_depth": "x"}, "argument max_depth"),
+    ({"site": "https://d.example/", "max_depth": "-1"}, "argument max_depth"),
     ({"site": "https://d.example/", "config": "/nope.json"}, "argument config"),
     ({"site": "https://d.example/", "sitee": "x"}, "argument sitee"),
 ])

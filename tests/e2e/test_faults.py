@@ -132,3 +132,36 @@ def test_credentials_go_to_the_site_origin_only(tmp_path: Path) -> None:
             assert secret not in text, (path.name, secret)
     assert output.run["arguments"]["http_pass"] == "***"
     assert output.result.stderr.count("s3cret-pw") == 0
+
+
+def test_hostile_sitemaps_and_redirected_robots(tmp_path: Path) -> None:
+    with RunningFaultServer(robots="redirect", sitemap_urls=20000) as server:
+        output = crawl(f"{server.url}/docs/", tmp_path / "out", "max_pages=30",
+                       "deny=stall|reset|always-500|retry-after|huge|gzip-bomb|many-links",
+                       settings={"DOWNLOAD_TIMEOUT": "3"}, timeout=300)
+        paths = [p for p, _, _ in server.requests]
+    base = server.url
+    forbidden = output.terminal(f"{base}/docs/forbidden/secret.html")  # robots-real.txt rules
+    assert (forbidden["reason"], forbidden["rule"]) == ("robots", "Disallow: /docs/forbidden/")
+    laughs = [e for e in output.log if e["url"].endswith("/sitemap-laughs.xml")
+              and e["event"] == "failed"]
+    assert laughs and laughs[0]["reason"] == "parse_error"
+    assert not [e for e in output.log if "root:" in e["url"]]  # no external entity resolved
+    offhost = output.terminal("http://other.example/docs/x")
+    assert offhost["reason"] == "out_of_scope"
+    assert not [p for p in paths if "passwd" in p]
+    generated = [e for e in output.log if "/docs/gen/" in e["url"] and e["event"] == "discovered"]
+    assert len(generated) == 20000
+    assert len(output.pages) <= 30
+    assert output.run["counts"]["skip_reasons"]["max_pages"] >= 19000
+    assert output.run["complete"] is False
+    assert_log_invariants(output)
+
+
+def test_huge_robots_txt_is_read_up_to_500_kib(tmp_path: Path) -> None:
+    with RunningFaultServer(robots="huge") as server:
+        output = crawl(f"{server.url}/docs/", tmp_path / "out", "max_pages=5",
+                       settings=SETTINGS)
+    assert output.terminal(f"{server.url}/docs/")["event"] == "extracted"  # rule past 500 KiB
+    secret = output.terminal(f"{server.url}/docs/forbidden/secret.html")
+    assert secret["reason"] == "robots"

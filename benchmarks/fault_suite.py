@@ -1,0 +1,100 @@
+"""Run every hostile-input case of `docscrawl.faultserver` and print outcome, reason,
+peak memory and time per case, then the whole suite in one crawl.
+
+    python benchmarks/fault_suite.py [--sitemap-urls 200000] [--out /tmp/docscrawl-faults]
+
+Each case is its own `scrapy crawl docs -a site=<fault URL> -a max_depth=0` under
+`/usr/bin/time -v` (peak RSS read from its report; `resource` when /usr/bin/time is
+missing). The whole-suite crawl adds the hostile sitemaps (one of `--sitemap-urls` URLs,
+with `max_pages=100`). Figures are printed and written to OUT/fault_suite.json; the whole
+run's peak RSS must stay under 500 MB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import resource
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from docscrawl.faultserver import FAULTS, RunningFaultServer  # noqa: E402
+
+TERMINAL = {"extracted", "duplicate", "unchanged", "skipped", "failed"}
+PEAK_LIMIT_MB = 500
+
+
+def timed_crawl(site: str, out: Path, *args: str) -> tuple[float, float, int]:
+    """(wall seconds, peak RSS MB, exit status) of one crawl."""
+    command = [sys.executable, "-m", "scrapy", "crawl", "docs", "-a", f"site={site}",
+               "-a", f"out={out}", "-s", "LOG_LEVEL=ERROR", "-s", "DOWNLOAD_TIMEOUT=5",
+               "-s", "DOCSCRAWL_PROGRESS_INTERVAL=0"]
+    for arg in args:
+        command += ["-a", arg]
+    gnu_time = shutil.which("time") or ("/usr/bin/time" if Path("/usr/bin/time").exists() else None)
+    began = time.monotonic()
+    if gnu_time:
+        result = subprocess.run([gnu_time, "-v", *command], cwd=ROOT, capture_output=True,
+                                text=True)
+        match = re.search(r"Maximum resident set size \(kbytes\): (\d+)", result.stderr)
+        peak = int(match.group(1)) / 1024 if match else float("nan")
+    else:
+        before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+        peak = max(before, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 1024
+    return time.monotonic() - began, peak, result.returncode
+
+
+def outcome(out: Path, url: str) -> tuple[str, str | None]:
+    """The terminal event and reason logged for `url`."""
+    for line in (out / "crawl_log.jsonl").open(encoding="utf-8"):
+        event = json.loads(line)
+        if event["url"] == url and event["event"] in TERMINAL:
+            return event["event"], event["reason"]
+    return "none", None
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sitemap-urls", type=int, default=200_000)
+    parser.add_argument("--out", type=Path, default=Path("/tmp/docscrawl-faults"))
+    args = parser.parse_args()
+    shutil.rmtree(args.out, ignore_errors=True)
+    rows = []
+    with RunningFaultServer() as server:
+        for n, fault in enumerate(FAULTS):
+            out = args.out / f"case{n}"
+            wall, peak, status = timed_crawl(server.url + fault.path, out, "max_depth=0")
+            target = server.url + (fault.outcome_path or fault.path)
+            event, reason = outcome(out, target) if fault.outcome_path is None else ("n/a", None)
+            if fault.outcome_path:  # the outcome lands on a later hop: follow the redirects
+                wall, peak, status = timed_crawl(server.url + fault.path, out, "max_depth=30")
+                event, reason = outcome(out, target)
+            ok = (event, reason) == (fault.event, fault.reason)
+            rows.append({"case": fault.path, "note": fault.note, "outcome": event,
+                         "reason": reason, "expected": [fault.event, fault.reason], "ok": ok,
+                         "exit": status, "peak_rss_mb": round(peak, 1), "wall_s": round(wall, 2)})
+            print(f"{'ok ' if ok else 'BAD'} {fault.path:36} {event:9} {reason or '-':20} "
+                  f"{peak:7.1f} MB {wall:6.2f} s", flush=True)
+    with RunningFaultServer(sitemap_urls=args.sitemap_urls) as server:
+        wall, peak, status = timed_crawl(f"{server.url}/docs/", args.out / "whole",
+                                         "max_pages=100")
+    run = json.loads((args.out / "whole" / "run.json").read_text(encoding="utf-8"))
+    whole = {"peak_rss_mb": round(peak, 1), "wall_s": round(wall, 1), "exit": status,
+             "counts": run["counts"], "under_limit": peak < PEAK_LIMIT_MB}
+    print(f"whole suite + sitemap of {args.sitemap_urls} URLs: {peak:.1f} MB peak, "
+          f"{wall:.1f} s, limit {PEAK_LIMIT_MB} MB: {'ok' if peak < PEAK_LIMIT_MB else 'OVER'}")
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "fault_suite.json").write_text(json.dumps({"cases": rows, "whole": whole},
+                                                          indent=2), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
