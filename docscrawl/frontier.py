@@ -117,7 +117,7 @@ class Frontier:
         self.max_depth = max_depth
         self.robots: dict[str, RobotsPolicy] = {}
         self.admitted = 0
-        self.limited = False  # True once max_pages refused a URL: the crawl is incomplete
+        self.limited = False  # True once max_pages/max_depth refused a URL: crawl incomplete
         self._seen: set[str] = set()
         self._tracks: dict[str, PageTrack] = {}  # raw URL -> its track (claimed or alias)
         self._claims: dict[str, PageTrack] = {}  # normalized URL -> the track that owns it
@@ -152,6 +152,7 @@ class Frontier:
         if ext in NON_HTML_EXTENSIONS:
             return Verdict("skip", "non_html", f"file extension {ext}", first=True)
         if self.max_depth is not None and depth > self.max_depth:
+            self.limited = True
             return Verdict("skip", "max_depth", f"max_depth={self.max_depth}", first=True)
         return Verdict("wait_robots", first=True)
 

@@ -25,6 +25,7 @@ class FetchedPage:
     size: int | None = None
     render_reason: str | None = None
     structure: Any = None  # PageStructure computed by the spider for link discovery
+    body_digest: str | None = None  # hash of the raw body (incremental state)
     extract: Any = None  # PageExtract, set by the extract pipeline
     content_hash: str | None = None
     canonical_url: str | None = None
@@ -32,3 +33,23 @@ class FetchedPage:
 
     def __repr__(self) -> str:
         return f"<FetchedPage {self.track.url} -> {self.final_url} ({self.status})>"
+
+
+@dataclass(slots=True, repr=False)
+class CarriedPage:
+    """A page unchanged since the last crawl (304, or a byte-identical body): its record
+    and chunks are carried over from the incremental state, without extraction."""
+
+    track: PageTrack
+    row: Any  # docscrawl.state.StateRow
+    final_url: str
+    status: int
+    etag: str | None
+    last_modified: str | None
+    fetch_mode: str
+    body_digest: str | None = None
+    elapsed_ms: float | None = None
+    size: int | None = None
+
+    def __repr__(self) -> str:
+        return f"<CarriedPage {self.track.url} ({self.status})>"

@@ -28,11 +28,13 @@ from docscrawl.finalize import (
     rewrite_jsonl,
 )
 from docscrawl.frontier import Frontier, PageTrack
+from docscrawl.incremental import Incremental
 from docscrawl.jsonl import JsonlWriter, write_json_atomic
 
 logger = logging.getLogger(__name__)
 
-OUTPUT_FILES = ("pages.jsonl", "chunks.jsonl", "structure.jsonl", "crawl_log.jsonl")
+OUTPUT_FILES = ("pages.jsonl", "chunks.jsonl", "structure.jsonl", "crawl_log.jsonl",
+                "changes.jsonl")
 
 
 @dataclass(slots=True)
@@ -67,7 +69,7 @@ class CrawlSession:
     """Config, frontier, crawl log and output writers of one crawl."""
 
     def __init__(self, config: CrawlConfig, *, stats: Any = None,
-                 trap_limits: tuple[int, int] = (1000, 100)) -> None:
+                 trap_limits: tuple[int, int] = (1000, 100), run_id: str | None = None) -> None:
         self.config = config
         self.out_dir = config.out_dir
         self.out_dir.mkdir(parents=True, exist_ok=True)
@@ -78,6 +80,8 @@ class CrawlSession:
         self.pages = JsonlWriter(self.out_dir / "pages.jsonl")
         self.chunks = JsonlWriter(self.out_dir / "chunks.jsonl")
         self.structure = JsonlWriter(self.out_dir / "structure.jsonl")
+        self.incremental = Incremental(config.state_dir or self.out_dir,
+                                       self.out_dir / "changes.jsonl", run_id=run_id)
         self.frontier = Frontier(
             Scope(config.site, allow=config.allow, deny=config.deny),
             AddressGuard(_host_of(config.site)),
@@ -87,6 +91,7 @@ class CrawlSession:
         )
         self.written: dict[str, WrittenPage] = {}  # canonical URL -> what was written
         self.renames: dict[str, str] = {}  # canonical URL written -> better one found later
+        self.removed = 0
         self.finished = False
         self._write_run("running", None)
 
@@ -127,7 +132,14 @@ class CrawlSession:
             writer.close()
         self.log.close()
         updated = self._update_written_records()
+        for old, new in resolve_renames(self.renames).items():
+            self.incremental.rename(old, new)
+        self.removed = self.incremental.finish(complete=self._complete(finish_reason))
         return self._write_run("finished", finish_reason, updated=updated)
+
+    def _complete(self, finish_reason: str | None) -> bool:
+        """A crawl that ran to its natural end, limited by neither max_pages nor max_depth."""
+        return finish_reason == "finished" and not self.frontier.limited
 
     def _update_written_records(self) -> int:
         """Rewrite output files once when written records gained URLs or a new canonical."""
@@ -150,14 +162,16 @@ class CrawlSession:
             "arguments": self.config.as_arguments(),
             "status": status,
             "finish_reason": finish_reason,
-            "complete": status == "finished" and finish_reason == "finished"
-            and not self.frontier.limited,
+            "complete": status == "finished" and self._complete(finish_reason),
             "started_at": self.started_at,
             "finished_at": utc_now() if status == "finished" else None,
             "elapsed_s": round(self.elapsed_s(), 3),
             "docscrawl_version": __version__,
             "pages_written": self.pages.count,
             "chunks_written": self.chunks.count,
+            "changes": dict(sorted(self.incremental.counts.items())),
+            "state": str(self.incremental.store.path),
+            "run_id": self.incremental.run.run_id,
             "records_updated_at_end": updated,
             "counts": counts,
             "skip_examples": {

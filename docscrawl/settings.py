@@ -60,5 +60,8 @@ DOCSCRAWL_OUTPUT_ROOT = "output"
 # distinct query strings fetched per path.
 DOCSCRAWL_TRAP_PATTERN_LIMIT = 1000
 DOCSCRAWL_TRAP_QUERY_LIMIT = 100
+# Retrieval chunks: target size in approximate tokens (see README), hard maximum (0: 2x target).
+DOCSCRAWL_CHUNK_TOKENS = 400
+DOCSCRAWL_CHUNK_MAX_TOKENS = 0
 # Seconds between progress lines in the log.
 DOCSCRAWL_PROGRESS_INTERVAL = 5.0

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from scrapy.commands.crawl import Command as ScrapyCrawlCommand
 
 from docscrawl.config import ConfigError, build_config
+from docscrawl.state import DB_NAME, StateError, StateStore
 
 DOCS_SPIDER = "docs"
 
@@ -25,7 +27,19 @@ class Command(ScrapyCrawlCommand):
         if args and args[0] == DOCS_SPIDER:
             assert self.settings is not None
             try:
-                build_config(opts.spargs, output_root=self.settings.get("DOCSCRAWL_OUTPUT_ROOT"))
+                config = build_config(opts.spargs,
+                                      output_root=self.settings.get("DOCSCRAWL_OUTPUT_ROOT"))
+                check_state(config.state_dir or config.out_dir)
             except ConfigError as exc:
                 print(f"docscrawl: error: {exc}", file=sys.stderr)
                 sys.exit(2)
+
+
+def check_state(directory: Path) -> None:
+    """Refuse a corrupt or foreign state database before anything starts."""
+    if not (directory / DB_NAME).exists():
+        return
+    try:
+        StateStore.open(directory).close()
+    except StateError as exc:
+        raise ConfigError(f"argument state: {exc}") from None

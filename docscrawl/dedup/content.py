@@ -13,6 +13,8 @@ import hashlib
 import re
 from urllib.parse import urlsplit
 
+from docscrawl.volatile import normalize_for_hash
+
 _BLANK_RUNS = re.compile(r"\n{3,}")
 _LINK_DESTINATION = re.compile(r'\]\((?:[^()\s]|\([^()\s]*\))*(?:\s+"[^"\n]*")?\)')
 VERSION_SEGMENT = re.compile(r"^v?\d+(?:\.\d+)*(?:\.x)?$|^\d+(?:\.\d+)*-?(?:lts|rc\d*)$", re.I)
@@ -32,8 +34,8 @@ def sha256_id(text: str) -> str:
 
 
 def content_hash(markdown: str) -> str:
-    """`sha256:<hex>` of the normalized Markdown."""
-    return sha256_id(normalize_markdown(markdown))
+    """`sha256:<hex>` of the normalized Markdown, volatile text ignored (`docscrawl.volatile`)."""
+    return sha256_id(normalize_markdown(normalize_for_hash(markdown)))
 
 
 def url_version(url: str) -> str | None:

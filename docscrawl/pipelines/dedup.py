@@ -18,7 +18,7 @@ from scrapy.exceptions import DropItem
 from docscrawl.dedup.canonical import CanonicalChoice, choose_canonical, preference
 from docscrawl.dedup.content import content_hash, url_version
 from docscrawl.discovery.urls import normalize_url
-from docscrawl.items import FetchedPage
+from docscrawl.items import CarriedPage, FetchedPage
 from docscrawl.session import CrawlSession
 
 
@@ -47,6 +47,8 @@ class DedupPipeline:
         return self.crawler.spider.session  # type: ignore[union-attr]
 
     def process_item(self, item: Any) -> Any:
+        if isinstance(item, CarriedPage):
+            return self._carried(item)
         if not isinstance(item, FetchedPage):
             return item
         digest = content_hash(item.extract.markdown)
@@ -65,6 +67,19 @@ class DedupPipeline:
         item.canonical_url = canonical
         self._groups[key] = ContentGroup(canonical, choice.declared and canonical == choice.url)
         self._taken.add(canonical)
+        return item
+
+    def _carried(self, item: CarriedPage) -> CarriedPage:
+        """An unchanged page keeps its stored canonical URL; it still deduplicates."""
+        row = item.row
+        key = (url_version(item.final_url), row.content_hash)
+        group = self._groups.get(key)
+        if group is not None or row.canonical_url in self._taken:
+            canonical = group.canonical if group is not None else row.canonical_url
+            self._merge_duplicate(item, canonical)
+            raise DropItem(f"duplicate of {canonical}", log_level="DEBUG")
+        self._groups[key] = ContentGroup(row.canonical_url, declared=True)
+        self._taken.add(row.canonical_url)
         return item
 
     def _unused(self, item: FetchedPage, canonical: str) -> str:
@@ -91,7 +106,7 @@ class DedupPipeline:
             self.session.rename_canonical(group.canonical, choice.url)
             group.canonical, group.declared = choice.url, choice.declared
 
-    def _merge_duplicate(self, item: FetchedPage, canonical: str) -> None:
+    def _merge_duplicate(self, item: FetchedPage | CarriedPage, canonical: str) -> None:
         track = item.track
         track.observe(item.final_url)
         self.session.record_merged(canonical, track)

@@ -1,4 +1,10 @@
-"""Pipeline step 3: write the page's lines (pages, structure) and log `extracted`."""
+"""Pipeline step 3: chunk the page, write its lines, log the outcome, update the state.
+
+A fresh page is chunked (`docscrawl.chunking`) and written to pages, structure and chunks,
+then logged `extracted` and stored in the incremental state. A page whose normalized content
+hash equals the stored one, and a page carried over without extraction (304 or identical
+body), are written from the stored record and chunks and logged `unchanged`.
+"""
 
 from __future__ import annotations
 
@@ -6,38 +12,91 @@ from typing import Any, Self
 
 from scrapy.crawler import Crawler
 
-from docscrawl.items import FetchedPage
-from docscrawl.records import page_record, structure_record
+from docscrawl.chunking import chunk_page
+from docscrawl.items import CarriedPage, FetchedPage
+from docscrawl.records import page_id, page_record, structure_record
 from docscrawl.session import CrawlSession
+from docscrawl.state import StateRow
 
 
 class ExportPipeline:
-    """Appends one line per page to pages.jsonl and structure.jsonl, flushed at once."""
+    """Appends one line per page (and per chunk), flushed at once."""
 
-    def __init__(self, crawler: Crawler) -> None:
+    def __init__(self, crawler: Crawler, *, chunk_tokens: int, chunk_max: int | None) -> None:
         self.crawler = crawler
+        self.chunk_tokens = chunk_tokens
+        self.chunk_max = chunk_max
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
-        return cls(crawler)
+        settings = crawler.settings
+        return cls(crawler, chunk_tokens=settings.getint("DOCSCRAWL_CHUNK_TOKENS"),
+                   chunk_max=settings.getint("DOCSCRAWL_CHUNK_MAX_TOKENS") or None)
 
     @property
     def session(self) -> CrawlSession:
         return self.crawler.spider.session  # type: ignore[union-attr]
 
     def process_item(self, item: Any) -> Any:
+        if isinstance(item, CarriedPage):
+            return self._carry_over(item, item.row, item.etag, item.last_modified)
         if not isinstance(item, FetchedPage):
             return item
+        old = self.session.incremental.row_for(item.canonical_url or "")
+        if old is not None and old.can_carry_over and old.content_hash == item.content_hash:
+            return self._carry_over(item, old, item.etag, item.last_modified)
+        return self._write_fresh(item)
+
+    def _write_fresh(self, item: FetchedPage) -> dict[str, Any]:
         session = self.session
         record = page_record(item)
+        record["body_hash"] = item.body_digest
+        ext = item.extract
+        chunks = chunk_page(
+            ext, page_id=record["id"], canonical_url=record["canonical_url"],
+            title=ext.title, version=ext.version.value,
+            breadcrumbs=[crumb.label for crumb in ext.breadcrumbs],
+            retrieved_at=item.retrieved_at, content_hash=record["content_hash"],
+            target_tokens=self.chunk_tokens, max_tokens=self.chunk_max,
+        )
         session.pages.write(record)
         session.structure.write(structure_record(item))
+        for chunk in chunks:
+            session.chunks.write(chunk)
         session.record_written(record["canonical_url"], item.track)
         session.log.record(
             item.track.url, "extracted", status=item.status,
             redirect_chain=item.track.redirect_chain, fetch_mode=item.fetch_mode,
-            parser=item.extract.generator or "html", elapsed_ms=item.elapsed_ms,
+            parser=ext.generator or "html", elapsed_ms=item.elapsed_ms,
             size=item.size, page_id=record["id"], canonical_url=record["canonical_url"],
+            chunks=len(chunks),
         )
+        session.incremental.fresh(record, chunks, body_digest=item.body_digest,
+                                  extra_urls=[item.track.key])
         item.extract = None  # nothing per page stays in memory after it is written
         return {"page_id": record["id"], "canonical_url": record["canonical_url"]}
+
+    def _carry_over(self, item: FetchedPage | CarriedPage, row: StateRow,
+                    etag: str | None, last_modified: str | None) -> dict[str, Any]:
+        """Write the stored record and chunks again; log `unchanged`."""
+        session = self.session
+        record = row.page_record or {}
+        track = item.track
+        for url in record.get("observed_urls") or []:
+            track.observe(url)
+        session.pages.write(record)
+        for chunk in row.chunk_records or []:
+            session.chunks.write(chunk)
+        session.record_written(row.canonical_url, track)
+        session.log.record(
+            track.url, "unchanged", status=item.status, redirect_chain=track.redirect_chain,
+            fetch_mode=item.fetch_mode, elapsed_ms=item.elapsed_ms, size=item.size,
+            page_id=page_id(row.canonical_url), canonical_url=row.canonical_url,
+            reason="not_modified" if item.status == 304 else "same_content",
+        )
+        session.incremental.unchanged(row, etag=etag, last_modified=last_modified,
+                                      observed_urls=list(track.observed),
+                                      body_digest=item.body_digest)
+        if isinstance(item, FetchedPage):
+            item.extract = None
+        return {"page_id": page_id(row.canonical_url), "canonical_url": row.canonical_url}

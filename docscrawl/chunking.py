@@ -1,0 +1,244 @@
+"""Page -> retrieval chunks along its structure (rules in the README, "Chunking").
+
+One chunk per heading section; a section whose whole subtree fits the target is one chunk;
+small neighbouring sections are merged under their common parent; long sections are split
+at block boundaries, never inside a block; a code block stays with the prose before it; a
+table over the hard maximum is split by rows with its header repeated. Pure: no Scrapy.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from docscrawl.chunking_units import (
+    Piece,
+    Section,
+    blocks_from_markdown,
+    count_tokens,
+    section_tree,
+)
+from docscrawl.dedup.content import normalize_markdown, sha256_id
+from docscrawl.extract.model import PageExtract
+from docscrawl.volatile import normalize_for_hash
+
+__all__ = ["DEFAULT_TARGET_TOKENS", "chunk_id", "chunk_label", "chunk_page", "count_tokens"]
+
+DEFAULT_TARGET_TOKENS = 400
+MAX_FACTOR = 2  # default hard maximum: MAX_FACTOR * target
+TAIL_FRACTION = 4  # a last split part under target/4 joins the previous one when it fits
+_FENCE_LANG = re.compile(r"^(?:`{3,}|~{3,})([^\s`]+)", re.M)
+
+
+@dataclass(slots=True)
+class _Group:
+    """Pieces that become one chunk, with the heading path and anchor they sit under."""
+
+    path: list[str]
+    anchor: str | None
+    pieces: list[Piece]
+
+    @property
+    def tokens(self) -> int:
+        return sum(p.tokens for p in self.pieces)
+
+
+# ---- planning -------------------------------------------------------------------------
+
+
+def _units(pieces: list[Piece], hard_max: int) -> list[list[Piece]]:
+    """Pieces glued together: a heading to what follows it, a code block to the block
+    before it (its introducing prose, or the command it is the output of). A glued unit over
+    `hard_max` is re-packed piece by piece within `hard_max`."""
+    units: list[list[Piece]] = []
+    for piece in pieces:
+        if units and (units[-1][-1].kind == "heading" or piece.kind == "code"):
+            units[-1].append(piece)
+        else:
+            units.append([piece])
+    out: list[list[Piece]] = []
+    for unit in units:
+        if len(unit) > 1 and sum(p.tokens for p in unit) > hard_max:
+            out.extend(_pack([[p] for p in unit], hard_max, hard_max))
+        else:
+            out.append(unit)
+    return out
+
+
+def _pack(units: list[list[Piece]], target: int, hard_max: int) -> list[list[Piece]]:
+    """Units packed in order into about equal chunks: as many chunks as `target` requires,
+    a chunk closed once it reaches its even share and never grown past `target` (a unit
+    alone may be larger). A small tail joins the previous chunk within `hard_max` unless
+    it continues a split table."""
+    sizes = [sum(p.tokens for p in unit) for unit in units]
+    share = -(-sum(sizes) // max(1, -(-sum(sizes) // target)))  # ceil(total / n_chunks)
+    chunks: list[list[Piece]] = []
+    size = 0
+    for unit, unit_tokens in zip(units, sizes, strict=True):
+        if chunks and size < share and size + unit_tokens <= target:
+            chunks[-1].extend(unit)
+            size += unit_tokens
+        else:
+            chunks.append(list(unit))
+            size = unit_tokens
+    if len(chunks) > 1 and chunks[-1][0].part is None:
+        tail = sum(p.tokens for p in chunks[-1])
+        before = sum(p.tokens for p in chunks[-2])
+        if tail < target // TAIL_FRACTION and before + tail <= hard_max:
+            chunks[-2].extend(chunks.pop())
+    return chunks
+
+
+def _plan(section: Section, target: int, hard_max: int) -> list[_Group]:
+    """Groups of a section: whole when it fits, else its own content and its children."""
+    if section.subtree_tokens() <= target:
+        return [_whole(section)]
+    items: list[tuple[bool, _Group]] = []  # (small, group)
+    if section.pieces:
+        if section.own_tokens <= target:
+            items.append((True, _Group(section.path, section.anchor, list(section.pieces))))
+        else:
+            for pieces in _pack(_units(section.pieces, hard_max), target, hard_max):
+                items.append((False, _Group(section.path, section.anchor, pieces)))
+    for child in section.children:
+        if child.subtree_tokens() <= target:
+            items.append((True, _whole(child)))
+        else:
+            items.extend((False, group) for group in _plan(child, target, hard_max))
+    return _merge_small(items, section, target)
+
+
+def _whole(section: Section) -> _Group:
+    """A whole subtree as one group, under the deepest heading common to all its content."""
+    filled = [s for s in _walk(section) if s.pieces]
+    if not filled:
+        return _Group(section.path, section.anchor, [])
+    path = filled[0].path
+    for other in filled[1:]:
+        path = _common_prefix(path, other.path)
+    anchor = next((s.anchor for s in filled if s.path == path), section.anchor)
+    return _Group(path, anchor, section.subtree_pieces())
+
+
+def _walk(section: Section) -> list[Section]:
+    out = [section]
+    for child in section.children:
+        out.extend(_walk(child))
+    return out
+
+
+def _merge_small(items: list[tuple[bool, _Group]], parent: Section, target: int) -> list[_Group]:
+    """Neighbouring small groups merged while the sum stays within `target`; a merged
+    group takes the common heading path, and the parent's anchor when that path is not the
+    first group's own."""
+    out: list[_Group] = []
+    open_merge = False
+    for small, group in items:
+        if small and open_merge and out[-1].tokens + group.tokens <= target:
+            last = out[-1]
+            path = _common_prefix(last.path, group.path)
+            anchor = last.anchor if path == last.path else parent.anchor
+            out[-1] = _Group(path, anchor, last.pieces + group.pieces)
+        else:
+            out.append(_Group(list(group.path), group.anchor, list(group.pieces)))
+        open_merge = small
+    return out
+
+
+def _common_prefix(a: list[str], b: list[str]) -> list[str]:
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n]:
+        n += 1
+    return a[:n]
+
+
+# ---- records --------------------------------------------------------------------------
+
+
+def chunk_label(breadcrumbs: list[str], heading_path: list[str]) -> str:
+    """`A > B | H1 > H2`: breadcrumb labels, ` | `, heading path; empty parts omitted."""
+    parts = [" > ".join(p for p in part if p) for part in (breadcrumbs, heading_path)]
+    return " | ".join(p for p in parts if p)
+
+
+def chunk_id(canonical_url: str, heading_path: list[str], text: str, occurrence: int = 0) -> str:
+    """`sha256:<hex>` of the canonical URL, the heading path and the normalized chunk text
+    (volatile text ignored, see `docscrawl.volatile`); `occurrence` > 0 tells apart chunks
+    of one page that would otherwise be identical."""
+    normalized = normalize_markdown(normalize_for_hash(text))
+    key = "\x1e".join([canonical_url, "\x1f".join(heading_path), normalized])
+    if occurrence:
+        key += f"\x1e{occurrence}"
+    return sha256_id(key)
+
+
+def _code_languages(pieces: list[Piece], extract: PageExtract) -> tuple[bool, list[str]]:
+    ordinals = {p.ordinal for p in pieces}
+    found = [c for c in extract.code_blocks if c.block_ordinal in ordinals]
+    languages = [c.language for c in found if c.language]
+    if not found:  # extraction listed no code blocks: read the fences
+        for piece in pieces:
+            languages += _FENCE_LANG.findall(piece.markdown) if piece.kind == "code" else []
+    has_code = bool(found) or any(p.kind == "code" for p in pieces)
+    return has_code, list(dict.fromkeys(languages))
+
+
+def chunk_page(
+    extract: PageExtract,
+    *,
+    page_id: str,
+    canonical_url: str,
+    title: str | None,
+    version: str | None,
+    breadcrumbs: list[str],
+    retrieved_at: str,
+    content_hash: str,
+    target_tokens: int = DEFAULT_TARGET_TOKENS,
+    max_tokens: int | None = None,
+) -> list[dict[str, Any]]:
+    """The page's chunks.jsonl records, in page order (fields as in the contract, plus
+    `token_count`, `oversized` and `metadata.table_part`)."""
+    if target_tokens < 1:
+        raise ValueError(f"target_tokens must be positive, got {target_tokens}")
+    hard_max = max(max_tokens or MAX_FACTOR * target_tokens, target_tokens)
+    blocks = extract.blocks or blocks_from_markdown(extract.markdown)
+    tree = section_tree(blocks, target=target_tokens, hard_max=hard_max)
+    groups = [g for g in _plan(tree, target_tokens, hard_max) if g.pieces]
+    records: list[dict[str, Any]] = []
+    seen: dict[str, int] = {}
+    for index, group in enumerate(groups):
+        markdown = "\n\n".join(p.markdown for p in group.pieces)
+        label = chunk_label(breadcrumbs, group.path)
+        text = f"{label}\n{markdown}" if label else markdown
+        base = chunk_id(canonical_url, group.path, text)
+        occurrence = seen.get(base, 0)
+        seen[base] = occurrence + 1
+        has_code, languages = _code_languages(group.pieces, extract)
+        tokens = count_tokens(markdown)
+        parts = {p.part for p in group.pieces if p.part}
+        records.append({
+            "id": chunk_id(canonical_url, group.path, text, occurrence) if occurrence else base,
+            "page_id": page_id,
+            "text": text,
+            "markdown": markdown,
+            "token_count": tokens,
+            "oversized": tokens > hard_max,
+            "metadata": {
+                "source_url": f"{canonical_url}#{group.anchor}" if group.anchor else canonical_url,
+                "canonical_url": canonical_url,
+                "title": title,
+                "version": version,
+                "heading_path": list(group.path),
+                "breadcrumbs": list(breadcrumbs),
+                "region": "main_content",
+                "chunk_index": index,
+                "block_range": [group.pieces[0].ordinal, group.pieces[-1].ordinal],
+                "retrieved_at": retrieved_at,
+                "content_hash": content_hash,
+                "has_code": has_code,
+                "code_languages": languages,
+                "table_part": list(parts.pop()) if len(parts) == 1 else None,
+            },
+        })
+    return records

@@ -1,0 +1,84 @@
+"""End to end: re-crawls redo only what changed; changes.jsonl says what to add and delete."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from docscrawl.devserver import StaticSite
+from tests.conftest import SITES, CrawlOutput, assert_log_invariants, crawl, read_jsonl, run_crawl
+
+pytestmark = pytest.mark.e2e
+
+
+def changes(output: CrawlOutput) -> dict[str, dict]:
+    return {line["canonical_url"].split("/docs/", 1)[-1]: line
+            for line in read_jsonl(output.out / "changes.jsonl")}
+
+
+def touch_later(path: Path) -> None:
+    later = time.time() + 10  # past the second-precision Last-Modified of the last crawl
+    os.utime(path, (later, later))
+
+
+def test_recrawl_reports_added_unchanged_changed_removed(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    shutil.copytree(SITES / "demo", site)
+    out = tmp_path / "out"
+    with StaticSite(site) as server:
+        seed = f"{server.url}/docs/"
+        first = crawl(seed, out)
+        first_changes = changes(first)
+        assert {c["change"] for c in first_changes.values()} == {"added"}
+        first_chunks = {c["id"] for c in read_jsonl(out / "chunks.jsonl")}
+        assert first_chunks
+
+        before = len(server.requests)
+        second = crawl(seed, out)
+        assert {c["change"] for c in changes(second).values()} == {"unchanged"}
+        assert second.run["counts"]["events"].get("extracted", 0) == 0
+        assert second.run["counts"]["events"]["unchanged"] == len(first.pages)
+        assert {c["id"] for c in read_jsonl(out / "chunks.jsonl")} == first_chunks
+        assert len(second.pages) == len(first.pages)
+        assert len(server.requests) > before
+        assert_log_invariants(second)
+
+        configure = site / "docs" / "guide" / "configure.html"
+        configure.write_text(configure.read_text().replace(
+            "Worker processes.", "Worker processes (one per core)."), encoding="utf-8")
+        touch_later(configure)
+        (site / "docs" / "guide" / "orphan.html").unlink()
+        third = crawl(seed, out)
+        third_changes = changes(third)
+        kinds = {path: c["change"] for path, c in third_changes.items()}
+        assert kinds.pop("guide/configure.html") == "changed"
+        assert kinds.pop("guide/orphan.html") == "removed"
+        assert set(kinds.values()) == {"unchanged"}
+        changed = third_changes["guide/configure.html"]
+        assert changed["chunk_ids_to_add"] and changed["chunk_ids_to_delete"]
+        configure_chunks = {c["id"] for c in read_jsonl(out / "chunks.jsonl")
+                            if c["metadata"]["canonical_url"].endswith("/configure.html")}
+        assert set(changed["chunk_ids_to_add"]) <= configure_chunks
+        assert set(changed["chunk_ids_to_delete"]) <= first_chunks
+        assert not set(changed["chunk_ids_to_delete"]) & configure_chunks
+        removed = third_changes["guide/orphan.html"]
+        assert removed["chunk_ids_to_delete"] and not removed["chunk_ids_to_add"]
+        assert_log_invariants(third)
+
+        limited = crawl(seed, out, "max_pages=2")
+        assert "removed" not in {c["change"] for c in changes(limited).values()}
+
+
+def test_corrupt_state_is_refused_in_one_line(demo_site: StaticSite, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "state.sqlite3").write_bytes(b"this is not a database" * 100)
+    result = run_crawl(f"{demo_site.url}/docs/", out)
+    assert result.returncode == 2
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("docscrawl: error: argument state:")
+    assert (out / "state.sqlite3").read_bytes() == b"this is not a database" * 100
