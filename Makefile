@@ -16,7 +16,7 @@ $(BIN)/python:
 	$(BIN)/pip install -q -U pip
 
 $(VENV)/.installed: $(BIN)/python pyproject.toml
-	$(BIN)/pip install -q -e '.[test]'
+	$(BIN)/pip install -q -e '.[test,ops]'
 	@touch $@
 
 setup: $(VENV)/.installed

@@ -1,30 +1,153 @@
 """The `docscrawl` console command: inspect crawl outputs.
 
-    docscrawl summary OUTPUT_DIR
+    docscrawl summary OUT
+    docscrawl log OUT [--event E] [--reason R] [--url PATTERN] [--json] [--limit N]
+    docscrawl why URL OUT [--json]
+    docscrawl check OUT [--threshold NAME=VALUE ...] [--json]
+    docscrawl report OUT -o report.html
+    docscrawl merge OUT1 OUT2 ... -o OUT
+
+Exit status: 0 on success, 1 when `check` finds a failing check, 2 on a usage error or
+a missing or malformed output directory (one line on stderr).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+from docscrawl.inspect.check import Thresholds, format_checks, parse_threshold, run_checks
+from docscrawl.inspect.log import LogFilter, analyze_log, format_log
+from docscrawl.inspect.merge import merge_outputs
+from docscrawl.inspect.output import OutputDir, OutputError, Progress
+from docscrawl.inspect.report import collect_report, render_report
+from docscrawl.inspect.why import format_history, url_history
 from docscrawl.summary import summarize
+
+EXIT_OK, EXIT_FAILED_CHECK, EXIT_ERROR = 0, 1, 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser with every subcommand."""
+    parser = argparse.ArgumentParser(prog="docscrawl", description="Inspect docscrawl output.")
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    summary = commands.add_parser("summary", help="what a crawl did and where its files are")
+    summary.add_argument("out", type=Path, help="crawl output directory (holds run.json)")
+
+    log = commands.add_parser("log", help="events, skip reasons and rules, failures, "
+                                          "rendered pages, slowest fetches")
+    log.add_argument("out", type=Path, help="crawl output directory")
+    log.add_argument("--event", help="only events of this kind (skipped, failed, ...)")
+    log.add_argument("--reason", help="only events with this reason (robots, http_404, ...)")
+    log.add_argument("--url", metavar="PATTERN",
+                     help="only URLs matching: a glob with * ? [ ], else a substring")
+    log.add_argument("--limit", type=int, default=50,
+                     help="matching events listed with a filter (0: all; default 50)")
+    log.add_argument("--examples", type=int, default=3, help="example URLs per rule")
+    log.add_argument("--top", type=int, default=10, help="slowest fetches shown")
+    log.add_argument("--json", action="store_true", help="print JSON instead of text")
+
+    why = commands.add_parser("why", help="the whole history of one URL")
+    why.add_argument("url", help="the URL (as linked, any spelling)")
+    why.add_argument("out", type=Path, help="crawl output directory")
+    why.add_argument("--nearest", type=int, default=5, help="nearest URLs listed when unknown")
+    why.add_argument("--json", action="store_true", help="print JSON instead of text")
+
+    check = commands.add_parser("check", help="the six extraction checks; exit 1 on failure")
+    check.add_argument("out", type=Path, nargs="?", help="crawl output directory")
+    check.add_argument("--threshold", "-t", action="append", default=[], metavar="NAME=VALUE",
+                       help="override a threshold, e.g. min_heading_coverage=0.9 "
+                            "(repeatable; names in `docscrawl check --help-thresholds`)")
+    check.add_argument("--help-thresholds", action="store_true",
+                       help="list thresholds and their defaults, then exit")
+    check.add_argument("--json", action="store_true", help="print JSON instead of text")
+
+    report = commands.add_parser("report", help="one self-contained HTML report")
+    report.add_argument("out", type=Path, help="crawl output directory")
+    report.add_argument("-o", "--output", type=Path, required=True, help="HTML file to write")
+    report.add_argument("--threshold", "-t", action="append", default=[], metavar="NAME=VALUE")
+
+    merge = commands.add_parser("merge", help="combine the part outputs of several workers")
+    merge.add_argument("parts", type=Path, nargs="+", help="part output directories")
+    merge.add_argument("-o", "--output", type=Path, required=True, help="merged output directory")
+    merge.add_argument("--force", action="store_true", help="overwrite a non-empty -o directory")
+    return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit status."""
-    parser = argparse.ArgumentParser(prog="docscrawl", description="Inspect docscrawl output.")
-    commands = parser.add_subparsers(dest="command", required=True)
-    summary = commands.add_parser("summary", help="what a crawl did and where its files are")
-    summary.add_argument("out", type=Path, help="crawl output directory (holds run.json)")
-    args = parser.parse_args(argv)
+    args = build_parser().parse_args(argv)
+    progress = Progress(enabled=not args.quiet)
+    try:
+        return _dispatch(args, progress)
+    except OutputError as exc:
+        print(f"docscrawl: error: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    except BrokenPipeError:  # `docscrawl log OUT | head`
+        sys.stderr.close()
+        return EXIT_OK
+
+
+def _thresholds(values: list[str]) -> Thresholds:
+    thresholds = Thresholds()
+    for value in values:
+        try:
+            parse_threshold(thresholds, value)
+        except ValueError as exc:
+            raise OutputError(str(exc)) from None
+    return thresholds
+
+
+def _emit(data: Any, as_json: bool, formatter: Callable[[Any], str]) -> None:
+    if as_json:
+        print(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+    else:
+        print(formatter(data))
+
+
+def _dispatch(args: argparse.Namespace, progress: Progress) -> int:
     if args.command == "summary":
-        if not (args.out / "run.json").is_file():
-            print(f"docscrawl: error: no run.json in {args.out}", file=sys.stderr)
-            return 2
+        OutputDir(args.out)
         print(summarize(args.out))
-    return 0
+    elif args.command == "log":
+        flt = LogFilter(reason=args.reason, event=args.event, url=args.url)
+        data = analyze_log(OutputDir(args.out, progress=progress), flt, examples=args.examples,
+                           top=args.top, limit=max(args.limit, 0))
+        _emit(data, args.json, format_log)
+    elif args.command == "why":
+        history = url_history(OutputDir(args.out, progress=progress), args.url,
+                              nearest=args.nearest)
+        _emit(history, args.json, format_history)
+    elif args.command == "check":
+        if args.help_thresholds:
+            for name, value in vars(Thresholds()).items():
+                print(f"{name}={value}")
+            return EXIT_OK
+        if args.out is None:
+            raise OutputError("check: the output directory argument OUT is required")
+        result = run_checks(OutputDir(args.out, progress=progress),
+                             _thresholds(args.threshold))
+        _emit(result, args.json, format_checks)
+        return EXIT_OK if result["passed"] else EXIT_FAILED_CHECK
+    elif args.command == "report":
+        data = collect_report(OutputDir(args.out, progress=progress),
+                              _thresholds(args.threshold))
+        args.output.parent.mkdir(parents=True, exist_ok=True)
+        args.output.write_text(render_report(data), encoding="utf-8")
+        print(f"report written to {args.output}")
+    elif args.command == "merge":
+        parts = [OutputDir(path, progress=progress) for path in args.parts]
+        run = merge_outputs(parts, args.output, force=args.force, progress=progress)
+        print(f"merged {len(parts)} parts into {args.output}: {run['pages_written']} pages, "
+              f"{run['chunks_written']} chunks, {run['counts']['events'].get('discovered', 0)} "
+              "URLs discovered")
+    return EXIT_OK
 
 
 if __name__ == "__main__":

@@ -42,7 +42,27 @@ DOWNLOADER_MIDDLEWARES = {
     "docscrawl.middlewares.retry.BackoffRetryMiddleware": 550,
     "scrapy.downloadermiddlewares.httpauth.HttpAuthMiddleware": None,
     "docscrawl.middlewares.auth.SiteCredentialsMiddleware": 300,
+    # below HttpCompression (590): sees decoded bodies; re-issues sparse pages to Chromium
+    "docscrawl.middlewares.render.RenderMiddleware": 585,
 }
+
+# Rendering (docscrawl.middlewares.render, docscrawl.browser): scrapy-playwright's handler,
+# started lazily on the first page that needs the browser; plain requests use HTTP/1.1.
+DOWNLOAD_HANDLERS = {
+    "http": "docscrawl.browser.LazyPlaywrightHandler",
+    "https": "docscrawl.browser.LazyPlaywrightHandler",
+}
+PLAYWRIGHT_BROWSER_TYPE = "chromium"
+PLAYWRIGHT_MAX_CONTEXTS = 1
+PLAYWRIGHT_MAX_PAGES_PER_CONTEXT = 4  # browser pages at once: more buys nothing on 2 cores
+PLAYWRIGHT_DEFAULT_NAVIGATION_TIMEOUT = 20_000  # ms per page navigation
+PLAYWRIGHT_DOWNLOAD_TIMEOUT = 5_000  # ms; downloads are refused anyway
+# Chromium binary; empty: $DOCSCRAWL_CHROMIUM_PATH, /usr/bin/chromium, Playwright's own.
+DOCSCRAWL_CHROMIUM_PATH = ""
+DOCSCRAWL_RENDER_MIN_TEXT_CHARS = 200  # less main-content text than this: sparse
+DOCSCRAWL_RENDER_SETTLE_MS = 300  # DOM quiet this long (with content) = rendered
+DOCSCRAWL_RENDER_WAIT_MS = 10_000  # longest wait for main content after the page loads
+DOCSCRAWL_RENDER_RETRIES = 1  # a timed-out or crashed render is retried this often
 
 ITEM_PIPELINES = {
     "docscrawl.pipelines.extract.ExtractPipeline": 100,

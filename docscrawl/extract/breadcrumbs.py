@@ -26,14 +26,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 from urllib.parse import urljoin
 
 import extruct
 from lxml import etree
-from lxml.cssselect import CSSSelector
 
+from docscrawl.extract.docindex import DocIndex, select_all
 from docscrawl.extract.model import Breadcrumb, ExtractionWarning
 
 __all__ = [
@@ -120,99 +119,6 @@ class BreadcrumbResult:
 # --- text helpers -------------------------------------------------------------------
 
 
-@lru_cache(maxsize=256)
-def _compiled(selector: str) -> Callable[[Element], Any]:
-    if selector.startswith(("/", "(")):
-        return etree.XPath(selector)
-    return CSSSelector(selector, translator="html")
-
-
-_BRACKETS_RE = re.compile(r"\[([\w:-]+)\s*(?:([*$^~|]?=)\s*['\"]?([^'\"\]]*)['\"]?)?\]")
-_CLASS_RE = re.compile(r"\.([\w-]+)")
-_ID_RE = re.compile(r"#([\w-]+)")
-_TAG_RE = re.compile(r"(?:^|[\s>+~])([a-zA-Z][\w-]*)")
-# Attributes whose values the index keeps, so `[attr*=value]` can be pre-checked.
-INDEXED_VALUES = ("aria-label", "role", "itemtype")
-
-
-@dataclass(frozen=True, slots=True)
-class DocIndex:
-    """Tags, class tokens, ids and some attribute values of a document, from one pass.
-
-    Running a CSS selector costs a full tree walk; `select` skips the walk when the
-    selector cannot match (a class, id, tag or attribute it needs is absent).
-    """
-
-    root: Element
-    tags: frozenset[str]
-    classes: frozenset[str]
-    ids: frozenset[str]
-    attrs: frozenset[str]
-    values: dict[str, frozenset[str]]
-
-    @classmethod
-    def of(cls, root: Element) -> DocIndex:
-        tags: set[str] = set()
-        classes: set[str] = set()
-        ids: set[str] = set()
-        attrs: set[str] = set()
-        values: dict[str, set[str]] = {name: set() for name in INDEXED_VALUES}
-        for el in root.iter():
-            if not isinstance(el.tag, str):
-                continue
-            tags.add(el.tag.lower())
-            for name, value in el.items():
-                attrs.add(name)
-                if name == "class":
-                    classes.update(value.split())
-                elif name == "id":
-                    ids.add(value)
-                elif name in values:
-                    values[name].add(value)
-        frozen = {name: frozenset(v) for name, v in values.items()}
-        return cls(
-            root, frozenset(tags), frozenset(classes), frozenset(ids), frozenset(attrs), frozen
-        )
-
-    def _attr_ok(self, name: str, op: str | None, value: str) -> bool:
-        if name not in self.attrs:
-            return False
-        if name == "class" and op == "*=":
-            return any(value in token for token in self.classes)
-        if name not in self.values or not op:
-            return True
-        if op == "=":
-            return value in self.values[name]
-        return any(value in v for v in self.values[name])  # loose: never a false "no"
-
-    def _part_ok(self, part: str) -> bool:
-        for name, op, value in _BRACKETS_RE.findall(part):
-            if not self._attr_ok(name, op or None, value):
-                return False
-        bare = _BRACKETS_RE.sub(" ", part)
-        return (
-            all(c in self.classes for c in _CLASS_RE.findall(bare))
-            and all(i in self.ids for i in _ID_RE.findall(bare))
-            and all(t.lower() in self.tags for t in _TAG_RE.findall(bare))
-        )
-
-    def may_match(self, selector: str) -> bool:
-        """False only when `selector` certainly matches nothing (XPath: always True)."""
-        if selector.startswith(("/", "(")):
-            return True
-        return any(self._part_ok(part) for part in selector.split(","))
-
-    def select(self, selector: str) -> list[Any]:
-        """`select_all(root, selector)`, skipped when it cannot match."""
-        return select_all(self.root, selector) if self.may_match(selector) else []
-
-
-def select_all(root: Element, selector: str) -> list[Any]:
-    """Elements matching a CSS selector (under `root`) or an XPath (as written)."""
-    result = _compiled(selector)(root)
-    return result if isinstance(result, list) else []
-
-
 def _is_hidden(el: Element) -> bool:
     if not isinstance(el.tag, str):
         return True  # comments, processing instructions
@@ -246,7 +152,12 @@ def visible_text(el: Element, skip: Callable[[Element], bool] | None = None) -> 
 
 
 def _strip_separators(text: str) -> str:
-    return normalize_ws(text.strip(SEPARATORS + " \t\n"))
+    """Drop separator glyphs at the edges ("» Page", "Page /", "›Page"), but keep angle
+    brackets that pair inside the label (CMake's `<LANG>_FLAGS`)."""
+    text = normalize_ws(text)
+    lead = SEPARATORS.replace("<", "") if ">" in text else SEPARATORS
+    trail = SEPARATORS.replace(">", "") if "<" in text else SEPARATORS
+    return normalize_ws(text.lstrip(lead + " ").rstrip(trail + " "))
 
 
 def _attr_label(el: Element) -> str:
@@ -311,19 +222,26 @@ def _crumb(item: Element, base_url: str) -> tuple[Breadcrumb | None, str | None]
 
 
 def _visible_trail(
-    root: Element, base_url: str, warnings: list[ExtractionWarning]
+    root: Element, base_url: str, warnings: list[ExtractionWarning],
+    index: DocIndex | None = None, selectors: tuple[str, ...] = (),
 ) -> list[Breadcrumb]:
-    """First visible trail found in `VISIBLE_TRAILS` order."""
-    index = DocIndex.of(root)
-    for name, selector in VISIBLE_TRAILS:
+    """First visible trail found: site-profile `selectors`, then `VISIBLE_TRAILS` order."""
+    index = index or DocIndex.of(root)
+    for name, selector in (*(("profile", css) for css in selectors), *VISIBLE_TRAILS):
         for container in index.select(selector):
             items = _outer_items(container)
             if len(items) > MAX_CRUMBS + 2:  # + room for an aside and a home icon
                 continue
             pairs = [_crumb(item, base_url) for item in items]
-            crumbs = [c for c, _ in pairs if c]
             if name in RELBAR_CONTAINERS:
-                crumbs = [c for c in crumbs if c.label.casefold() not in RELBAR_LABELS]
+                # "index", "next"... are relbar links, unless Sphinx marks the item as a
+                # trail item (`li.nav-item`: the genindex page's own crumb is "Index").
+                pairs = [
+                    (None, None) if crumb is not None and not _is_trail_item(item)
+                    and crumb.label.casefold() in RELBAR_LABELS else (crumb, dropped)
+                    for (crumb, dropped), item in zip(pairs, items, strict=True)
+                ]
+            crumbs = [c for c, _ in pairs if c]
             if crumbs and any(len(c.label) > MAX_LABEL_CHARS for c in crumbs):
                 continue
             if crumbs:
@@ -333,6 +251,10 @@ def _visible_trail(
                         warnings.append(ExtractionWarning("breadcrumb_unlabelled_item", detail))
                 return _renumber(crumbs)
     return []
+
+
+def _is_trail_item(item: Element) -> bool:
+    return "nav-item" in (item.get("class") or "").split()
 
 
 def _renumber(crumbs: Iterable[Breadcrumb]) -> list[Breadcrumb]:
@@ -466,7 +388,10 @@ def _label_list(trail: list[Breadcrumb]) -> str:
     return " > ".join(c.label for c in trail) or "(empty)"
 
 
-def extract_breadcrumbs(root: Element | None, html: str | None, base_url: str) -> BreadcrumbResult:
+def extract_breadcrumbs(
+    root: Element | None, html: str | None, base_url: str, *, index: DocIndex | None = None,
+    selectors: tuple[str, ...] = (),
+) -> BreadcrumbResult:
     """Visible and structured breadcrumb trails of a page, and the preferred one.
 
     `root` is the parsed tree (`parsel.Selector(text=html).root`); `html` is only
@@ -475,7 +400,7 @@ def extract_breadcrumbs(root: Element | None, html: str | None, base_url: str) -
     result = BreadcrumbResult()
     visible: list[Breadcrumb] = []
     if root is not None:
-        visible = _visible_trail(root, base_url, result.warnings)
+        visible = _visible_trail(root, base_url, result.warnings, index, selectors)
     trails = _structured_trails(root, html, base_url, result.warnings)
     structured = trails[0] if trails else []
     distinct = {tuple(_labels(t)) for t in trails}

@@ -7,7 +7,7 @@ the class/id tokens and a few attributes (no XPath). The heuristics are data tab
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from lxml import etree
 
@@ -17,6 +17,12 @@ CHROME_TAGS = frozenset({
     "object", "embed", "dialog", "button", "form", "input", "select", "textarea", "option",
     "nav", "footer",
 })
+
+# Buttons are controls, except the ones an API renderer fills with documentation (Redoc
+# puts each response's description, and the operation's verb and path, in a button).
+_BUTTON_CONTENT = etree.XPath(
+    "boolean(.//p or .//*[contains(concat(' ', normalize-space(@class), ' '), ' http-verb ')])"
+)
 
 # Permalink-marker classes: chrome when the element shows no more than a marker
 # (docsify wraps the whole heading text in `a.anchor`, which is content).
@@ -61,6 +67,7 @@ TAG_CLASS_CHROME: dict[str, frozenset[str]] = {
 LOCAL_TOC_COMPANIONS = frozenset({"local", "topic"})
 # Substrings of the class attribute (lower case) that mark chrome.
 CHROME_CLASS_PARTS = ("clipboard", "cookie", "consent", "copybutton", "buttongroup")
+CHROME_CLASS_PARTS_RE = re.compile("|".join(CHROME_CLASS_PARTS))
 CHROME_IDS = frozenset({
     "searchbox", "search", "search-form", "toc", "copy-path", "toggle-all-docs",
     "version-switcher", "cookie-banner", "onetrust-banner-sdk", "onetrust-consent-sdk",
@@ -89,13 +96,15 @@ def is_chrome(el: etree._Element) -> bool:
     tag = el.tag
     if not isinstance(tag, str):  # comments, processing instructions
         return True
-    tag = tag.lower()
     if tag in CHROME_TAGS:
-        return True
-    cls = (el.get("class") or "").lower()
+        return not (tag == "button" and _BUTTON_CONTENT(el))
+    attrib = el.attrib
+    if not attrib:  # most elements: nothing below can match without an attribute
+        return tag == "a" and _is_chrome_link(el)
+    cls = (attrib.get("class") or "").lower()
     if cls:
         tokens = set(cls.split())
-        if tokens & CHROME_CLASSES or any(part in cls for part in CHROME_CLASS_PARTS):
+        if tokens & CHROME_CLASSES or CHROME_CLASS_PARTS_RE.search(cls):
             return True
         if "line-numbers" in tokens and _is_line_number_gutter(el, tag):
             return True
@@ -163,7 +172,30 @@ def _is_chrome_link(el: etree._Element) -> bool:
 WS_RE = re.compile(r"\s+")
 
 
-def visible_text(el: etree._Element, *, skip_chrome: bool = True) -> str:
+class ChromeMemo:
+    """`is_chrome` remembered per element, for one walk over a tree that does not change.
+
+    Walkers ask about the same element several times (block or inline? its text? its
+    links?); the memo answers the repeats with a dict lookup.
+    """
+
+    __slots__ = ("_seen",)
+
+    def __init__(self, excluded: Iterable[etree._Element] = ()) -> None:
+        """`excluded` elements count as chrome whatever they look like (site profiles)."""
+        self._seen: dict[etree._Element, bool] = dict.fromkeys(excluded, True)
+
+    def __call__(self, el: etree._Element) -> bool:
+        found = self._seen.get(el)
+        if found is None:
+            found = self._seen[el] = is_chrome(el)
+        return found
+
+
+def visible_text(
+    el: etree._Element, *, skip_chrome: bool = True,
+    chrome: Callable[[etree._Element], bool] = is_chrome,
+) -> str:
     """Text of `el` with chrome subtrees skipped and whitespace collapsed."""
     parts: list[str] = []
     stack: list[etree._Element | str] = [el]
@@ -173,7 +205,7 @@ def visible_text(el: etree._Element, *, skip_chrome: bool = True) -> str:
             parts.append(node)
             continue
         if node is not el and (
-            not isinstance(node.tag, str) or (skip_chrome and is_chrome(node))
+            not isinstance(node.tag, str) or (skip_chrome and chrome(node))
         ):
             continue
         if node.tag == "br":
@@ -188,11 +220,13 @@ def visible_text(el: etree._Element, *, skip_chrome: bool = True) -> str:
     return WS_RE.sub(" ", "".join(parts)).strip(" " + ZERO_WIDTH)
 
 
-def iter_content(el: etree._Element) -> Iterator[etree._Element]:
+def iter_content(
+    el: etree._Element, chrome: Callable[[etree._Element], bool] = is_chrome
+) -> Iterator[etree._Element]:
     """Descendants of `el` in document order, without chrome subtrees (iterative)."""
     stack = list(reversed(el))
     while stack:
         node = stack.pop()
-        if isinstance(node.tag, str) and not is_chrome(node):
+        if isinstance(node.tag, str) and not chrome(node):
             yield node
             stack.extend(reversed(node))

@@ -118,7 +118,24 @@ def code_info(el: etree._Element) -> CodeInfo:
     """Exact code text and language of a `pre` or a code table."""
     source = _code_element(el)
     raw = _declared_language(el, source)
-    return CodeInfo(code=code_text(source), language=normalize_language(raw), raw_language=raw)
+    code = code_text(source)
+    language = normalize_language(raw)
+    if raw == SPHINX_DEFAULT:
+        language = _sphinx_default(source, code)
+    return CodeInfo(code=code, language=language, raw_language=raw)
+
+
+# Sphinx's `highlight_language = "default"` (`div.highlight-default`) is Python 3, falling
+# back to no highlighting when Pygments cannot lex the block; `>>>` sessions become pycon.
+SPHINX_DEFAULT = "default"
+_TOKEN_SPAN = etree.XPath("boolean(.//span[@class])")
+
+
+def _sphinx_default(source: etree._Element, code: str) -> str | None:
+    """`pycon`, `python`, or None when Pygments left the block unhighlighted."""
+    if code.lstrip().startswith(">>>"):
+        return "pycon"
+    return "python" if _TOKEN_SPAN(source) else None
 
 
 def _code_element(el: etree._Element) -> etree._Element:
@@ -204,12 +221,19 @@ def _declared_language(el: etree._Element, source: etree._Element) -> str | None
     return None
 
 
+# Class tokens that name their element's language outright.
+LANGUAGE_CLASSES = {"redoc-json": "json"}
+
+
 def _language_of(node: etree._Element, *, bare: bool) -> str | None:
     for attr in LANG_ATTRS:
         value = (node.get(attr) or "").strip().lower()
         if value and (attr != "lang" or node.tag in {"pre", "code"}):
             return value
     tokens = (node.get("class") or "").lower().split()
+    for token in tokens:
+        if token in LANGUAGE_CLASSES:
+            return LANGUAGE_CLASSES[token]
     for i, token in enumerate(tokens):
         for prefix in LANG_PREFIXES:
             if token.startswith(prefix) and len(token) > len(prefix):

@@ -10,6 +10,8 @@ import re
 
 from lxml import etree
 
+from docscrawl.extract.docindex import DocIndex
+
 # meta[name=generator] content pattern -> profile key, first match wins.
 META_GENERATORS: tuple[tuple[str, str], ...] = (
     (r"\bsphinx\b", "sphinx"),
@@ -125,27 +127,16 @@ _INDEX = _fingerprint_index()
 _PRIORITY = {profile: i for i, (_, _, profile) in reversed(list(enumerate(FINGERPRINTS)))}
 
 
-def _votes(root: etree._Element) -> dict[str, int]:
-    """Count fingerprint hits in one pass over the tree (each needle counted once)."""
+def _votes(index: DocIndex) -> dict[str, int]:
+    """Count fingerprint hits from the page index (each needle counted once)."""
     seen: set[tuple[str, str]] = set()
     substring_kinds = ("script", "link", "comment", "text")
-    for el in root.iter():
-        tag = el.tag
-        if tag is etree.Comment:
-            _substring_hits(seen, "comment", el.text or "")
-            continue
-        if not isinstance(tag, str):
-            continue
-        seen.add(("tag", tag))
-        for token in (el.get("class") or "").split():
-            seen.add(("class", token))
-        if el_id := el.get("id"):
-            seen.add(("id", el_id))
-        if tag == "script":
-            _substring_hits(seen, "script", el.get("src") or "")
-            _substring_hits(seen, "text", (el.text or "")[:4000])
-        elif tag == "link":
-            _substring_hits(seen, "link", el.get("href") or "")
+    for kind, present in (("tag", index.tags), ("class", index.classes), ("id", index.ids)):
+        seen.update((kind, needle) for needle in _INDEX.get(kind, {}) if needle in present)
+    for kind, values in (("comment", index.comments), ("script", index.script_srcs),
+                         ("text", index.inline_scripts), ("link", index.stylesheets)):
+        for value in values:
+            _substring_hits(seen, kind, value)
     votes: dict[str, int] = {}
     for kind, needle in seen:
         if kind in substring_kinds:
@@ -165,7 +156,7 @@ def _substring_hits(seen: set[tuple[str, str]], kind: str, value: str) -> None:
             seen.add((kind, needle))
 
 
-def detect_profile(root: etree._Element) -> str | None:
+def detect_profile(root: etree._Element, *, index: DocIndex | None = None) -> str | None:
     """Profile key for the page's generator, `other` for an unknown named one, or None.
 
     A meta generator naming a known generator wins; one naming a shared tool (Docutils,
@@ -175,9 +166,8 @@ def detect_profile(root: etree._Element) -> str | None:
     for pattern, profile in META_GENERATORS:
         if any(re.search(pattern, content, re.IGNORECASE) for content in metas):
             return profile
-    votes = {
-        profile: n for profile, n in _votes(root).items() if n >= MIN_VOTES.get(profile, 1)
-    }
+    counted = _votes(index or DocIndex.of(root))
+    votes = {profile: n for profile, n in counted.items() if n >= MIN_VOTES.get(profile, 1)}
     if votes:
         return max(votes, key=lambda profile: (votes[profile], -_PRIORITY[profile]))
     return "other" if any(metas) else None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import posixpath
-from urllib.parse import urldefrag, urljoin, urlsplit
+from urllib.parse import urljoin, urlsplit
 
 from lxml import etree
 
@@ -78,7 +78,12 @@ def resolve(href: str | None, base_url: str) -> str | None:
 
 def same_document(url: str, base_url: str) -> bool:
     """True when `url` points into the document at `base_url` (fragment ignored)."""
-    return urldefrag(url)[0] == urldefrag(base_url)[0]
+    return _defrag(url) == _defrag(base_url)
+
+
+def _defrag(url: str) -> str:
+    """`url` without its fragment (`urldefrag` without the parse/unparse round trip)."""
+    return url.partition("#")[0]
 
 
 def link_target(url: str, base_url: str, href: str | None = None) -> str:
@@ -140,7 +145,7 @@ def discovery_links(
     """
     base = document_base(root, base_url)
     rmap = _region_map(root, base, region_map)
-    self_urls = {urldefrag(base_url)[0], urldefrag(base)[0]}
+    self_urls = {_defrag(base_url), _defrag(base)}
     seen: set[tuple[str, str]] = set()
     resolved: dict[str, str | None] = {}
     found: list[DiscoveredLink] = []
@@ -149,7 +154,7 @@ def discovery_links(
         url = resolve(href, base)
         if url is None:
             return None
-        url = urldefrag(url)[0]
+        url = _defrag(url)
         if urlsplit(url).scheme.lower() not in FOLLOW_SCHEMES or url in self_urls:
             return None
         return url
@@ -256,17 +261,18 @@ def _build_link(a: etree._Element, url: str, region: str, rmap: RegionMap, base:
         heading_path=[],
         target=link_target(url, base, a.get("href")),
         position=0,
+        region_locator=rmap.locators.get(stop) if stop is not None else None,
     )
 
 
-def _match(url: str, pending: list[Link], start: int) -> int | None:
+def _match(url: str, pending: list[Link], bare_urls: list[str], start: int) -> int | None:
     stop = min(len(pending), start + MATCH_WINDOW)
     for j in range(start, stop):
         if pending[j].url == url:
             return j
-    bare = urldefrag(url)[0]
+    bare = _defrag(url)
     for j in range(start, stop):
-        if urldefrag(pending[j].url)[0] == bare:
+        if bare_urls[j] == bare:
             return j
     return None
 
@@ -289,6 +295,7 @@ def page_links(
     base = document_base(root, base_url)
     out: list[Link] = []
     next_main = 0
+    bare_urls = [_defrag(link.url) for link in main_links]
     in_main = set(main_el.iter("a", "area"))
     main_seen = False
     for a in root.iter("a", "area", main_el.tag):
@@ -306,13 +313,17 @@ def page_links(
             continue
         region = _anchor_region(a, regions)
         if a in in_main:
-            j = _match(url, main_links, next_main)
+            j = _match(url, main_links, bare_urls, next_main)
             if j is not None:
                 out.extend(main_links[next_main:j])
                 matched = main_links[j]
                 if region != "main_content" and matched.region != region:
                     container = "navigation" if region in NAV_KINDS else matched.container
-                    matched = dataclasses.replace(matched, region=region, container=container)
+                    owner = regions.region_element(a)
+                    matched = dataclasses.replace(
+                        matched, region=region, container=container,
+                        region_locator=regions.locators.get(owner) if owner is not None else None,
+                    )
                 out.append(matched)
                 next_main = j + 1
                 continue
@@ -320,4 +331,6 @@ def page_links(
                 continue
         out.append(_build_link(a, url, region, regions, base))
     out.extend(main_links[next_main:])
-    return [dataclasses.replace(link, position=i) for i, link in enumerate(out)]
+    for i, link in enumerate(out):  # every Link here was made for this page: number in place
+        link.position = i
+    return out

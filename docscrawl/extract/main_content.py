@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from lxml import etree
 
+from docscrawl.extract.clean import iter_content, visible_text
+from docscrawl.extract.docindex import DocIndex
 from docscrawl.extract.model import ExtractionWarning
 from docscrawl.extract.profiles import (
     CHROME_TAGS,
@@ -32,14 +34,24 @@ def _chars(text: str | None) -> int:
     return len("".join(text.split())) if text else 0
 
 
+_NON_TEXT = etree.XPath("descendant-or-self::*[self::script or self::style or self::template]")
+
+
+def _all_chars(el: etree._Element) -> int:
+    text = etree.tostring(el, method="text", encoding="unicode", with_tail=False)
+    return len("".join(text.split()))
+
+
 def text_chars(el: etree._Element) -> int:
-    """Non-whitespace characters of visible text under `el` (script/style excluded)."""
-    total = _chars(el.text) if el.tag not in ("script", "style", "template") else 0
-    for node in el.iterdescendants():
-        if isinstance(node.tag, str) and node.tag not in ("script", "style", "template"):
-            total += _chars(node.text)
-        total += _chars(node.tail)
-    return total
+    """Non-whitespace characters of visible text under `el` (script/style excluded).
+
+    Serialised in C (`tostring(method="text")`) rather than walked in Python; the text
+    of script, style and template elements is subtracted.
+    """
+    total = _all_chars(el)
+    for node in _NON_TEXT(el):
+        total -= _all_chars(node)
+    return max(total, 0)
 
 
 def has_text(el: etree._Element, minimum: int) -> bool:
@@ -110,8 +122,12 @@ def _scored_fallback(root: etree._Element) -> etree._Element:
         current = best
 
 
-def _first_substantial(root: etree._Element, selectors: tuple[str, ...]) -> etree._Element | None:
+def _first_substantial(
+    root: etree._Element, selectors: tuple[str, ...], index: DocIndex | None
+) -> etree._Element | None:
     for css in selectors:
+        if index is not None and not index.may_match(css):
+            continue
         for el in select(root, css):
             if has_text(el, MIN_MAIN_CHARS):
                 return el
@@ -132,17 +148,19 @@ def _generic_landmark(root: etree._Element) -> etree._Element | None:
 
 
 def find_main_content(
-    root: etree._Element, *, generator: str | None = None
+    root: etree._Element, *, generator: str | None = None, selectors: tuple[str, ...] = (),
+    index: DocIndex | None = None,
 ) -> tuple[etree._Element, str, list[ExtractionWarning]]:
     """(main element, its locator, warnings) for a parsed page.
 
     `generator` is a profile key (`profiles.PROFILES`) or a contract generator name.
-    Order: the profile's selectors, distinctive selectors of other generators, `main`,
-    `article`, `[role=main]`, then a text-density fallback flagged `main_content_fallback`.
+    Order: `selectors` (a site profile's own), the generator profile's selectors,
+    distinctive selectors of other generators, `main`, `article`, `[role=main]`, then a
+    text-density fallback flagged `main_content_fallback`. `index` only saves walks.
     """
     profile = profile_for(generator)
-    selectors = (profile.main if profile else ()) + DISTINCTIVE_MAIN
-    found = _first_substantial(root, selectors)
+    selectors = tuple(selectors) + (profile.main if profile else ()) + DISTINCTIVE_MAIN
+    found = _first_substantial(root, selectors, index)
     if found is None:
         found = _generic_landmark(root)
     if found is not None:
@@ -154,3 +172,42 @@ def find_main_content(
         f"no content selector or landmark matched; chose {where} by text density",
     )
     return el, where, [warning]
+
+
+TITLE_BLOCK_MAX_CHARS = 3000  # a block before the main element this big is not a title
+TITLE_BLOCK_LINK_SHARE = 0.5
+TITLE_SKIP_TAGS = frozenset({"nav", "aside", "footer", "header", "script", "style", "form"})
+TITLE_SKIP_ROLES = frozenset({"navigation", "banner", "search", "complementary"})
+TITLE_LEVELS = 2  # how far above the main element the title block may sit
+
+
+def title_block(main: etree._Element) -> etree._Element | None:
+    """The block holding the page's `h1` when it sits just before a main element without one.
+
+    AsciiDoc puts the title and the NAME section in `div#header`, a sibling before
+    `div#content`. A preceding sibling of the main element (or of its parent) counts when
+    it holds exactly one `h1`, is not navigation (tag, role), is mostly not links and is
+    small. None when the main element has its own `h1`.
+    """
+    if next(main.iter("h1"), None) is not None:
+        return None
+    node = main
+    for _ in range(TITLE_LEVELS):
+        for sibling in node.itersiblings(preceding=True):
+            if not isinstance(sibling.tag, str) or sibling.tag in TITLE_SKIP_TAGS:
+                continue
+            if (sibling.get("role") or "").lower() in TITLE_SKIP_ROLES:
+                continue
+            if len(list(sibling.iter("h1"))) != 1:
+                continue
+            # Measured without chrome: Asciidoctor's header also holds a site nav and the TOC.
+            total = len(visible_text(sibling))
+            links = sum(len(visible_text(a)) for a in iter_content(sibling) if a.tag == "a")
+            if 0 < total <= TITLE_BLOCK_MAX_CHARS and links <= TITLE_BLOCK_LINK_SHARE * total:
+                return sibling
+            return None
+        parent = node.getparent()
+        if parent is None or parent.tag in ("body", "html"):
+            break
+        node = parent
+    return None

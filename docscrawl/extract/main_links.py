@@ -102,7 +102,10 @@ def link_container(a: etree._Element, main: etree._Element) -> tuple[str, str | 
 
 def is_card(el: etree._Element) -> bool:
     """A card-like container: card/tile class and a title of its own."""
-    cls = (el.get("class") or "").lower()
+    cls = el.get("class")
+    if not cls:
+        return False
+    cls = cls.lower()
     return any(part in cls for part in CARD_CLASS_PARTS) and card_title(el) is not None
 
 

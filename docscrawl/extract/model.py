@@ -64,6 +64,9 @@ class Link:
     heading_path: list[str]
     target: str  # one of LINK_TARGETS
     position: int  # order of the link in the page, from 0
+    # Locator of the region element holding the link (`Region.locator`), so crawl-level
+    # template verdicts (`templates.apply_reclassifications`) can relabel its links.
+    region_locator: str | None = None
 
 
 @dataclass(slots=True)
@@ -72,6 +75,9 @@ class Region:
     locator: str  # stable locator of the element (XPath of the element in the parsed tree)
     link_count: int
     text_chars: int
+    # Link-set digest (`regions.region_signature`): equal on pages sharing the region's
+    # links; None for the main content. `templates.TemplateTracker` compares them.
+    signature: str | None = None
 
 
 @dataclass(slots=True)
@@ -86,7 +92,12 @@ class Block:
     anchor: str | None  # id of the nearest heading that has one (for citations)
     locator: str
     text_chars: int
-    parent: int | None = None  # ordinal of the enclosing block (callout, list...), if any
+    # Ordinal of the enclosing block: the heading block that opens this block's section
+    # (a heading's parent is the heading one level up its path); None at the top.
+    parent: int | None = None
+    id: str = ""  # `b<ordinal>`: unique in the page
+    type: str = ""  # = kind (the structure.jsonl name)
+    region: str = "main_content"  # region of the block (REGIONS)
 
 
 @dataclass(slots=True)

@@ -3,19 +3,25 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import unquote
 
 from lxml import etree
 
 from docscrawl.extract.breadcrumbs import extract_breadcrumbs
+from docscrawl.extract.docindex import DocIndex
 from docscrawl.extract.generator import contract_generator, detect_profile
 from docscrawl.extract.links import page_links
-from docscrawl.extract.main_content import find_main_content
+from docscrawl.extract.main_content import find_main_content, title_block
 from docscrawl.extract.markdown import render_main
 from docscrawl.extract.metadata import document_base, page_metadata
-from docscrawl.extract.model import ExtractionWarning, PageExtract
+from docscrawl.extract.model import Block, ExtractionWarning, Link, PageExtract
+from docscrawl.extract.profiles import profile_for, select
 from docscrawl.extract.regions import RegionMap, classify
 from docscrawl.extract.section_path import active_sidebar_trail
+from docscrawl.extract.site_profile import SiteSelectors
 from docscrawl.extract.version import detect_version
 
 _WORD = re.compile(r"\w+")
@@ -57,37 +63,79 @@ class PageStructure:
     main_locator: str
     warnings: list[ExtractionWarning]
     regions: RegionMap
+    index: DocIndex | None = None  # one walk's worth of facts, shared by the extractors
+    site: SiteSelectors = field(default_factory=SiteSelectors)
+    excluded: tuple[etree._Element, ...] = ()  # skipped like chrome in the Markdown
+    title_el: etree._Element | None = None  # the page title's block before the main element
 
 
-def page_structure(root: etree._Element, url: str) -> PageStructure:
-    """Generator profile, main content and region map of a parsed page."""
+def page_structure(
+    root: etree._Element, url: str, *, profile: Mapping[str, Any] | None = None
+) -> PageStructure:
+    """Generator profile, main content and region map of a parsed page.
+
+    `profile` is the site profile (`-a config=FILE`); its `selectors` override the
+    heuristics (see `site_profile`). A bad selector raises ValueError.
+    """
+    site = SiteSelectors.from_profile(profile)
     base = document_base(root, url)
-    profile = detect_profile(root)
-    main_el, main_locator, warnings = find_main_content(root, generator=profile)
-    regions = classify(root, generator=profile, main_el=main_el, base_url=base)
-    return PageStructure(base, profile, main_el, main_locator, list(warnings), regions)
+    index = DocIndex.of(root)
+    generator = detect_profile(root, index=index)
+    main_el, main_locator, warnings = find_main_content(
+        root, generator=generator, selectors=site.main, index=index
+    )
+    regions = classify(root, generator=generator, main_el=main_el, base_url=base, index=index)
+    title_el = title_block(main_el)
+    scopes = (main_el,) if title_el is None else (title_el, main_el)
+    return PageStructure(
+        base, generator, main_el, main_locator, list(warnings), regions, index, site,
+        _excluded(index, scopes, generator, site), title_el,
+    )
+
+
+def _excluded(
+    index: DocIndex, scopes: tuple[etree._Element, ...], generator: str | None,
+    site: SiteSelectors,
+) -> tuple[etree._Element, ...]:
+    """Elements under `scopes` matching the site's `exclude` selectors and the generator
+    profile's `chrome` selectors: the renderer skips them."""
+    known = profile_for(generator)
+    selectors = (*site.exclude, *(known.chrome if known else ()))
+    found: list[etree._Element] = []
+    for css in selectors:
+        if index.may_match(css):
+            for scope in scopes:
+                found.extend(select(scope, css))
+    return tuple(found)
 
 
 def extract_page(root: etree._Element, url: str, *, html: str | None = None,
-                 structure: PageStructure | None = None) -> PageExtract:
+                 structure: PageStructure | None = None,
+                 profile: Mapping[str, Any] | None = None) -> PageExtract:
     """Extract everything the contract needs from a parsed page (`parsel.Selector.root`).
 
     `url` is the page's final URL; `html` (optional) lets breadcrumb extraction read
     structured data from the raw text; `structure` reuses a `page_structure` already
-    computed for the same tree. The tree is never modified.
+    computed for the same tree; `profile` is the site profile (only needed when
+    `structure` was computed without it). The tree is never modified.
     """
-    structure = structure or page_structure(root, url)
-    base, profile, main_el = structure.base_url, structure.profile, structure.main_el
-    main_locator, regions = structure.main_locator, structure.regions
+    if structure is None:
+        structure = page_structure(root, url, profile=profile)
+    site = SiteSelectors.from_profile(profile) if profile is not None else structure.site
+    base, main_el, regions = structure.base_url, structure.main_el, structure.regions
+    index = structure.index if structure.index is not None else DocIndex.of(root)
     warnings = list(structure.warnings)
     title, description, language, canonical = page_metadata(root, url)
-    render = render_main(main_el, base_url=base)
+    render = render_main(main_el, base_url=base, preamble=structure.title_el,
+                         excluded=structure.excluded)
     links = page_links(root, base, regions=regions, main_el=main_el, main_links=render.links)
-    crumbs = extract_breadcrumbs(root, html, base)
-    section_path = active_sidebar_trail(root, base)
-    version, version_warnings = detect_version(root, url, canonical)
+    crumbs = extract_breadcrumbs(root, html, base, index=index, selectors=site.breadcrumb)
+    section_path = active_sidebar_trail(root, base, index=index)
+    version, version_warnings = detect_version(root, url, canonical, index=index,
+                                               selectors=site.version)
     main_heading = next((h.text for h in render.headings if h.level == 1), None)
-    warnings = [*warnings, *render.warnings, *crumbs.warnings, *version_warnings]
+    warnings = [*warnings, *render.warnings, *crumbs.warnings, *version_warnings,
+                *fragment_warnings(links, index)]
     if mismatch := identity_warning(title, main_heading):
         warnings.append(mismatch)
     return PageExtract(
@@ -95,14 +143,14 @@ def extract_page(root: etree._Element, url: str, *, html: str | None = None,
         main_heading=main_heading,
         description=description,
         language=language,
-        generator=contract_generator(profile),
+        generator=contract_generator(structure.profile),
         canonical_href=canonical,
         markdown=render.markdown,
         headings=render.headings,
         code_blocks=render.code_blocks,
         links=links,
         regions=regions.regions,
-        blocks=render.blocks,
+        blocks=block_tree(render.blocks),
         breadcrumbs=crumbs.breadcrumbs,
         breadcrumb_source=crumbs.source,
         breadcrumb_observations=crumbs.observations,
@@ -110,5 +158,60 @@ def extract_page(root: etree._Element, url: str, *, html: str | None = None,
         section_path=section_path,
         version=version,
         warnings=warnings,
-        main_locator=main_locator,
+        main_locator=structure.main_locator,
     )
+
+
+MAX_FRAGMENT_WARNINGS = 20
+_NAMED_ANCHORS = etree.XPath("//a/@name", smart_strings=False)
+
+
+def fragment_warnings(links: list[Link], index: DocIndex) -> list[ExtractionWarning]:
+    """`unresolved_fragment` for each table-of-contents fragment link that resolves to no
+    heading or element id of the page (also `a[name]`); at most MAX_FRAGMENT_WARNINGS,
+    then one line with the count of the rest."""
+    targets: set[str] | None = None
+    missing: list[str] = []
+    for link in links:
+        if link.region != "table_of_contents" or link.target != "fragment":
+            continue
+        fragment = link.url.partition("#")[2]
+        if not fragment:
+            continue  # "#" alone is the top of the page
+        if targets is None:
+            targets = set(index.ids) | set(_NAMED_ANCHORS(index.root))
+        if fragment not in targets and unquote(fragment) not in targets:
+            missing.append(f"#{fragment} ({link.text!r})")
+    warnings = [
+        ExtractionWarning("unresolved_fragment",
+                          f"table-of-contents link {item} resolves to no heading or id")
+        for item in dict.fromkeys(missing)
+    ]
+    if len(warnings) > MAX_FRAGMENT_WARNINGS:
+        rest = len(warnings) - MAX_FRAGMENT_WARNINGS
+        warnings = warnings[:MAX_FRAGMENT_WARNINGS]
+        warnings.append(ExtractionWarning("unresolved_fragment", f"and {rest} more"))
+    return warnings
+
+
+def block_tree(blocks: list[Block]) -> list[Block]:
+    """Fill `id`, `type`, `region` and `parent` (the block tree) of rendered blocks.
+
+    The tree follows the heading paths: a heading block's parent is the heading block
+    one level up its path; any other block's parent is the heading block that opened
+    its section. Blocks before the first heading have no parent.
+    """
+    open_headings: dict[int, int] = {}  # path length -> ordinal of that heading block
+    for block in blocks:
+        depth = len(block.heading_path)
+        if block.kind == "heading":
+            for level in [d for d in open_headings if d >= depth]:
+                del open_headings[level]
+            block.parent = open_headings.get(depth - 1)
+            open_headings[depth] = block.ordinal
+        elif block.parent is None:
+            block.parent = open_headings.get(depth)
+        block.id = f"b{block.ordinal}"
+        block.type = block.kind
+        block.region = "main_content"
+    return blocks

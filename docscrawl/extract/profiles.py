@@ -179,7 +179,7 @@ PROFILES: dict[str, Profile] = {
         main=("#content",),
         toc=("#toc", "div.toc", "#toctitle"),
         footer=("#footer",),
-        chrome=("#footnotes",),
+        chrome=("#footer",),
     ),
     "hugo": Profile(
         main=(

@@ -16,10 +16,12 @@ import hashlib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from urllib.parse import urldefrag, urljoin
+from functools import lru_cache
+from urllib.parse import urljoin
 
 from lxml import etree
 
+from docscrawl.extract.docindex import DocIndex
 from docscrawl.extract.main_content import find_main_content, locator, text_chars
 from docscrawl.extract.model import Region
 from docscrawl.extract.profiles import (
@@ -58,6 +60,7 @@ NAV_KINDS = frozenset({
 })
 MIN_TOC_LINKS = 2
 TOC_FRAGMENT_SHARE = 0.9
+NAMED_TOC_FRAGMENTS = 0.5  # share of fragment links a block named "toc" still needs
 INSIDE_MAIN_LINK_SHARE = 0.5  # link text share a block in the main content needs to be nav
 SIDEBAR_MIN_LINKS = 15  # a navigation block this big (or nested lists) is a sidebar tree
 PAGINATION_MAX_LINKS = 4
@@ -71,6 +74,7 @@ class RegionMap:
     kinds: dict[etree._Element, str]
     regions: list[Region]
     _nearest: dict[etree._Element, etree._Element | None] = field(default_factory=dict)
+    locators: dict[etree._Element, str] = field(default_factory=dict)  # region el -> locator
 
     def region_element(self, el: etree._Element) -> etree._Element | None:
         """The innermost classified element containing `el` (itself included), or None."""
@@ -111,7 +115,17 @@ def _is_self_fragment(href: str, base_url: str | None) -> bool:
         return True
     if not base_url or "#" not in href:
         return False
-    return urldefrag(urljoin(base_url, href))[0] == urldefrag(base_url)[0]
+    joined = _join(base_url, href)
+    return joined is not None and joined.partition("#")[0] == base_url.partition("#")[0]
+
+
+@lru_cache(maxsize=8192)
+def _join(base_url: str, href: str) -> str | None:
+    """`urljoin`, memoized (pages repeat the same hrefs); None for a malformed href."""
+    try:
+        return urljoin(base_url, href)
+    except ValueError:
+        return None
 
 
 def _fragment_share(links: list[etree._Element], base_url: str | None) -> float:
@@ -192,6 +206,10 @@ def _generic_kind(
     links = _links(el)
     if not links:
         return None, False
+    if named == "table_of_contents" and _fragment_share(links, base_url) < NAMED_TOC_FRAGMENTS:
+        # "toc" in a class name without same-page links: PyData's sidebar tree sits in
+        # `div.bd-toc-item`; the element takes its ancestor's region instead.
+        return None, False
     ctx = _context(el, main)
     if ctx.in_main:
         kind = named or hint
@@ -251,10 +269,10 @@ def _fragment_lists(
     """Outermost lists of same-page fragment links (tables of contents)."""
     found: list[etree._Element] = []
     for lst in root.iter(*LIST_TAGS):
+        if found and any(anc in found for anc in lst.iterancestors()):
+            continue
         links = _links(lst)
         if len(links) < MIN_TOC_LINKS or _fragment_share(links, base_url) < TOC_FRAGMENT_SHARE:
-            continue
-        if any(anc in found for anc in lst.iterancestors()):
             continue
         inside_main = lst is main or any(anc is main for anc in lst.iterancestors())
         if inside_main and _link_text_share(lst) < INSIDE_MAIN_LINK_SHARE:
@@ -283,15 +301,31 @@ def region_signature(el: etree._Element, base_url: str) -> str:
     A crawl-level component compares signatures across pages: a region repeated with the
     same links on many pages is template navigation.
     """
-    urls = sorted({urldefrag(urljoin(base_url, a.get("href", "").strip()))[0]
-                   for a in _links(el)})
-    return "sha256:" + hashlib.sha256("\n".join(urls).encode()).hexdigest()
+    return _signature(_links(el), base_url)
 
 
-def _build_regions(kinds: dict[etree._Element, str]) -> list[Region]:
-    return [
-        Region(kind, locator(el), len(_links(el)), text_chars(el)) for el, kind in kinds.items()
-    ]
+def _signature(links: list[etree._Element], base_url: str) -> str:
+    """Digest of the sorted absolute link URLs, fragments and the page itself left out
+    (so a sidebar that only marks a different current page keeps its signature)."""
+    page = base_url.partition("#")[0]
+    urls: set[str] = set()
+    for a in links:
+        href = a.get("href", "").strip()
+        url = (_join(base_url, href) or href).partition("#")[0]
+        if url != page:
+            urls.add(url)
+    return "sha256:" + hashlib.sha256("\n".join(sorted(urls)).encode()).hexdigest()
+
+
+def _build_regions(kinds: dict[etree._Element, str], base_url: str | None) -> list[Region]:
+    regions = []
+    for el, kind in kinds.items():
+        links = _links(el)
+        signature = None
+        if kind != "main_content" and links:
+            signature = _signature(links, base_url or "")
+        regions.append(Region(kind, locator(el), len(links), text_chars(el), signature))
+    return regions
 
 
 def _drop_redundant(kinds: dict[etree._Element, str]) -> dict[etree._Element, str]:
@@ -312,8 +346,12 @@ def classify(
     main_el: etree._Element | None = None,
     base_url: str | None = None,
     overrides: Mapping[str, str] | None = None,
+    index: DocIndex | None = None,
 ) -> RegionMap:
-    """Classify a page's regions; see the module docstring for the evidence order."""
+    """Classify a page's regions; see the module docstring for the evidence order.
+
+    `index` (the page's `DocIndex`) only saves tree walks; results are the same.
+    """
     if main_el is None:
         main_el = find_main_content(root, generator=generator)[0]
     # Neither the main element nor its ancestors can be navigation.
@@ -323,6 +361,8 @@ def classify(
     if profile is not None:
         for field_name, kind in PROFILE_FIELDS:
             for css in getattr(profile, field_name):
+                if index is not None and not index.may_match(css):
+                    continue
                 for el in select(root, css):
                     if el not in blocked:
                         kinds.setdefault(el, kind)
@@ -343,22 +383,26 @@ def classify(
         if el not in blocked:
             kinds[el] = "table_of_contents"
     kinds[main_el] = "main_content"
-    kinds = _drop_redundant(_in_document_order(root, kinds))
+    kinds = _drop_redundant(_in_document_order(root, kinds, index))
     rmap = RegionMap(main_el, kinds, [])
     for el in _orphan_containers(root, rmap, blocked):
         kinds[el] = "unknown"
     if overrides:
         for el in list(kinds):
             kinds[el] = overrides.get(locator(el), kinds[el])
-    kinds = _in_document_order(root, kinds)
-    return RegionMap(main_el, kinds, _build_regions(kinds))
+    kinds = _in_document_order(root, kinds, index)
+    regions = _build_regions(kinds, base_url)
+    locators = {el: region.locator for el, region in zip(kinds, regions, strict=True)}
+    return RegionMap(main_el, kinds, regions, locators=locators)
 
 
 def _in_document_order(
-    root: etree._Element, kinds: dict[etree._Element, str]
+    root: etree._Element, kinds: dict[etree._Element, str], index: DocIndex | None = None
 ) -> dict[etree._Element, str]:
     if len(kinds) < 2:
         return dict(kinds)
+    if index is not None and index.root is root:
+        return {el: kinds[el] for el in index.in_order(kinds)}
     return {el: kinds[el] for el in root.iter() if el in kinds}
 
 

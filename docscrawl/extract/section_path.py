@@ -148,13 +148,15 @@ def _inside(el: Element, container: Element) -> bool:
     return any(anc is container for anc in el.iterancestors())
 
 
-def active_sidebar_trail(root: Element, base_url: str) -> list[str]:
+def active_sidebar_trail(
+    root: Element, base_url: str, *, index: DocIndex | None = None
+) -> list[str]:
     """Labels from the sidebar root down to the current page; [] when none is active.
 
     `base_url` is accepted for symmetry with the other extractors (not needed yet).
     """
     del base_url
-    index = DocIndex.of(root)
+    index = index or DocIndex.of(root)
     for _name, selector, markers in SIDEBARS:
         for sidebar in index.select(selector):
             active = _active_element(sidebar, markers)

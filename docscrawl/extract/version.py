@@ -102,6 +102,7 @@ SELECTORS: tuple[str, ...] = (
     ".navbar__item.dropdown > a.navbar__link",  # Docusaurus docsVersionDropdown
     ".VPNavBarMenuGroup button .text",  # VitePress version menu
     "[data-version-switcher] .current, .version-switcher .current",
+    ".page-versions .version-menu-toggle",  # Antora
 )
 # Version banners ("this is documentation for an old version"), then the phrases
 # whose group 1 is the version the page documents.
@@ -126,6 +127,7 @@ SIDEBARS: tuple[str, ...] = (
     ".wy-side-nav-search .version, .wy-side-nav-search > div.version",
     ".sphinxsidebar .version, .sphinxsidebar p.version",
     ".sidebar-version, .sidebar .version-label, .bd-sidebar-primary .version",
+    ".nav-panel-explore .context .version",  # Antora
 )
 # <title> patterns: "Scrapy 2.8.0 documentation", "Flask Documentation (2.2.x)".
 TITLE_PATTERNS: tuple[re.Pattern[str], ...] = (
@@ -194,8 +196,8 @@ def _first(index: DocIndex, selectors: tuple[str, ...]) -> Iterator[Element]:
         yield from index.select(selector)
 
 
-def _from_selector(index: DocIndex) -> list[str]:
-    for el in _first(index, SELECTORS):
+def _from_selector(index: DocIndex, selectors: tuple[str, ...] = ()) -> list[str]:
+    for el in _first(index, (*selectors, *SELECTORS)):
         if token := _token_in(visible_text(el)):
             return [token]
     return []
@@ -262,14 +264,17 @@ def versions_agree(a: str, b: str) -> bool:
     return long_[: len(short)] == short and (not sa or not sb or sa == sb)
 
 
-def _collect(root: Element, url: str, canonical_url: str | None) -> list[VersionEvidence]:
-    index = DocIndex.of(root)
+def _collect(
+    root: Element, url: str, canonical_url: str | None, index: DocIndex | None,
+    selectors: tuple[str, ...] = (),
+) -> list[VersionEvidence]:
+    index = index or DocIndex.of(root)
     found: list[tuple[str, str]] = []
     for source, value in (("url", _from_url(url)), ("canonical", _from_url(canonical_url))):
         if value:
             found.append((source, value))
     extractors = (
-        ("selector", _from_selector),
+        ("selector", lambda index: _from_selector(index, selectors)),
         ("banner", _from_banner),
         ("meta", _from_meta),
         ("sidebar", _from_sidebar),
@@ -287,10 +292,14 @@ def _is_alias(value: str) -> bool:
 
 
 def detect_version(
-    root: Element, url: str, canonical_url: str | None
+    root: Element, url: str, canonical_url: str | None, *, index: DocIndex | None = None,
+    selectors: tuple[str, ...] = (),
 ) -> tuple[VersionInfo, list[ExtractionWarning]]:
-    """Version evidence of a page and the verdict drawn from it (never a guess)."""
-    evidence = _collect(root, url, canonical_url)
+    """Version evidence of a page and the verdict drawn from it (never a guess).
+
+    `selectors` (a site profile's `version`) are read before the built-in switchers.
+    """
+    evidence = _collect(root, url, canonical_url, index, selectors)
     if not evidence:
         return VersionInfo(), []
     numbers = [e for e in evidence if not _is_alias(e.value)]

@@ -53,6 +53,9 @@ class DedupPipeline:
             return item
         digest = content_hash(item.extract.markdown)
         item.content_hash = digest
+        stored = self._stored_unchanged(item, digest)
+        if stored is not None:  # same content as last crawl: keep its canonical and chunks
+            return self._carried(stored)
         key = (url_version(item.final_url), digest)
         choice = choose_canonical(item.final_url, item.extract.canonical_href,
                                   self.session.frontier.scope)
@@ -68,6 +71,18 @@ class DedupPipeline:
         self._groups[key] = ContentGroup(canonical, choice.declared and canonical == choice.url)
         self._taken.add(canonical)
         return item
+
+    def _stored_unchanged(self, item: FetchedPage, digest: str) -> CarriedPage | None:
+        """The page as the last crawl stored it, when its content hash is unchanged."""
+        incremental = self.session.incremental
+        row = incremental.row_for(item.track.key) or incremental.row_for(item.final_url)
+        if row is None or not row.can_carry_over or row.content_hash != digest:
+            return None
+        return CarriedPage(
+            track=item.track, row=row, final_url=item.final_url, status=item.status,
+            etag=item.etag, last_modified=item.last_modified, fetch_mode=item.fetch_mode,
+            body_digest=item.body_digest, elapsed_ms=item.elapsed_ms, size=item.size,
+        )
 
     def _carried(self, item: CarriedPage) -> CarriedPage:
         """An unchanged page keeps its stored canonical URL; it still deduplicates."""

@@ -1,9 +1,9 @@
 """Pipeline step 3: chunk the page, write its lines, log the outcome, update the state.
 
 A fresh page is chunked (`docscrawl.chunking`) and written to pages, structure and chunks,
-then logged `extracted` and stored in the incremental state. A page whose normalized content
-hash equals the stored one, and a page carried over without extraction (304 or identical
-body), are written from the stored record and chunks and logged `unchanged`.
+then logged `extracted` and stored in the incremental state. A carried-over page (304, an
+identical body, or an unchanged normalized content hash, decided upstream) is written from
+the stored record and chunks and logged `unchanged`.
 """
 
 from __future__ import annotations
@@ -42,9 +42,6 @@ class ExportPipeline:
             return self._carry_over(item, item.row, item.etag, item.last_modified)
         if not isinstance(item, FetchedPage):
             return item
-        old = self.session.incremental.row_for(item.canonical_url or "")
-        if old is not None and old.can_carry_over and old.content_hash == item.content_hash:
-            return self._carry_over(item, old, item.etag, item.last_modified)
         return self._write_fresh(item)
 
     def _write_fresh(self, item: FetchedPage) -> dict[str, Any]:
@@ -76,7 +73,7 @@ class ExportPipeline:
         item.extract = None  # nothing per page stays in memory after it is written
         return {"page_id": record["id"], "canonical_url": record["canonical_url"]}
 
-    def _carry_over(self, item: FetchedPage | CarriedPage, row: StateRow,
+    def _carry_over(self, item: CarriedPage, row: StateRow,
                     etag: str | None, last_modified: str | None) -> dict[str, Any]:
         """Write the stored record and chunks again; log `unchanged`."""
         session = self.session
@@ -97,6 +94,4 @@ class ExportPipeline:
         session.incremental.unchanged(row, etag=etag, last_modified=last_modified,
                                       observed_urls=list(track.observed),
                                       body_digest=item.body_digest)
-        if isinstance(item, FetchedPage):
-            item.extract = None
         return {"page_id": page_id(row.canonical_url), "canonical_url": row.canonical_url}

@@ -22,6 +22,7 @@ from twisted.python.failure import Failure
 
 from docscrawl.config import CrawlConfig, build_config
 from docscrawl.crawllog import utc_now
+from docscrawl.discovery.hashroutes import hash_route_links
 from docscrawl.discovery.refresh import meta_refresh_target
 from docscrawl.discovery.robots import RobotsPolicy
 from docscrawl.discovery.sitemaps import SitemapError, parse_llms_txt, parse_sitemap
@@ -31,13 +32,16 @@ from docscrawl.extract.metadata import canonical_href
 from docscrawl.extract.page import PageStructure, page_structure
 from docscrawl.failures import classify_failure
 from docscrawl.frontier import PageTrack, Verdict, origin_of
-from docscrawl.items import FetchedPage
+from docscrawl.incremental import body_hash
+from docscrawl.items import CarriedPage, FetchedPage
+from docscrawl.middlewares.render import RenderError
 from docscrawl.quality import binary_reason
 from docscrawl.session import CrawlSession
 
 logger = logging.getLogger(__name__)
 
 TRACK = "docscrawl_track"
+STATE_CANONICAL = "docscrawl_state_canonical"  # known page: its canonical URL in state
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 MAX_REDIRECTS = 10
 MAX_ROBOTS_REDIRECTS = 5  # RFC 9309 2.3.1.2: follow at least five
@@ -146,13 +150,14 @@ class DocsSpider(scrapy.Spider):
         self.session.log.record(url, "skipped", reason=verdict.reason, rule=verdict.rule)
 
     def _page_request(self, track: PageTrack, url: str) -> Request:
-        return Request(
-            url,
-            callback=self.parse_page,
-            errback=self.page_failed,
-            priority=-track.depth,
-            meta={TRACK: track, "handle_httpstatus_all": True, "dont_redirect": True},
-        )
+        meta: dict[str, Any] = {TRACK: track, "handle_httpstatus_all": True,
+                                "dont_redirect": True}
+        row = self.session.incremental.row_for(url)
+        headers = self.session.incremental.conditional_headers(row)
+        if row is not None and row.can_carry_over:
+            meta[STATE_CANONICAL] = row.canonical_url
+        return Request(url, callback=self.parse_page, errback=self.page_failed,
+                       priority=-track.depth, meta=meta, headers=headers)
 
     # -- robots.txt -----------------------------------------------------------------
 
@@ -309,6 +314,9 @@ class DocsSpider(scrapy.Spider):
         log.record(track.url, "fetched", status=response.status, fetch_mode=fetch_mode,
                    redirect_chain=track.redirect_chain, elapsed_ms=_latency_ms(response),
                    size=len(response.body), response_url=response.url)
+        if response.status == 304 and STATE_CANONICAL in response.meta:
+            yield from self._carry_over(track, response, None)
+            return
         if response.status in REDIRECT_STATUSES and response.headers.get("Location"):
             location = response.headers["Location"].decode("latin-1")
             yield from self._follow_redirect(track, response, urljoin(response.url, location))
@@ -317,7 +325,17 @@ class DocsSpider(scrapy.Spider):
             log.record(track.url, "failed", reason=f"http_{response.status}",
                        status=response.status, redirect_chain=track.redirect_chain,
                        fetch_mode=fetch_mode)
+            if response.status in (404, 410):
+                self.session.incremental.gone(track.key)
+            else:
+                self.session.incremental.kept(track.key)
             return
+        digest = body_hash(response.body)
+        if STATE_CANONICAL in response.meta:
+            row = self.session.incremental.row_for(response.meta[STATE_CANONICAL])
+            if row is not None and row.body_hash == digest:
+                yield from self._carry_over(track, response, digest)
+                return
         content_type = (response.headers.get("Content-Type") or b"").decode("latin-1")
         if "download_stopped" in response.flags or not isinstance(response, TextResponse) or (
             content_type and not is_html_type(content_type)
@@ -364,8 +382,39 @@ class DocsSpider(scrapy.Spider):
             size=len(response.body),
             render_reason=response.meta.get("render_reason"),
             structure=structure,
+            warnings=list(response.meta.get("render_warnings") or ()),
         )
         yield from self._follow_links(track, root, structure, response.url)
+        if fetch_mode == "browser":  # client-side router links exist in a rendered DOM only
+            for url, region in hash_route_links(root, structure.base_url,
+                                                region_map=structure.regions):
+                yield from self._discover(url, REGION_TO_DISCOVERY.get(region, "in_page"),
+                                          response.url, track.depth + 1)
+
+    def _carry_over(self, track: PageTrack, response: Response,
+                    digest: str | None) -> Iterable[Any]:
+        """An unchanged page: its stored record goes out as is; its stored links are
+        followed as if the page had been parsed."""
+        row = self.session.incremental.row_for(response.meta[STATE_CANONICAL])
+        if row is None or not row.can_carry_over:
+            self.session.log.record(track.url, "failed", reason="state_missing",
+                                    rule="HTTP 304 for a page the state no longer holds",
+                                    status=response.status)
+            return
+        track.observe(response.url)
+        yield CarriedPage(
+            track=track, row=row, final_url=response.url, status=response.status,
+            etag=_header(response, "ETag"), last_modified=_header(response, "Last-Modified"),
+            fetch_mode="http", body_digest=digest, elapsed_ms=_latency_ms(response),
+            size=len(response.body),
+        )
+        record = row.page_record or {}
+        for link in record.get("links") or []:
+            url = link.get("url") or ""
+            if link.get("target") != "fragment" and is_crawlable_url(url):
+                reason = REGION_TO_DISCOVERY.get(link.get("region") or "", "in_page")
+                yield from self._discover(strip_fragment(url), reason, response.url,
+                                          track.depth + 1)
 
     def _follow_links(self, track: PageTrack, root: Any, structure: PageStructure,
                       page_url: str) -> Iterable[Request]:
@@ -393,10 +442,10 @@ class DocsSpider(scrapy.Spider):
         refusal = self._redirect_refusal(target)
         if refusal is not None:
             reason, rule = refusal
+            self.session.incremental.gone(track.key)
             log.record(track.url, "skipped", reason=reason, rule=rule, status=response.status,
                        redirect_chain=chain, redirect_to=target)
             return
-        self.session.frontier.admitted -= 1  # the page slot moves on to the target
         track.redirect_chain = chain
         log.record(track.url, "duplicate", reason=reason, duplicate_of=target,
                    status=response.status, redirect_chain=chain)
@@ -420,21 +469,28 @@ class DocsSpider(scrapy.Spider):
         request = failure.request  # type: ignore[attr-defined]
         track: PageTrack = request.meta[TRACK]
         reason, rule = classify_failure(failure)
+        if isinstance(failure.value, RenderError):
+            reason, rule = "render_error", str(failure.value)
         event = "skipped" if reason == "too_large" else "failed"
         if reason == "too_large":
             rule = f"DOWNLOAD_MAXSIZE={self.crawler.settings.getint('DOWNLOAD_MAXSIZE')}"
         self.session.log.record(track.url, event, reason=reason, rule=rule,
                                 redirect_chain=track.redirect_chain)
+        self.session.incremental.kept(track.key)
 
     # -- signals ----------------------------------------------------------------------
 
     def _on_opened(self, spider: scrapy.Spider) -> None:
         settings = self.crawler.settings
+        state = getattr(self, "state", None)  # Scrapy's JOBDIR spider state, when resuming
         self.session = CrawlSession(
             self.config, stats=self.crawler.stats,
+            run_id=state.get("docscrawl_run_id") if isinstance(state, dict) else None,
             trap_limits=(settings.getint("DOCSCRAWL_TRAP_PATTERN_LIMIT"),
                          settings.getint("DOCSCRAWL_TRAP_QUERY_LIMIT")),
         )
+        if isinstance(state, dict):
+            state["docscrawl_run_id"] = self.session.incremental.run.run_id
         logger.info("docscrawl: crawling %s into %s", self.config.site, self.config.out_dir)
 
     def _on_headers(self, headers: Any, body_length: int, request: Request,

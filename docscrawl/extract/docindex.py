@@ -1,0 +1,147 @@
+"""One walk over a parsed page: what it contains, for cheap selector pre-checks.
+
+`DocIndex.of(root)` records tags, class tokens, ids, some attribute values, the
+document order of every element, and the raw material of generator fingerprints
+(script sources, stylesheet links, comments, inline script heads). Extractors share one
+index per page (`page.page_structure` builds it) instead of walking the tree again.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from lxml import etree
+from lxml.cssselect import CSSSelector
+
+__all__ = ["DocIndex", "select_all"]
+
+Element = etree._Element
+INLINE_SCRIPT_CHARS = 4000
+
+
+@lru_cache(maxsize=256)
+def _compiled(selector: str) -> Callable[[Element], Any]:
+    if selector.startswith(("/", "(")):
+        return etree.XPath(selector)
+    return CSSSelector(selector, translator="html")
+
+
+_BRACKETS_RE = re.compile(r"\[([\w:-]+)\s*(?:([*$^~|]?=)\s*['\"]?([^'\"\]]*)['\"]?)?\]")
+_CLASS_RE = re.compile(r"\.([\w-]+)")
+_ID_RE = re.compile(r"#([\w-]+)")
+_TAG_RE = re.compile(r"(?:^|[\s>+~])([a-zA-Z][\w-]*)")
+# Attributes whose values the index keeps, so `[attr*=value]` can be pre-checked.
+INDEXED_VALUES = ("aria-label", "role", "itemtype")
+
+
+def _strings(xpath: str) -> etree.XPath:
+    return etree.XPath(xpath, smart_strings=False)
+
+
+_CLASSES = _strings("//@class")
+_IDS = _strings("//@id")
+_VALUES = {name: _strings(f"//@{name}") for name in INDEXED_VALUES}
+
+
+@lru_cache(maxsize=128)
+def _attribute_query(name: str) -> etree.XPath:
+    return etree.XPath(f"boolean(//@{name})")
+_SCRIPT_SRCS = _strings("//script/@src")
+_INLINE_SCRIPTS = _strings("//script[not(@src)]/text()")
+_STYLESHEETS = _strings("//link/@href")
+_COMMENTS = etree.XPath("//comment()")
+
+
+@dataclass(frozen=True, slots=True)
+class DocIndex:
+    """Tags, class tokens, ids and some attribute values of a document, from one pass.
+
+    Running a CSS selector costs a full tree walk; `select` skips the walk when the
+    selector cannot match (a class, id, tag or attribute it needs is absent).
+    """
+
+    root: Element
+    tags: frozenset[str]
+    classes: frozenset[str]
+    ids: frozenset[str]
+    values: dict[str, frozenset[str]]
+    # Position of every element (comments included) in document order.
+    order: dict[Element, int] = field(default_factory=dict)
+    script_srcs: tuple[str, ...] = ()
+    inline_scripts: tuple[str, ...] = ()  # first INLINE_SCRIPT_CHARS of each
+    stylesheets: tuple[str, ...] = ()  # `link` hrefs
+    comments: tuple[str, ...] = ()
+    _has_attr: dict[str, bool] = field(default_factory=dict)  # filled on demand
+
+    def has_attr(self, name: str) -> bool:
+        """True when some element carries attribute `name` (one C-level XPath, cached)."""
+        found = self._has_attr.get(name)
+        if found is None:
+            found = self._has_attr[name] = bool(_attribute_query(name)(self.root))
+        return found
+
+    @classmethod
+    def of(cls, root: Element) -> DocIndex:
+        # One C-level walk creates every element proxy once; holding them in `order`
+        # keeps later walks from creating them again. Attribute facts come from XPath
+        # string queries, which run in C.
+        elements = list(root.iter())
+        order = {el: i for i, el in enumerate(elements)}
+        tags = frozenset(el.tag for el in elements if isinstance(el.tag, str))
+        classes = frozenset(tok for value in _CLASSES(root) for tok in value.split())
+        values = {name: frozenset(query(root)) for name, query in _VALUES.items()}
+        return cls(
+            root, tags, classes, frozenset(_IDS(root)), values,
+            order, tuple(_SCRIPT_SRCS(root)),
+            tuple(text[:INLINE_SCRIPT_CHARS] for text in _INLINE_SCRIPTS(root)),
+            tuple(_STYLESHEETS(root)), tuple(c.text for c in _COMMENTS(root) if c.text),
+        )
+
+    def in_order(self, elements: Any) -> list[Element]:
+        """`elements` sorted in document order (elements outside the tree last)."""
+        last = len(self.order)
+        return sorted(elements, key=lambda el: self.order.get(el, last))
+
+    def _attr_ok(self, name: str, op: str | None, value: str) -> bool:
+        if not self.has_attr(name):
+            return False
+        if name == "class" and op == "*=":
+            return any(value in token for token in self.classes)
+        if name not in self.values or not op:
+            return True
+        if op == "=":
+            return value in self.values[name]
+        return any(value in v for v in self.values[name])  # loose: never a false "no"
+
+    def _part_ok(self, part: str) -> bool:
+        for name, op, value in _BRACKETS_RE.findall(part):
+            if not self._attr_ok(name, op or None, value):
+                return False
+        bare = _BRACKETS_RE.sub(" ", part)
+        return (
+            all(c in self.classes for c in _CLASS_RE.findall(bare))
+            and all(i in self.ids for i in _ID_RE.findall(bare))
+            and all(t.lower() in self.tags for t in _TAG_RE.findall(bare))
+        )
+
+    def may_match(self, selector: str) -> bool:
+        """False only when `selector` certainly matches nothing (XPath: always True)."""
+        if selector.startswith(("/", "(")):
+            return True
+        return any(self._part_ok(part) for part in selector.split(","))
+
+    def select(self, selector: str) -> list[Any]:
+        """`select_all(root, selector)`, skipped when it cannot match."""
+        return select_all(self.root, selector) if self.may_match(selector) else []
+
+
+def select_all(root: Element, selector: str) -> list[Any]:
+    """Elements matching a CSS selector (under `root`) or an XPath (as written)."""
+    result = _compiled(selector)(root)
+    return result if isinstance(result, list) else []
+
+

@@ -1,0 +1,135 @@
+"""Markdown text helpers: escaping, fences, code spans, indentation, quoting.
+
+Pure string functions used by the renderer (`markdown.py`) and its parts (`tables.py`,
+`callouts.py`). Nothing here looks at a tree.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from urllib.parse import urljoin
+
+BR = "\x00"  # line-break sentinel inside inline Markdown
+WS_RE = re.compile(r"[^\S\x00]+")
+BLOCK_START_RE = re.compile(r"^(#{1,6}(\s|$)|>|[-+*](\s|$)|~{3,}|={3,}\s*$)")
+ORDERED_START_RE = re.compile(r"^(\d+)([.)])(\s|$)")
+
+
+@lru_cache(maxsize=8192)
+def join_url(base_url: str, href: str) -> str:
+    """`urljoin`, but a malformed href (`http://[::1`) is kept as written, not raised.
+
+    Memoized: a page repeats its hrefs, and the function is pure."""
+    try:
+        return urljoin(base_url, href)
+    except ValueError:
+        return href
+
+
+def collapse(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def finish_inline(md: str) -> str:
+    """Collapse whitespace, turn line-break sentinels into newlines, trim lines."""
+    md = WS_RE.sub(" ", md)
+    lines = [line.strip() for line in md.split(BR)]
+    while lines and not lines[0]:
+        lines.pop(0)
+    while lines and not lines[-1]:
+        lines.pop()
+    return "\n".join(lines)
+
+
+def wrap(inner: str, start: str, end: str | None = None) -> str:
+    """Wrap the non-blank core of `inner`, keeping its outer whitespace outside."""
+    match = re.match(r"^([\s\x00]*)(.*?)([\s\x00]*)$", inner, re.DOTALL)
+    lead, core, trail = match.groups() if match else ("", inner, "")
+    if not core:
+        return inner
+    return f"{lead}{start}{core}{start if end is None else end}{trail}"
+
+
+def code_span(text: str) -> str:
+    """Inline code with a backtick fence longer than any run inside."""
+    if not text:
+        return ""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text[0] == "`" or text[-1] == "`" else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def fence(code: str, language: str | None) -> str:
+    """Fenced code block; the fence is longer than any backtick run in the code."""
+    longest = max((len(run) for run in re.findall(r"`{3,}", code)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{language or ''}\n{code}\n{fence}"
+
+
+def md_url(url: str) -> str:
+    url = url.replace(" ", "%20")
+    return f"<{url}>" if url.count("(") != url.count(")") else url
+
+
+def escape_link_text(text: str) -> str:
+    return text.replace("[", "\\[").replace("]", "\\]")
+
+
+def escape_block_starts(md: str) -> str:
+    """Keep prose lines from reading as Markdown structure (`# `, `- `, `1. `...)."""
+    lines = []
+    for line in md.split("\n"):
+        if BLOCK_START_RE.match(line):
+            line = "\\" + line
+        else:
+            line = ORDERED_START_RE.sub(r"\1\\\2\3", line, count=1)
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def indent(text: str, width: int, *, first: bool = False) -> str:
+    pad = " " * width
+    lines = text.split("\n")
+    return "\n".join(
+        (pad + line if line and (i or first) else line) for i, line in enumerate(lines)
+    )
+
+
+Parts = list[tuple[str, str]]  # (block kind, markdown)
+
+
+def join_item(parts: Parts) -> str:
+    """Blocks of one list item: a nested list hugs the text before it."""
+    out = ""
+    previous = ""
+    for kind, md in parts:
+        if not md:
+            continue
+        if not out:
+            out = md
+        elif kind == "list" and previous == "paragraph":
+            out += "\n" + md
+        else:
+            out += "\n\n" + md
+        previous = kind
+    return out
+
+
+def quote(text: str) -> str:
+    return "\n".join(f"> {line}" if line else ">" for line in text.split("\n"))
+
+
+def head(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    cut = text[:limit].rsplit(" ", 1)[0]
+    return cut + "…"
+
+
+def tail(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    cut = text[-limit:].split(" ", 1)[-1]
+    return "…" + cut

@@ -1,0 +1,449 @@
+"""`docscrawl check OUT`: the six extraction checks of the navigation-context seed.
+
+1. heading coverage: share of main-content chunks with a non-empty heading path
+   (from chunks.jsonl; from structure.jsonl's blocks when no chunk was written);
+2. breadcrumb coverage: pages by breadcrumb evidence (visible, jsonld, both, none);
+3. link ambiguity: links with generic anchor text ("here", "read more"...) and no
+   container label to recover what they point at;
+4. template detection: navigation regions repeated across many pages (same links),
+   and main content that repeats across pages (a template taken for content);
+5. identity agreement: do title, main heading and canonical URL name the same page;
+6. fragment resolution: does every table-of-contents or in-page `#fragment` target
+   resolve to a heading anchor of the page it points to.
+
+Each check returns its figure, the threshold it is held to, details and offending
+examples. `run_checks` streams pages.jsonl and chunks.jsonl once (structure.jsonl only
+for the heading fallback). Thresholds are fields of `Thresholds`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import Counter, defaultdict
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from docscrawl.discovery.urls import is_crawlable_url, normalize_url
+from docscrawl.inspect.output import OutputDir
+
+__all__ = ["CHECKS", "Thresholds", "format_checks", "parse_threshold", "run_checks"]
+
+CHECKS = ("heading_coverage", "breadcrumb_coverage", "link_ambiguity", "template_detection",
+          "identity_agreement", "fragment_resolution")
+EXAMPLES = 5
+GENERIC_LINK_TEXT = frozenset({
+    "", "here", "click here", "click", "this", "this page", "this link", "link", "more",
+    "read more", "learn more", "see more", "more info", "more information", "details",
+    "continue", "continue reading", "go", "see", "see here", "read", "view", "open",
+    "info", "¶", "#", "§", "source", "[source]", "->", "→", "»",
+})
+GENERIC_SLUGS = frozenset({"", "index", "default", "home", "readme", "main", "start", "latest",
+                           "stable", "current"})
+STOP_WORDS = frozenset({"the", "a", "an", "of", "and", "or", "to", "in", "for", "on", "with",
+                        "html", "htm", "documentation", "docs", "doc"})
+
+
+@dataclass
+class Thresholds:
+    """Pass/fail limits. `min_*` must be reached, `max_*` must not be exceeded."""
+
+    min_heading_coverage: float = 0.8
+    min_breadcrumb_coverage: float = 0.5
+    max_link_ambiguity: float = 0.05
+    max_template_main_share: float = 0.2
+    template_min_pages: int = 3
+    min_identity_agreement: float = 0.8
+    min_fragment_resolution: float = 0.95
+
+
+def parse_threshold(thresholds: Thresholds, text: str) -> None:
+    """Apply `name=value` to `thresholds`; raises ValueError with one line."""
+    name, sep, value = text.partition("=")
+    names = {field.name: field.type for field in fields(Thresholds)}
+    name = name.strip().replace("-", "_")
+    if not sep or name not in names:
+        raise ValueError(f"bad threshold {text!r}; known: {', '.join(names)} (NAME=VALUE)")
+    try:
+        number: float = int(value) if name == "template_min_pages" else float(value)
+    except ValueError:
+        raise ValueError(f"threshold {name}: not a number: {value!r}") from None
+    setattr(thresholds, name, number)
+
+
+def _result(name: str, title: str, value: float | None, threshold: float, *, higher_is_better:
+            bool, figure: str, details: dict[str, Any], examples: list[Any]) -> dict[str, Any]:
+    if value is None:
+        passed = True
+        figure = f"{figure} (nothing to check: passes)"
+    else:
+        passed = value >= threshold if higher_is_better else value <= threshold
+    return {"name": name, "title": title, "passed": passed, "value": value,
+            "threshold": threshold, "comparison": ">=" if higher_is_better else "<=",
+            "figure": figure, "details": details, "examples": examples[:EXAMPLES]}
+
+
+def _share(part: int, whole: int) -> float | None:
+    return part / whole if whole else None
+
+
+def _pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.1%}"
+
+
+# --- text helpers ---------------------------------------------------------------------
+
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def tokens(text: str | None) -> set[str]:
+    """Lowercase word tokens without stop words."""
+    return {word for word in _WORD.findall((text or "").lower()) if word not in STOP_WORDS}
+
+
+def _word_match(a: str, b: str) -> bool:
+    if a == b:
+        return True
+    short, long_ = sorted((a, b), key=len)
+    return len(short) >= 4 and (long_.startswith(short) or a[:5] == b[:5])
+
+
+def similar(a: set[str], b: set[str]) -> bool:
+    """Two token sets name the same thing: one is (nearly) inside the other."""
+    if not a or not b:
+        return False
+    small, big = sorted((a, b), key=len)
+    matched = sum(1 for word in small if any(_word_match(word, other) for other in big))
+    return matched / len(small) >= 0.5
+
+
+def url_slug(url: str | None) -> set[str]:
+    """Tokens of the last meaningful path segment (`/guide/index.html` -> {guide})."""
+    segments = [s for s in urlsplit(url or "").path.split("/") if s]
+    while segments:
+        leaf = unquote(segments.pop())
+        leaf = re.sub(r"\.[a-z0-9]{1,5}$", "", leaf.lower())
+        if leaf not in GENERIC_SLUGS and not re.fullmatch(r"v?\d+(\.\d+)*(\.x)?", leaf):
+            return tokens(leaf.replace("_", " ").replace("-", " "))
+    return set()
+
+
+def identity_status(title: str | None, heading: str | None, url: str | None) -> tuple[str, str]:
+    """(`agree`|`majority`|`disagree`|`missing`, detail) for one page."""
+    if not title or not heading:
+        missing = " and ".join(n for n, v in (("title", title), ("main heading", heading))
+                               if not v)
+        return "missing", f"no {missing}"
+    t, h, u = tokens(title), tokens(heading), url_slug(url)
+    th = similar(t, h)
+    if not u:
+        return ("agree", "URL has no meaningful slug") if th else (
+            "disagree", "title and main heading differ")
+    tu, hu = similar(t, u), similar(h, u)
+    if th and (tu or hu):
+        return "agree", "title, main heading and URL agree"
+    if th:
+        return "majority", "URL slug differs from title and main heading"
+    if hu:
+        return "majority", "title differs from main heading and URL"
+    if tu:
+        return "majority", "main heading differs from title and URL"
+    return "disagree", "title, main heading and URL all differ"
+
+
+# --- the scan -------------------------------------------------------------------------
+
+
+class _Scan:
+    """What the checks need from pages.jsonl, gathered in one pass."""
+
+    def __init__(self) -> None:
+        self.pages = 0
+        self.breadcrumbs: Counter[str] = Counter()
+        self.no_breadcrumb: list[str] = []
+        self.links = 0
+        self.ambiguous = 0
+        self.ambiguous_texts: Counter[str] = Counter()
+        self.ambiguous_examples: list[dict[str, Any]] = []
+        self.identity: Counter[str] = Counter()
+        self.identity_examples: list[dict[str, Any]] = []
+        # (region, digest of its sorted link targets) -> [pages, example page, links]
+        self.region_signatures: dict[tuple[str, bytes], list[Any]] = {}
+        self.anchors: dict[int, frozenset[str]] = {}
+        self.url_index: dict[str, int] = {}
+        # same-page targets are resolved while scanning; other pages' once all are read
+        self.fragments = {"resolved": 0, "unresolved": 0, "outside_crawl": 0}
+        self.fragment_examples: list[dict[str, Any]] = []
+        self.cross_page_fragments: list[tuple[str, str, str]] = []
+        self.fragment_warnings = 0
+        self.fallback_pages: list[str] = []
+
+    def add(self, page: dict[str, Any]) -> None:
+        index = self.pages
+        self.pages += 1
+        url = str(page.get("canonical_url") or "")
+        source = str(page.get("breadcrumb_source") or "none")
+        self.breadcrumbs[source] += 1
+        if source == "none" and len(self.no_breadcrumb) < EXAMPLES:
+            self.no_breadcrumb.append(url)
+        status, detail = identity_status(page.get("title"), page.get("main_heading"), url)
+        self.identity[status] += 1
+        if status != "agree" and len(self.identity_examples) < 50:
+            self.identity_examples.append({"url": url, "status": status, "detail": detail,
+                                           "title": page.get("title"),
+                                           "main_heading": page.get("main_heading")})
+        for warning in page.get("warnings") or ():
+            code = warning.get("code") if isinstance(warning, dict) else None
+            if code == "unresolved_fragment":
+                self.fragment_warnings += 1
+            elif code == "main_content_fallback" and len(self.fallback_pages) < EXAMPLES:
+                self.fallback_pages.append(url)
+        own = self._index_urls(page, index)
+        anchors = frozenset(str(h["anchor"]) for h in page.get("headings") or ()
+                            if isinstance(h, dict) and h.get("anchor"))
+        self.anchors[index] = anchors
+        by_region: dict[str, set[str]] = defaultdict(set)
+        for link in page.get("links") or ():
+            if not isinstance(link, dict):
+                continue
+            self._link(link, url, own, anchors)
+            by_region[str(link.get("region"))].add(str(link.get("url", "")).partition("#")[0])
+        for region, targets in by_region.items():
+            if len(targets) < 2:
+                continue
+            digest = hashlib.sha1("\n".join(sorted(targets)).encode(), usedforsecurity=False)
+            entry = self.region_signatures.setdefault((region, digest.digest()),
+                                                      [0, url, len(targets)])
+            entry[0] += 1
+
+    def _index_urls(self, page: dict[str, Any], index: int) -> set[str]:
+        """Index the page's URLs (normalized); returns them."""
+        own = {_norm(str(page[name])) for name in ("canonical_url", "final_url", "fetched_url")
+               if page.get(name)}
+        own.update(_norm(str(alias)) for alias in page.get("observed_urls") or ())
+        for key in own:
+            self.url_index.setdefault(key, index)
+        return own
+
+    def resolve_fragment(self, page_url: str, base: str, fragment: str,
+                         anchors: frozenset[str] | None) -> None:
+        """Count one fragment target against the anchors of the page it points to."""
+        if anchors is None:
+            self.fragments["outside_crawl"] += 1
+        elif fragment in anchors:
+            self.fragments["resolved"] += 1
+        else:
+            self.fragments["unresolved"] += 1
+            if len(self.fragment_examples) < EXAMPLES:
+                self.fragment_examples.append({"page": page_url, "target": f"{base}#{fragment}",
+                                               "fragment": fragment})
+
+    def _link(self, link: dict[str, Any], page_url: str, own: set[str],
+              anchors: frozenset[str]) -> None:
+        self.links += 1
+        text = " ".join(str(link.get("text") or "").split()).lower()
+        if text in GENERIC_LINK_TEXT and not link.get("container_label"):
+            self.ambiguous += 1
+            self.ambiguous_texts[text or "(empty)"] += 1
+            if len(self.ambiguous_examples) < EXAMPLES:
+                self.ambiguous_examples.append({"page": page_url, "text": link.get("text"),
+                                                "url": link.get("url"),
+                                                "region": link.get("region")})
+        target = str(link.get("url", ""))
+        base, hash_, fragment = target.partition("#")
+        if (hash_ and fragment and fragment != "top"
+                and (link.get("region") == "table_of_contents"
+                     or link.get("target") == "fragment")):
+            fragment = unquote(fragment)
+            if not base or _norm(base) in own:
+                self.resolve_fragment(page_url, base, fragment, anchors)
+            else:
+                self.cross_page_fragments.append((page_url, base, fragment))
+
+
+def _norm(url: str) -> str:
+    try:
+        return normalize_url(url) if is_crawlable_url(url) else url
+    except ValueError:
+        return url
+
+
+def run_checks(out: OutputDir, thresholds: Thresholds | None = None) -> dict[str, Any]:
+    """Run the six checks; returns {"passed": bool, "checks": [...], "thresholds": {...}}."""
+    thresholds = thresholds or Thresholds()
+    out.require("pages.jsonl")
+    scan = _Scan()
+    for page in out.records("pages.jsonl"):
+        scan.add(page)
+    checks = [
+        heading_coverage(out, thresholds),
+        breadcrumb_coverage(scan, thresholds),
+        link_ambiguity(scan, thresholds),
+        template_detection(scan, thresholds),
+        identity_agreement(scan, thresholds),
+        fragment_resolution(scan, thresholds),
+    ]
+    return {"output": str(out.path), "site": out.run.get("site"), "pages": scan.pages,
+            "passed": all(check["passed"] for check in checks), "checks": checks,
+            "thresholds": asdict(thresholds)}
+
+
+def heading_coverage(out: OutputDir, thresholds: Thresholds) -> dict[str, Any]:
+    """Share of main-content chunks (else content blocks) with a heading path."""
+    total = covered = 0
+    examples: list[dict[str, Any]] = []
+    basis = "chunks.jsonl"
+    for chunk in out.records("chunks.jsonl"):
+        meta = chunk.get("metadata") or {}
+        if meta.get("region") not in (None, "main_content"):
+            continue
+        total += 1
+        if meta.get("heading_path"):
+            covered += 1
+        elif len(examples) < EXAMPLES:
+            examples.append({"chunk": chunk.get("id"), "url": meta.get("source_url"),
+                             "text": str(chunk.get("markdown") or "")[:80]})
+    if not total:
+        # No chunks yet: a run of consecutive content blocks under one heading path stands
+        # in for a chunk, so one long page without headings counts once, not per block.
+        basis = "structure.jsonl sections (no chunks written)"
+        for record in out.records("structure.jsonl"):
+            previous: Any = None
+            for block in record.get("blocks") or ():
+                if block.get("kind") == "heading" or not block.get("markdown"):
+                    continue
+                path = tuple(block.get("heading_path") or ())
+                if path == previous:
+                    continue
+                previous = path
+                total += 1
+                if path:
+                    covered += 1
+                elif len(examples) < EXAMPLES:
+                    examples.append({"page": record.get("canonical_url"),
+                                     "block": block.get("ordinal"),
+                                     "text": str(block.get("markdown"))[:80]})
+    value = _share(covered, total)
+    return _result("heading_coverage", "Heading coverage", value,
+                   thresholds.min_heading_coverage, higher_is_better=True,
+                   figure=f"{covered}/{total} main-content units have a heading path "
+                          f"({_pct(value)}; basis: {basis})",
+                   details={"covered": covered, "total": total, "basis": basis},
+                   examples=examples)
+
+
+def breadcrumb_coverage(scan: _Scan, thresholds: Thresholds) -> dict[str, Any]:
+    """Pages with any breadcrumb evidence."""
+    with_any = scan.pages - scan.breadcrumbs.get("none", 0)
+    value = _share(with_any, scan.pages)
+    counts = {name: scan.breadcrumbs.get(name, 0)
+              for name in ("visible", "jsonld", "visible-and-jsonld", "none")}
+    counts.update({k: v for k, v in scan.breadcrumbs.items() if k not in counts})
+    return _result("breadcrumb_coverage", "Breadcrumb coverage", value,
+                   thresholds.min_breadcrumb_coverage, higher_is_better=True,
+                   figure=f"{with_any}/{scan.pages} pages have breadcrumb evidence "
+                          f"({_pct(value)}): " + ", ".join(f"{k} {v}" for k, v in counts.items()),
+                   details={"by_source": counts},
+                   examples=[{"url": url, "breadcrumb_source": "none"}
+                             for url in scan.no_breadcrumb])
+
+
+def link_ambiguity(scan: _Scan, thresholds: Thresholds) -> dict[str, Any]:
+    """Links with generic text and no container label."""
+    value = _share(scan.ambiguous, scan.links)
+    return _result("link_ambiguity", "Link ambiguity", value, thresholds.max_link_ambiguity,
+                   higher_is_better=False,
+                   figure=f"{scan.ambiguous}/{scan.links} links have generic text and no "
+                          f"container label ({_pct(value)})",
+                   details={"ambiguous": scan.ambiguous, "links": scan.links,
+                            "texts": dict(scan.ambiguous_texts.most_common(10))},
+                   examples=scan.ambiguous_examples)
+
+
+def template_detection(scan: _Scan, thresholds: Thresholds) -> dict[str, Any]:
+    """Regions whose link set repeats across pages; main content must not."""
+    needed = max(thresholds.template_min_pages, 2)
+    templates = sorted(
+        ({"region": region, "pages": count, "links": links, "example_page": example}
+         for (region, _), (count, example, links) in scan.region_signatures.items()
+         if count >= needed),
+        key=lambda item: (-item["pages"], item["region"]))
+    main = [t for t in templates if t["region"] == "main_content"]
+    repeated_main = sum(t["pages"] for t in main)
+    value = _share(repeated_main, scan.pages)
+    nav = [t for t in templates if t["region"] != "main_content"]
+    regions = Counter(t["region"] for t in nav)
+    figure = (f"{len(nav)} navigation templates repeated on >= {needed} pages ("
+              + (", ".join(f"{r} {n}" for r, n in regions.most_common()) or "none")
+              + f"); main content repeated on {repeated_main}/{scan.pages} pages "
+              f"({_pct(value)})")
+    examples = [{**t, "problem": "main content repeats across pages"} for t in main]
+    examples += [{**t, "problem": "unclassified region repeats across pages"}
+                 for t in nav if t["region"] == "unknown"]
+    examples += [{"example_page": url, "problem": "main content chosen by fallback"}
+                 for url in scan.fallback_pages]
+    return _result("template_detection", "Template detection", value,
+                   thresholds.max_template_main_share, higher_is_better=False, figure=figure,
+                   details={"templates": templates[:50], "min_pages": needed},
+                   examples=examples)
+
+
+def identity_agreement(scan: _Scan, thresholds: Thresholds) -> dict[str, Any]:
+    """Title, main heading and canonical URL agree (all three, or two of three)."""
+    agreeing = scan.identity.get("agree", 0) + scan.identity.get("majority", 0)
+    value = _share(agreeing, scan.pages)
+    counts = {name: scan.identity.get(name, 0)
+              for name in ("agree", "majority", "disagree", "missing")}
+    order = {"disagree": 0, "missing": 1, "majority": 2}
+    examples = sorted(scan.identity_examples, key=lambda e: order.get(e["status"], 3))
+    return _result("identity_agreement", "Identity agreement", value,
+                   thresholds.min_identity_agreement, higher_is_better=True,
+                   figure=f"{agreeing}/{scan.pages} pages have an agreeing identity "
+                          f"({_pct(value)}): " + ", ".join(f"{k} {v}" for k, v in counts.items()),
+                   details={"by_status": counts}, examples=examples)
+
+
+def fragment_resolution(scan: _Scan, thresholds: Thresholds) -> dict[str, Any]:
+    """Table-of-contents and in-page fragment targets that resolve to a heading anchor."""
+    for page_url, base, fragment in scan.cross_page_fragments:
+        target = scan.url_index.get(_norm(base))
+        scan.resolve_fragment(page_url, base, fragment,
+                              None if target is None else scan.anchors[target])
+    scan.cross_page_fragments.clear()
+    resolved, unresolved, outside = (scan.fragments[name] for name in
+                                     ("resolved", "unresolved", "outside_crawl"))
+    examples = scan.fragment_examples
+    total = resolved + unresolved
+    value = _share(resolved, total)
+    return _result("fragment_resolution", "Fragment resolution", value,
+                   thresholds.min_fragment_resolution, higher_is_better=True,
+                   figure=f"{resolved}/{total} table-of-contents/in-page fragment targets "
+                          f"resolve to a heading ({_pct(value)}); {outside} point outside the "
+                          f"crawl; {scan.fragment_warnings} unresolved_fragment warnings",
+                   details={"resolved": resolved, "unresolved": unresolved,
+                            "outside_crawl": outside,
+                            "unresolved_fragment_warnings": scan.fragment_warnings},
+                   examples=examples)
+
+
+def format_checks(report: dict[str, Any]) -> str:
+    """The results as text, one block per check."""
+    lines = [f"checks of {report['output']}  ({report['site']}, {report['pages']} pages)"]
+    for check in report["checks"]:
+        mark = "PASS" if check["passed"] else "FAIL"
+        value = check["value"]
+        limit = (f"{check['comparison']} {check['threshold']:.0%}" if value is not None
+                 else "")
+        lines.append(f"{mark}  {check['title']}: {_pct(value)} {limit}".rstrip())
+        lines.append(f"      {check['figure']}")
+        for template in check["details"].get("templates", [])[:5]:
+            lines.append(f"      template: {template['region']} on {template['pages']} pages, "
+                         f"{template['links']} links, e.g. {template['example_page']}")
+        for example in check["examples"]:
+            lines.append("      e.g. " + ", ".join(f"{k}={v}" for k, v in example.items()
+                                                  if v not in (None, "", [])))
+    failed = [c["name"] for c in report["checks"] if not c["passed"]]
+    lines.append("all checks passed" if not failed else f"FAILED: {', '.join(failed)}")
+    return "\n".join(lines)
+

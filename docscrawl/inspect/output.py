@@ -1,0 +1,126 @@
+"""Reading a crawl output directory: validation, streamed JSON Lines, progress on stderr.
+
+Every inspection command goes through `OutputDir`: a missing directory, a missing or
+malformed `run.json`, or a JSONL line that is not a JSON object raises `OutputError`,
+whose message is the one line the command prints. Files are read line by line, never
+whole, so a crawl log of millions of events costs memory only for what is kept.
+
+The last line of a JSONL file may be cut short when the crawl was killed while writing
+it (the contract allows losing the line in flight): it is skipped with a note on stderr.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, TextIO
+
+__all__ = ["OutputDir", "OutputError", "Progress"]
+
+JSONL_FILES = ("pages.jsonl", "chunks.jsonl", "structure.jsonl", "crawl_log.jsonl")
+
+
+class OutputError(Exception):
+    """The output directory cannot be read; the message is one line."""
+
+
+class Progress:
+    """Counts lines read and prints a line on stderr at most once a second, after the first
+    second: short commands stay silent, long ones show they are alive."""
+
+    def __init__(self, stream: TextIO | None = None, *, enabled: bool = True,
+                 interval: float = 1.0) -> None:
+        self._stream = stream if stream is not None else sys.stderr
+        self._enabled = enabled
+        self._interval = interval
+        self._start = time.monotonic()
+        self._last = self._start
+        self._shown = False
+
+    def tick(self, label: str, count: int) -> None:
+        """Called for each line read; prints `label: N lines read` now and then."""
+        if not self._enabled or count % 500:
+            return
+        now = time.monotonic()
+        if now - self._last >= self._interval and now - self._start >= self._interval:
+            self._last = now
+            self._shown = True
+            self._stream.write(f"docscrawl: {label}: {count:,} lines read\n")
+            self._stream.flush()
+
+    def note(self, message: str) -> None:
+        """One line on stderr (always shown when enabled)."""
+        if self._enabled:
+            self._stream.write(f"docscrawl: {message}\n")
+            self._stream.flush()
+
+
+class OutputDir:
+    """A crawl output directory, checked on open."""
+
+    def __init__(self, path: Path, *, progress: Progress | None = None) -> None:
+        self.path = Path(path)
+        self.progress = progress or Progress(enabled=False)
+        if not self.path.exists():
+            raise OutputError(f"{self.path}: no such output directory")
+        if not self.path.is_dir():
+            raise OutputError(f"{self.path}: not a directory")
+        run_path = self.path / "run.json"
+        if not run_path.is_file():
+            raise OutputError(f"{self.path}: no run.json (not a docscrawl output directory)")
+        try:
+            run = json.loads(run_path.read_text(encoding="utf-8"))
+        except UnicodeDecodeError:
+            raise OutputError(f"{run_path}: not UTF-8") from None
+        except ValueError as exc:
+            raise OutputError(f"{run_path}: not valid JSON ({exc})") from None
+        if not isinstance(run, dict) or not isinstance(run.get("site"), str):
+            raise OutputError(f"{run_path}: not a docscrawl run.json (no \"site\")")
+        self.run: dict[str, Any] = run
+
+    def has(self, name: str) -> bool:
+        """True when the file exists."""
+        return (self.path / name).is_file()
+
+    def require(self, *names: str) -> None:
+        """Raise OutputError naming the first missing file."""
+        for name in names:
+            if not self.has(name):
+                raise OutputError(f"{self.path}: no {name}")
+
+    def records(self, name: str) -> Iterator[dict[str, Any]]:
+        """Stream the JSON objects of one JSONL file (missing file: nothing)."""
+        path = self.path / name
+        if not path.is_file():
+            return
+        with path.open("rb") as handle:
+            lineno = 0
+            pending: tuple[int, bytes] | None = None
+            for raw in handle:
+                lineno += 1
+                self.progress.tick(name, lineno)
+                if pending is not None:  # a bad line followed by more lines: corrupt
+                    raise _bad_line(path, *pending)
+                if not raw.strip():
+                    continue
+                try:
+                    record = json.loads(raw)
+                except ValueError:
+                    if raw.endswith(b"\n"):
+                        raise _bad_line(path, lineno, raw) from None
+                    pending = (lineno, raw)  # maybe the cut-short last line
+                    continue
+                if not isinstance(record, dict):
+                    raise _bad_line(path, lineno, raw)
+                yield record
+            if pending is not None:
+                self.progress.note(f"{name} line {pending[0]}: incomplete last line ignored "
+                                   "(crawl killed while writing it)")
+
+
+def _bad_line(path: Path, lineno: int, raw: bytes) -> OutputError:
+    sample = raw[:60].decode("utf-8", errors="replace").rstrip()
+    return OutputError(f"{path} line {lineno}: not a JSON object ({sample!r})")

@@ -1,0 +1,277 @@
+"""Render sparse pages in Chromium: re-issue them with `meta["playwright"]`.
+
+Every page is fetched plainly first. A 200 HTML page that `render_policy.sparse_reason`
+finds sparse (or any page with `-a render=always`, or a `_hashroute` URL) is re-issued to
+scrapy-playwright's download handler; `-a render=never` turns this off. The rendered
+response replaces the plain one, so the spider and the pipelines see the rendered DOM,
+and the crawl log gets a `rendered` event with the `reason`.
+
+In the browser, images, fonts and media are not downloaded; navigations leaving the crawl
+scope, subresources from outside the site's origin (unless an `allow` rule admits them)
+and requests robots.txt disallows are aborted; `window.open` is disabled and pop-ups
+closed; downloads are refused. A render that times out or crashes is retried
+`DOCSCRAWL_RENDER_RETRIES` times (default 1), then the page fails with `render_error`.
+A page still sparse after rendering carries a `sparse_after_render` warning
+(`render_warnings` in the request meta). The browser is asked unconditionally: the
+conditional headers of the plain request (`If-None-Match`, `If-Modified-Since`) are
+dropped, since a 304 would leave the browser with an empty page.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+from typing import Any, Self
+from urllib.parse import urlsplit
+
+from playwright.async_api import Page, Route
+from playwright.async_api import Request as BrowserRequest
+from scrapy.crawler import Crawler
+from scrapy.http import HtmlResponse, Request, Response
+from scrapy_playwright.page import PageMethod
+
+from docscrawl.browser import (
+    CONTEXT_KWARGS,
+    BrowserUnavailable,
+    check_chromium,
+    configured_path,
+    is_launch_failure,
+    locate_chromium,
+    wait_for_content,
+)
+from docscrawl.discovery.hashroutes import browser_url, crawlable_url, route_of
+from docscrawl.discovery.urls import strip_fragment
+from docscrawl.frontier import origin_of
+from docscrawl.render_policy import main_text_chars, sparse_reason
+
+logger = logging.getLogger(__name__)
+
+TRACK = "docscrawl_track"  # the spider's page-request marker (docscrawl.spiders.docs.TRACK)
+CONTEXT_NAME = "docscrawl"
+BLOCKED_RESOURCES = frozenset({"image", "font", "media"})
+DISABLE_POPUPS_JS = "window.open = () => null;"
+CONDITIONAL_HEADERS = ("If-None-Match", "If-Modified-Since")
+
+
+class RenderError(Exception):
+    """A render that timed out or crashed on every attempt (crawl log: `render_error`)."""
+
+
+class RenderMiddleware:
+    """Downloader middleware: plain fetch first, Chromium only for sparse pages."""
+
+    def __init__(self, crawler: Crawler, *, mode: str, min_text_chars: int, settle_ms: int,
+                 wait_ms: int, retries: int) -> None:
+        self.crawler = crawler
+        self.stats = crawler.stats
+        self.mode = mode
+        self.min_text_chars = min_text_chars
+        self.settle_ms = settle_ms
+        self.wait_ms = wait_ms
+        self.retries = retries
+        self._browser_failed = False
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        settings = crawler.settings
+        config = getattr(crawler.spider, "config", None)
+        mode = getattr(config, "render", "never")
+        if mode != "never":
+            _require_browser(settings)
+        return cls(
+            crawler, mode=mode,
+            min_text_chars=settings.getint("DOCSCRAWL_RENDER_MIN_TEXT_CHARS", 200),
+            settle_ms=settings.getint("DOCSCRAWL_RENDER_SETTLE_MS", 300),
+            wait_ms=settings.getint("DOCSCRAWL_RENDER_WAIT_MS", 10_000),
+            retries=settings.getint("DOCSCRAWL_RENDER_RETRIES", 1),
+        )
+
+    # -- the spider's view ------------------------------------------------------------
+
+    @property
+    def _spider(self) -> Any:
+        return self.crawler.spider
+
+    @property
+    def _main_selector(self) -> str | None:
+        profile = getattr(self._spider.config, "profile", None) or {}
+        selectors = profile.get("selectors") if isinstance(profile, dict) else None
+        main = selectors.get("main") if isinstance(selectors, dict) else None
+        return main if isinstance(main, str) and main.strip() else None
+
+    # -- downloader middleware API -----------------------------------------------------------
+
+    def process_request(self, request: Request, spider: Any = None) -> None:
+        """Attach the per-page browser guard (kept out of meta until download time)."""
+        if request.meta.get("playwright") and TRACK in request.meta:
+            request.meta["playwright_page_init_callback"] = self._prepare_page
+
+    def process_response(self, request: Request, response: Response,
+                         spider: Any = None) -> Request | Response:
+        if TRACK not in request.meta or self.mode == "never":
+            return response
+        if "playwright" in response.flags:
+            return self._rendered(request, response)
+        if request.meta.get("playwright") or self._browser_failed:
+            return response
+        reason = self._reason(request, response)
+        if reason is None:
+            return response
+        return self._render_request(request, reason)
+
+    def process_exception(self, request: Request, exception: BaseException,
+                          spider: Any = None) -> Request | None:
+        if not request.meta.get("playwright") or TRACK not in request.meta:
+            return None
+        detail = f"{type(exception).__name__}: {exception}".splitlines()[0][:300]
+        if is_launch_failure(exception):
+            self._stop_for_browser(detail)
+            raise RenderError(f"browser did not start: {detail}")
+        attempt = request.meta.get("render_attempt", 1)
+        if attempt <= self.retries:
+            self.stats.inc_value("docscrawl/render/retried")
+            logger.info("docscrawl: render of %s failed (%s); retrying", request.url, detail)
+            return request.replace(meta={**request.meta, "render_attempt": attempt + 1},
+                                   dont_filter=True)
+        self.stats.inc_value("docscrawl/render/failed")
+        raise RenderError(f"{detail} (after {attempt} attempts)")
+
+    # -- deciding and re-issuing ----------------------------------------------------------------
+
+    def _reason(self, request: Request, response: Response) -> str | None:
+        if response.status != 200 or not isinstance(response, HtmlResponse):
+            return None
+        if self.mode == "always":
+            return "render_always"
+        if route_of(request.url) is not None:
+            return "hash_route"
+        try:
+            root = response.selector.root
+        except Exception:  # unparsable: the spider reports it
+            return None
+        return sparse_reason(root, body_bytes=len(response.body),
+                             main_selector=self._main_selector,
+                             min_text_chars=self.min_text_chars)
+
+    def _render_request(self, request: Request, reason: str) -> Request:
+        self.stats.inc_value(f"docscrawl/render/reason/{reason}")
+        method = PageMethod(wait_for_content, self._main_selector, self.settle_ms,
+                            self.wait_ms, self.min_text_chars)
+        meta = {
+            **request.meta,
+            "playwright": True,
+            "playwright_context": CONTEXT_NAME,
+            "playwright_context_kwargs": dict(CONTEXT_KWARGS),
+            "playwright_page_methods": [method],
+            "render_reason": reason,
+            "render_url": request.url,
+            "render_plain_latency": request.meta.get("download_latency"),
+            "render_attempt": 1,
+        }
+        headers = request.headers.copy()
+        for name in CONDITIONAL_HEADERS:
+            headers.pop(name, None)
+        return request.replace(url=browser_url(request.url), meta=meta, headers=headers,
+                               dont_filter=True)
+
+    def _rendered(self, request: Request, response: Response) -> Response:
+        original = request.meta.get("render_url", request.url)
+        final = response.url
+        if strip_fragment(final) == strip_fragment(browser_url(original)):
+            final = original
+        else:
+            final = crawlable_url(final) or strip_fragment(final)
+        response = response.replace(url=final)
+        track = request.meta[TRACK]
+        reason = request.meta.get("render_reason")
+        latency = request.meta.get("download_latency")
+        self._spider.session.log.record(
+            track.url, "rendered", reason=reason, status=response.status,
+            fetch_mode="browser", elapsed_ms=latency * 1000 if latency is not None else None,
+            size=len(response.body), attempts=request.meta.get("render_attempt", 1),
+        )
+        self.stats.inc_value("docscrawl/render/rendered")
+        if response.status == 200 and isinstance(response, HtmlResponse):
+            chars = main_text_chars(response.selector.root, self._main_selector)
+            if chars < self.min_text_chars:
+                request.meta["render_warnings"] = [{
+                    "code": "sparse_after_render",
+                    "detail": f"{chars} characters of main-content text after rendering "
+                              f"(reason: {reason})",
+                }]
+        return response
+
+    # -- in the browser -------------------------------------------------------------------
+
+    async def _prepare_page(self, page: Page, request: Request) -> None:
+        """Before navigation: abort heavy and out-of-scope requests, no pop-ups."""
+        await page.add_init_script(DISABLE_POPUPS_JS)
+        page.on("popup", _close_popup)
+        origin = origin_of(request.url)
+
+        async def guard(route: Route, browser_request: BrowserRequest) -> None:
+            if browser_request.resource_type in BLOCKED_RESOURCES:
+                self.stats.inc_value("docscrawl/render/aborted/resource")
+                await route.abort()
+            elif not self._browser_request_allowed(browser_request, page, origin):
+                self.stats.inc_value("docscrawl/render/aborted/out_of_scope")
+                if _is_page_navigation(browser_request, page):
+                    # an aborted navigation shows Chromium's error page; a 204 answered
+                    # in the browser leaves the page where it is (HTML: "no content")
+                    await route.fulfill(status=204, body=b"")
+                else:
+                    await route.abort()
+            else:
+                await route.fallback()
+
+        await page.route("**/*", guard)
+
+    def _browser_request_allowed(self, browser_request: BrowserRequest, page: Page,
+                                 origin: str) -> bool:
+        url = browser_request.url
+        if not url.startswith(("http://", "https://")):
+            return True
+        frontier = self._spider.session.frontier
+        if frontier.guard.check(urlsplit(url).hostname or ""):
+            return False
+        robots = frontier.robots.get(origin_of(url))
+        if robots is not None and not robots.decide(strip_fragment(url)).allowed:
+            return False
+        in_scope = frontier.scope.decide(strip_fragment(url)).allowed
+        if _is_page_navigation(browser_request, page):
+            return in_scope
+        return in_scope or origin_of(url) == origin
+
+    def _stop_for_browser(self, detail: str) -> None:
+        if self._browser_failed:
+            return
+        self._browser_failed = True
+        line = f"docscrawl: error: browser: Chromium did not start ({detail}); " + (
+            "install Debian's Chromium (apt-get install chromium), set "
+            "DOCSCRAWL_CHROMIUM_PATH, or crawl with -a render=never")
+        logger.error(line)
+        engine = self.crawler.engine
+        if engine is not None:
+            self._closing = asyncio.ensure_future(
+                engine.close_spider_async(reason="browser_unavailable"))
+
+
+def _require_browser(settings: Any) -> None:
+    """Stop before the crawl starts, with one line, when no Chromium can run."""
+    try:
+        path = locate_chromium(configured_path(settings))
+        version = check_chromium(path)
+    except BrowserUnavailable as exc:
+        print(f"docscrawl: error: browser: {exc}", file=sys.stderr, flush=True)
+        raise SystemExit(2) from None
+    logger.info("docscrawl: rendering sparse pages with %s (%s)", version,
+                path or "Playwright's browser")
+
+
+def _is_page_navigation(browser_request: BrowserRequest, page: Page) -> bool:
+    return browser_request.is_navigation_request() and browser_request.frame == page.main_frame
+
+
+async def _close_popup(popup: Page) -> None:
+    await popup.close()

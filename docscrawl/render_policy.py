@@ -1,0 +1,173 @@
+"""When a plainly fetched HTML page needs a browser: `sparse_reason`.
+
+A page is *sparse* when the HTML the server sent does not hold the article, because a
+script builds it in the browser. `sparse_reason` looks at the parsed tree only (no Scrapy,
+no I/O) and answers with a reason code, or None when the page is complete as fetched.
+The rules, in order:
+
+1. no `<script>` at all: nothing can change in a browser, never sparse;
+2. `main_selector_missing`: the site profile names a main-content selector
+   (`{"selectors": {"main": "..."}}`) and no element matching it has text;
+3. a page with at least `STRONG_TEXT_CHARS` characters of main-content text is complete;
+4. `client_generator`: a client-rendered generator's shell (Docsify, Redoc, Swagger UI);
+5. a page made by a static-site generator (Sphinx, MkDocs, mdBook, rustdoc, Javadoc,
+   DocBook, Hugo, Antora...) is complete: its text is in the HTML by construction (its
+   search page is a JavaScript widget with nothing to render without a query);
+6. `empty_app_root`: an application root (`#app`, `#root`, `#__next`, `#__nuxt`,
+   `#___gatsby`, `#q-app`, `[data-reactroot]`) that is empty (under 40 characters) and not
+   marked `data-server-rendered`;
+7. `noscript_requires_javascript`: a `<noscript>` asking to enable JavaScript;
+8. `little_text`: main-content text under `max(min_text_chars, body bytes x
+   MIN_TEXT_RATIO)`, capped at `STRONG_TEXT_CHARS`: little text for the page's size.
+
+Main-content text is the text of the profile selector's element, else of `main`,
+`[role=main]` or `article`, else of `body` without `nav`, `header`, `footer` and `aside`;
+scripts, styles, templates and noscript never count.
+"""
+
+from __future__ import annotations
+
+import re
+
+from lxml import etree
+
+from docscrawl.extract.generator import detect_profile
+from docscrawl.extract.profiles import select
+
+__all__ = [
+    "APP_ROOT_SELECTORS",
+    "CLIENT_GENERATORS",
+    "MIN_TEXT_CHARS",
+    "SPARSE_REASONS",
+    "STATIC_GENERATORS",
+    "main_text_chars",
+    "sparse_reason",
+]
+
+MIN_TEXT_CHARS = 200
+MIN_TEXT_RATIO = 0.005  # characters of text per byte of HTML below which a page is sparse
+STRONG_TEXT_CHARS = 1000  # this much main-content text: never sparse (rule 3)
+EMPTY_ROOT_CHARS = 40  # "Loading..." and a spinner label fit under this
+
+APP_ROOT_SELECTORS = ("#app", "#root", "#__next", "#__nuxt", "#___gatsby", "#q-app",
+                      "[data-reactroot]")
+# (name, what to look for, needle): `script` = a script src containing needle, `tag`,
+# `id`, `class`, `text` = inline script text containing needle.
+CLIENT_GENERATORS: tuple[tuple[str, str, str], ...] = (
+    ("docsify", "text", "window.$docsify"),
+    ("docsify", "script", "docsify"),
+    ("redoc", "tag", "redoc"),
+    ("redoc", "script", "redoc.standalone"),
+    ("swagger-ui", "script", "swagger-ui-bundle"),
+    ("swagger-ui", "id", "swagger-ui"),
+)
+STATIC_GENERATORS = frozenset({"sphinx", "mkdocs", "mdbook", "rustdoc", "javadoc", "docbook",
+                               "gtkdoc", "hugo", "antora", "asciidoc"})
+SPARSE_REASONS = ("main_selector_missing", "client_generator", "empty_app_root",
+                  "noscript_requires_javascript", "little_text")
+
+_NOSCRIPT_JS = re.compile(
+    r"(enable|activate|turn on|requires?|needs?|must (have|use)|without)\b.{0,40}javascript"
+    r"|javascript.{0,40}\b(required|disabled|needed|must be)",
+    re.IGNORECASE | re.DOTALL,
+)
+_NOT_TEXT = frozenset({"script", "style", "template", "noscript"})
+_CHROME = frozenset({"nav", "header", "footer", "aside"})
+
+
+def sparse_reason(
+    root: etree._Element,
+    *,
+    body_bytes: int,
+    main_selector: str | None = None,
+    min_text_chars: int = MIN_TEXT_CHARS,
+) -> str | None:
+    """Why the page at `root` must be rendered in a browser, or None (see the module doc).
+
+    `body_bytes` is the size of the HTML as received; `main_selector` the site profile's
+    main-content CSS selector, if any.
+    """
+    if not any(True for _ in root.iter("script")):
+        return None
+    if main_selector and not any(_text_chars(el) for el in _safe_select(root, main_selector)):
+        return "main_selector_missing"
+    chars = main_text_chars(root, main_selector)
+    if chars >= STRONG_TEXT_CHARS:
+        return None
+    if _client_generator(root):
+        return "client_generator"
+    if detect_profile(root) in STATIC_GENERATORS:
+        return None
+    if _empty_app_root(root):
+        return "empty_app_root"
+    if any(_NOSCRIPT_JS.search(_all_text(el)) for el in root.iter("noscript")):
+        return "noscript_requires_javascript"
+    threshold = min(max(min_text_chars, int(body_bytes * MIN_TEXT_RATIO)), STRONG_TEXT_CHARS)
+    if chars < threshold:
+        return "little_text"
+    return None
+
+
+def main_text_chars(root: etree._Element, main_selector: str | None = None) -> int:
+    """Characters of main-content text (whitespace runs count as one)."""
+    for css in (main_selector, "main", "[role=main]", "article"):
+        if not css:
+            continue
+        found = _safe_select(root, css)
+        if found:
+            return max(_text_chars(el) for el in found)
+    body = root.find("body")
+    return _text_chars(body if body is not None else root, skip=_CHROME)
+
+
+def _client_generator(root: etree._Element) -> str | None:
+    for el in root.iter():
+        if not isinstance(el.tag, str):
+            continue
+        for name, kind, needle in CLIENT_GENERATORS:
+            if (
+                (kind == "tag" and el.tag == needle)
+                or (kind == "id" and el.get("id") == needle)
+                or (kind == "script" and el.tag == "script" and needle in (el.get("src") or ""))
+                or (kind == "text" and el.tag == "script" and needle in (el.text or ""))
+            ):
+                return name
+    return None
+
+
+def _empty_app_root(root: etree._Element) -> bool:
+    for css in APP_ROOT_SELECTORS:
+        for el in _safe_select(root, css):
+            if el.get("data-server-rendered") is None and _text_chars(el) < EMPTY_ROOT_CHARS:
+                return True
+    return False
+
+
+def _safe_select(root: etree._Element, css: str) -> list[etree._Element]:
+    try:
+        return select(root, css)
+    except Exception:  # a profile selector lxml cannot translate selects nothing
+        return []
+
+
+def _all_text(el: etree._Element) -> str:
+    return " ".join(el.itertext())
+
+
+def _text_chars(el: etree._Element, skip: frozenset[str] = frozenset()) -> int:
+    """Visible text characters under `el`, whitespace collapsed."""
+    parts: list[str] = []
+    try:
+        _collect(el, parts, skip)
+    except RecursionError:  # absurdly deep markup: plenty of it, call it complete
+        return STRONG_TEXT_CHARS
+    return len(" ".join("".join(parts).split()))
+
+
+def _collect(el: etree._Element, parts: list[str], skip: frozenset[str]) -> None:
+    if not isinstance(el.tag, str) or el.tag in _NOT_TEXT or el.tag in skip:
+        return
+    parts.append(el.text or "")
+    for child in el:
+        _collect(child, parts, skip)
+        parts.append(" " + (child.tail or ""))

@@ -1,0 +1,162 @@
+"""`docscrawl check`: the six checks, their figures, examples, thresholds and exit status."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from docscrawl.inspect.check import (
+    Thresholds,
+    identity_status,
+    parse_threshold,
+    run_checks,
+    url_slug,
+)
+from docscrawl.inspect.output import OutputDir
+from tests.inspect.conftest import docscrawl, page
+
+SITE = "http://docs.example/v2/"
+
+
+def _by_name(result: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {check["name"]: check for check in result["checks"]}
+
+
+def link(url: str, text: str, region: str = "main_content", **fields: Any) -> dict[str, Any]:
+    return {"url": url, "text": text, "rel": [], "region": region, "container": "paragraph",
+            "container_label": None, "heading_path": [], "target": "internal", "position": 0,
+            **fields}
+
+
+@pytest.mark.e2e
+def test_demo_crawl_passes_all_six_checks(demo_out: Path) -> None:
+    result = docscrawl("check", str(demo_out))
+    assert result.returncode == 0, result.stdout + result.stderr
+    for title in ("Heading coverage", "Breadcrumb coverage", "Link ambiguity",
+                  "Template detection", "Identity agreement", "Fragment resolution"):
+        assert f"PASS  {title}" in result.stdout
+    data = json.loads(docscrawl("check", str(demo_out), "--json").stdout)
+    assert data["passed"] is True and len(data["checks"]) == 6
+    templates = _by_name(data)["template_detection"]["details"]["templates"]
+    assert any(t["region"] == "sidebar_navigation" for t in templates)
+
+
+def test_failing_check_exits_1_and_a_threshold_decides(make_output) -> None:
+    pages = [page(f"{SITE}a.html"), page(f"{SITE}b.html", breadcrumb_source="none")]
+    out = make_output(pages=pages)
+    result = docscrawl("check", str(out), "-t", "min_breadcrumb_coverage=0.9")
+    assert result.returncode == 1
+    assert "FAIL  Breadcrumb coverage: 50.0% >= 90%" in result.stdout
+    assert f"url={SITE}b.html, breadcrumb_source=none" in result.stdout
+    assert "FAILED: breadcrumb_coverage" in result.stdout
+    assert docscrawl("check", str(out), "-t", "min_breadcrumb_coverage=0.5").returncode == 0
+
+
+def test_bad_threshold_is_a_one_line_error(make_output) -> None:
+    out = make_output(pages=[page(SITE)])
+    result = docscrawl("check", str(out), "-t", "min_nonsense=3")
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1 and "bad threshold" in result.stderr
+    thresholds = Thresholds()
+    parse_threshold(thresholds, "template_min_pages=7")
+    assert thresholds.template_min_pages == 7
+
+
+def test_heading_coverage_from_chunks(make_output) -> None:
+    record = page(SITE)
+    chunks = [{"id": f"c{i}", "page_id": record["id"], "text": "x", "markdown": f"text {i}",
+               "metadata": {"region": "main_content", "heading_path": ["A"] if i < 2 else [],
+                            "source_url": SITE}} for i in range(4)]
+    result = run_checks(OutputDir(make_output(pages=[record], chunks=chunks)))
+    check = _by_name(result)["heading_coverage"]
+    assert (check["value"], check["passed"]) == (0.5, False)
+    assert check["details"]["basis"] == "chunks.jsonl"
+    assert [e["chunk"] for e in check["examples"]] == ["c2", "c3"]
+
+
+def test_breadcrumb_coverage_counts_each_source(make_output) -> None:
+    pages = [page(f"{SITE}{i}.html", breadcrumb_source=source)
+             for i, source in enumerate(["visible", "jsonld", "visible-and-jsonld", "none",
+                                         "none", "none"])]
+    check = _by_name(run_checks(OutputDir(make_output(pages=pages))))["breadcrumb_coverage"]
+    assert check["details"]["by_source"] == {"visible": 1, "jsonld": 1,
+                                             "visible-and-jsonld": 1, "none": 3}
+    assert check["value"] == 0.5 and check["passed"] is True
+    assert len(check["examples"]) == 3
+
+
+def test_link_ambiguity_flags_generic_text_without_container_label(make_output) -> None:
+    links = [link(f"{SITE}a.html", "click here"), link(f"{SITE}b.html", "Read more"),
+             link(f"{SITE}c.html", "here", container_label="Installing on Linux"),
+             link(f"{SITE}d.html", "Configuration reference")]
+    check = _by_name(run_checks(OutputDir(make_output(pages=[page(SITE, links=links)]))))[
+        "link_ambiguity"]
+    assert check["details"]["ambiguous"] == 2 and check["details"]["links"] == 4
+    assert check["passed"] is False
+    assert {e["text"] for e in check["examples"]} == {"click here", "Read more"}
+
+
+def test_template_detection_finds_repeated_navigation_and_repeated_main_content(
+    make_output,
+) -> None:
+    nav = [link(f"{SITE}n{i}.html", f"Nav {i}", region="sidebar_navigation") for i in range(4)]
+    same_main = [link(f"{SITE}m{i}.html", f"Main {i}") for i in range(3)]
+    pages = [page(f"{SITE}p{i}.html", links=nav + same_main) for i in range(5)]
+    check = _by_name(run_checks(OutputDir(make_output(pages=pages))))["template_detection"]
+    regions = {t["region"]: t["pages"] for t in check["details"]["templates"]}
+    assert regions == {"sidebar_navigation": 5, "main_content": 5}
+    assert check["passed"] is False
+    assert check["examples"][0]["problem"] == "main content repeats across pages"
+
+
+def test_identity_agreement_statuses() -> None:
+    assert identity_status("Installing Acme — Acme 2.0 docs", "Installing Acme",
+                           "http://d/docs/guide/install.html")[0] == "agree"
+    assert identity_status("Acme for assistants — docs", "Acme for assistants",
+                           "http://d/docs/extra.html")[0] == "majority"
+    assert identity_status("Old stale title", "Configuring Acme",
+                           "http://d/docs/configure.html") == (
+        "majority", "title differs from main heading and URL")
+    assert identity_status("Alpha", "Beta", "http://d/docs/gamma.html")[0] == "disagree"
+    assert identity_status(None, "Beta", "http://d/beta")[0] == "missing"
+    assert url_slug("http://d/docs/guide/index.html") == {"guide"}
+    assert url_slug("http://d/docs/3.6/") == set()
+
+
+def test_identity_agreement_fails_below_threshold(make_output) -> None:
+    pages = [page(f"{SITE}gamma.html", title="Alpha", main_heading="Beta"),
+             page(f"{SITE}install.html", title="Install — docs", main_heading="Install")]
+    check = _by_name(run_checks(OutputDir(make_output(pages=pages))))["identity_agreement"]
+    assert check["value"] == 0.5 and check["passed"] is False
+    assert check["examples"][0]["status"] == "disagree"
+
+
+def test_fragment_resolution_resolves_toc_targets_on_this_and_other_pages(
+    make_output,
+) -> None:
+    other = page(f"{SITE}other.html", headings=[{"level": 2, "text": "Setup",
+                                                 "anchor": "setup", "path": ["Setup"]}])
+    toc = [link(f"{SITE}index.html#intro", "Intro", region="table_of_contents"),
+           link(f"{SITE}index.html#missing", "Missing", region="table_of_contents"),
+           link(f"{SITE}other.html#setup", "Setup", region="table_of_contents"),
+           link("#intro", "Intro again", target="fragment"),
+           link("http://elsewhere.example/x#y", "Out", region="table_of_contents")]
+    home = page(f"{SITE}index.html", links=toc, headings=[
+        {"level": 1, "text": "Intro", "anchor": "intro", "path": ["Intro"]}])
+    check = _by_name(run_checks(OutputDir(make_output(pages=[home, other]))))[
+        "fragment_resolution"]
+    assert check["details"] == {"resolved": 3, "unresolved": 1, "outside_crawl": 1,
+                                "unresolved_fragment_warnings": 0}
+    assert check["passed"] is False
+    assert check["examples"] == [{"page": f"{SITE}index.html",
+                                  "target": f"{SITE}index.html#missing", "fragment": "missing"}]
+
+
+def test_missing_pages_file_is_a_one_line_error(make_output) -> None:
+    out = make_output(pages=[page(SITE)])
+    (out / "pages.jsonl").unlink()
+    result = docscrawl("check", str(out))
+    assert result.returncode == 2 and "no pages.jsonl" in result.stderr

@@ -1,0 +1,78 @@
+"""`sparse_reason`: which plainly fetched pages need a browser, and why."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from lxml import html
+
+from docscrawl.render_policy import main_text_chars, sparse_reason
+from tests.conftest import SITES
+
+FILLER = "Words that a server put into the page itself. " * 30  # about 1400 characters
+
+
+def reason(markup: str, **kwargs: object) -> str | None:
+    root = html.fromstring(markup)
+    return sparse_reason(root, body_bytes=len(markup.encode()), **kwargs)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("markup", "expected"), [
+    ("<html><body><div id=app></div></body></html>", None),  # no script: never
+    ("<html><body><div id=app>Loading…</div><script src=a.js></script></body></html>",
+     "empty_app_root"),
+    ("<html><body><div id=__next data-server-rendered=true>Hi</div>"
+     "<noscript>Please enable JavaScript to view this site.</noscript>"
+     "<script src=a.js></script></body></html>", "noscript_requires_javascript"),
+    ("<html><body><div id=main></div><script>window.$docsify = {}</script>"
+     "<script src=//cdn/docsify.min.js></script></body></html>", "client_generator"),
+    ("<html><body><redoc spec-url=api.yaml></redoc><script src=redoc.standalone.js>"
+     "</script></body></html>", "client_generator"),
+    ("<html><body><p>Short page.</p><script src=a.js></script></body></html>", "little_text"),
+    (f"<html><body><main><p>{FILLER}</p></main><div id=app></div>"
+     "<noscript>enable JavaScript</noscript><script src=a.js></script></body></html>", None),
+    ("<html><head><meta name=generator content='Sphinx 7.2'></head><body><h1>Search</h1>"
+     "<noscript>Please activate JavaScript to enable the search functionality.</noscript>"
+     "<script src=searchtools.js></script></body></html>", None),
+])
+def test_sparse_reason(markup: str, expected: str | None) -> None:
+    assert reason(markup) == expected
+
+
+def test_profile_selector_missing_is_a_reason() -> None:
+    page = f"<html><body><main><p>{FILLER}</p></main><script src=a.js></script></body></html>"
+    assert reason(page, main_selector=".doc-body") == "main_selector_missing"
+    assert reason(page, main_selector="main") is None
+
+
+def test_text_for_the_page_size() -> None:
+    text = "<p>" + "word " * 80 + "</p>"  # 400 characters: enough for a small page...
+    small = f"<html><body><main>{text}</main><script src=a.js></script></body></html>"
+    assert reason(small) is None
+    big = small.replace("<script src=a.js>", "<script>" + "x" * 150_000)  # ...not a 150 KB one
+    assert reason(big) == "little_text"
+
+
+def test_main_text_ignores_navigation_and_scripts() -> None:
+    root = html.fromstring("<html><body><nav>" + "menu " * 100 + "</nav><script>var x=1"
+                           "</script><div>Body text</div></body></html>")
+    assert main_text_chars(root) == len("Body text")
+
+
+STATIC_PAGES = [*sorted((SITES / "demo").rglob("*.html")), SITES / "spa" / "index.html",
+                SITES / "spa" / "about.html", SITES / "spa" / "broken" / "index.html"]
+
+
+@pytest.mark.parametrize("path", STATIC_PAGES, ids=lambda p: str(p.relative_to(SITES)))
+def test_static_fixture_pages_are_never_sparse(path: Path) -> None:
+    assert reason(path.read_text(encoding="utf-8")) is None
+
+
+SPA_SHELLS = [p for p in sorted((SITES / "spa").glob("*/**/index.html"))
+              if p.parent.name != "broken"]
+
+
+@pytest.mark.parametrize("path", SPA_SHELLS, ids=lambda p: str(p.relative_to(SITES)))
+def test_spa_shells_are_sparse(path: Path) -> None:
+    assert reason(path.read_text(encoding="utf-8")) == "client_generator"
