@@ -11,7 +11,9 @@ import argparse
 import sys
 from pathlib import Path
 
+from scrapy import Spider
 from scrapy.commands.crawl import Command as ScrapyCrawlCommand
+from scrapy.crawler import Crawler
 
 from docscrawl.config import ConfigError, build_config
 from docscrawl.state import DB_NAME, StateError, StateStore
@@ -19,8 +21,26 @@ from docscrawl.state import DB_NAME, StateError, StateStore
 DOCS_SPIDER = "docs"
 
 
+# Finish reasons that mean the crawl could not do its job: the process exits with status 1.
+FAILED_FINISH_REASONS = frozenset({"browser_unavailable", "shutdown", "start_error"})
+
+
 class Command(ScrapyCrawlCommand):
-    """Scrapy's crawl command plus an up-front check of the `docs` spider's arguments."""
+    """Scrapy's crawl command plus an up-front check of the `docs` spider's arguments, and
+    a non-zero exit status when the crawl ended for a reason that is a failure."""
+
+    _crawler: Crawler | None = None
+
+    def _create_crawler(self, spidercls: type[Spider] | str) -> Crawler:
+        self._crawler = super()._create_crawler(spidercls)
+        return self._crawler
+
+    def run(self, args: list[str], opts: argparse.Namespace) -> None:
+        super().run(args, opts)
+        stats = self._crawler.stats if self._crawler is not None else None
+        reason = stats.get_value("finish_reason") if stats is not None else None
+        if reason in FAILED_FINISH_REASONS and not self.exitcode:
+            self.exitcode = 1
 
     def process_options(self, args: list[str], opts: argparse.Namespace) -> None:
         super().process_options(args, opts)

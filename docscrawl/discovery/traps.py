@@ -4,7 +4,8 @@ A URL's *pattern* is its path with every run of digits replaced by `{n}`, plus t
 names of its query parameters (values dropped): `/cal/2026/11/?view=day` becomes
 `/cal/{n}/{n}/?view`. At most `per_pattern` URLs of one pattern are fetched, and at most
 `per_path_queries` distinct query strings of one path; the rest are `skipped` with reason
-`trap` and a rule naming the pattern. Memory grows with the number of patterns, not URLs.
+`trap` and a rule naming the pattern. Hash routes (`?_hashroute=/guide/x`) count as paths,
+not as query strings. Memory grows with the number of patterns, not URLs.
 """
 
 from __future__ import annotations
@@ -16,11 +17,16 @@ from urllib.parse import parse_qsl, urlsplit
 _DIGITS = re.compile(r"\d+")
 
 
+HASH_ROUTE_PARAM = "_hashroute"  # docscrawl.discovery.hashroutes: a client-side route
+
+
 def url_pattern(url: str) -> str:
-    """The trap pattern of a URL (see module docstring)."""
+    """The trap pattern of a URL (see module docstring); a hash route counts as a path."""
     parts = urlsplit(url)
-    path = _DIGITS.sub("{n}", parts.path)
-    names = sorted({name for name, _ in parse_qsl(parts.query, keep_blank_values=True)})
+    query = parse_qsl(parts.query, keep_blank_values=True)
+    route = next((value for name, value in query if name == HASH_ROUTE_PARAM), None)
+    path = _DIGITS.sub("{n}", parts.path + ("#" + route if route is not None else ""))
+    names = sorted({name for name, _ in query if name != HASH_ROUTE_PARAM})
     return f"{path}?{'&'.join(names)}" if names else path
 
 
@@ -39,9 +45,10 @@ class TrapGuard:
         pattern = url_pattern(url)
         if self._patterns[pattern] >= self.per_pattern:
             return f"more than {self.per_pattern} URLs match {pattern}"
-        if parts.query and self._queries[parts.path] >= self.per_path_queries:
+        counted_query = parts.query and HASH_ROUTE_PARAM not in parts.query
+        if counted_query and self._queries[parts.path] >= self.per_path_queries:
             return f"more than {self.per_path_queries} query strings on {parts.path}"
         self._patterns[pattern] += 1
-        if parts.query:
+        if counted_query:
             self._queries[parts.path] += 1
         return None

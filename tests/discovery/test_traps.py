@@ -25,3 +25,10 @@ def test_query_space_is_capped_per_path() -> None:
     assert guard.admit("https://d.example/search?q=b&page=2") is None
     assert guard.admit("https://d.example/search?q=c") == "more than 2 query strings on /search"
     assert guard.admit("https://d.example/search") is None
+
+
+def test_hash_routes_are_paths_not_query_strings() -> None:
+    guard = TrapGuard(per_pattern=1000, per_path_queries=2)
+    for n in range(10):
+        assert guard.admit(f"https://d.example/docs/?_hashroute=/guide/page-{n}") is None
+    assert url_pattern("https://d.example/docs/?_hashroute=/cal/2026&x=1") == "/docs/#/cal/{n}?x"

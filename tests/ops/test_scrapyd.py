@@ -96,9 +96,7 @@ def assert_second_run_unchanged(runs: list[dict[str, Any]]) -> None:
     """Run 2 reports every page of run 1 `unchanged` and extracts nothing."""
     second = runs[1]["log"]
     unchanged = [e for e in second if e["event"] == "unchanged"]
-    if not unchanged:
-        pytest.skip("incremental state not in the crawl yet: run 2 logged no `unchanged` "
-                    "events (lead: remove this guard once the state store lands)")
+    assert unchanged, "run 2 logged no `unchanged` events"
     extracted = [e for e in second if e["event"] == "extracted"]
     assert not extracted, f"run 2 re-extracted unchanged pages: {extracted[:3]}"
     # every page of run 1 is reported unchanged (possibly reached through another alias)
@@ -134,10 +132,6 @@ def test_second_run_reports_its_pages_unchanged(two_runs: dict[str, Any]) -> Non
     assert_second_run_unchanged(two_runs["runs"])
 
 
-@pytest.mark.xfail(strict=False, reason=(
-    "intermittent under load: with 8 concurrent fetches run 2 sometimes re-extracts "
-    "/docs/latest/guide/install.html under a new canonical URL instead of reporting the "
-    "page of run 1 (/docs/guide/install.html) unchanged; reported to the state owner"))
 def test_second_run_unchanged_with_concurrent_fetches(
     scrapyd: Scrapyd, deployed: dict[str, Any], demo_site: FixtureServer, tmp_path: Path,
 ) -> None:

@@ -172,6 +172,7 @@ def test_a_browser_that_fails_to_launch_ends_the_crawl(spa_site: FixtureServer,
                        env={"DOCSCRAWL_CHROMIUM_PATH": str(fake)})
     errors = [line for line in result.stderr.splitlines() if "docscrawl: error" in line]
     assert len(errors) == 1 and "Chromium did not start" in errors[0]
+    assert result.returncode == 1  # the crawl could not do its job
     output = CrawlOutput(tmp_path / "out", result)
     assert output.run["finish_reason"] == "browser_unavailable"
     assert output.terminal("/guide/")["reason"] == "render_error"
