@@ -10,7 +10,7 @@ the pages that served the content, whatever order they were fetched in.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Self
+from typing import Any
 
 from scrapy.crawler import Crawler
 from scrapy.exceptions import DropItem
@@ -19,7 +19,7 @@ from docscrawl.dedup.canonical import CanonicalChoice, choose_canonical, prefere
 from docscrawl.dedup.content import content_hash, url_version
 from docscrawl.discovery.urls import normalize_url
 from docscrawl.items import CarriedPage, FetchedPage
-from docscrawl.session import CrawlSession
+from docscrawl.pipelines.base import SessionPipeline
 
 
 @dataclass(slots=True)
@@ -30,21 +30,13 @@ class ContentGroup:
     declared: bool  # the canonical came from a rel=canonical
 
 
-class DedupPipeline:
+class DedupPipeline(SessionPipeline):
     """Sets `canonical_url` and `content_hash`; drops content duplicates as `duplicate`."""
 
     def __init__(self, crawler: Crawler) -> None:
-        self.crawler = crawler
+        super().__init__(crawler)
         self._groups: dict[tuple[str | None, str], ContentGroup] = {}
         self._taken: set[str] = set()  # canonical URLs in use
-
-    @classmethod
-    def from_crawler(cls, crawler: Crawler) -> Self:
-        return cls(crawler)
-
-    @property
-    def session(self) -> CrawlSession:
-        return self.crawler.spider.session  # type: ignore[union-attr]
 
     def process_item(self, item: Any) -> Any:
         if isinstance(item, CarriedPage):

@@ -14,16 +14,16 @@ from scrapy.crawler import Crawler
 
 from docscrawl.chunking import chunk_page
 from docscrawl.items import CarriedPage, FetchedPage
+from docscrawl.pipelines.base import SessionPipeline
 from docscrawl.records import page_id, page_record, structure_record
-from docscrawl.session import CrawlSession
 from docscrawl.state import StateRow
 
 
-class ExportPipeline:
+class ExportPipeline(SessionPipeline):
     """Appends one line per page (and per chunk), flushed at once."""
 
     def __init__(self, crawler: Crawler, *, chunk_tokens: int, chunk_max: int | None) -> None:
-        self.crawler = crawler
+        super().__init__(crawler)
         self.chunk_tokens = chunk_tokens
         self.chunk_max = chunk_max
 
@@ -32,10 +32,6 @@ class ExportPipeline:
         settings = crawler.settings
         return cls(crawler, chunk_tokens=settings.getint("DOCSCRAWL_CHUNK_TOKENS"),
                    chunk_max=settings.getint("DOCSCRAWL_CHUNK_MAX_TOKENS") or None)
-
-    @property
-    def session(self) -> CrawlSession:
-        return self.crawler.spider.session  # type: ignore[union-attr]
 
     def process_item(self, item: Any) -> Any:
         if isinstance(item, CarriedPage):

@@ -3,32 +3,20 @@
 from __future__ import annotations
 
 import logging
-from typing import Any, Self
+from typing import Any
 
-from scrapy.crawler import Crawler
 from scrapy.exceptions import DropItem
 
 from docscrawl.extract.page import extract_page
 from docscrawl.items import FetchedPage
+from docscrawl.pipelines.base import SessionPipeline
 from docscrawl.quality import soft_404_reason
-from docscrawl.session import CrawlSession
 
 logger = logging.getLogger(__name__)
 
 
-class ExtractPipeline:
+class ExtractPipeline(SessionPipeline):
     """FetchedPage -> FetchedPage with `.extract` filled; a crash is a `parse_error`."""
-
-    def __init__(self, crawler: Crawler) -> None:
-        self.crawler = crawler
-
-    @classmethod
-    def from_crawler(cls, crawler: Crawler) -> Self:
-        return cls(crawler)
-
-    @property
-    def session(self) -> CrawlSession:
-        return self.crawler.spider.session  # type: ignore[union-attr]
 
     def process_item(self, item: Any) -> Any:
         if not isinstance(item, FetchedPage):

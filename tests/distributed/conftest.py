@@ -1,0 +1,92 @@
+"""A real redis-server on a free 127.0.0.1 port for the session, and one crawl key per test."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from redis import Redis
+from redis.exceptions import ConnectionError as RedisConnectionError
+
+from docscrawl.distributed import SharedFrontier
+
+REDIS_SERVER = shutil.which("redis-server") or "/usr/bin/redis-server"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class RedisServer:
+    """One redis-server process without persistence; stopped by its PID."""
+
+    def __init__(self, workdir: Path) -> None:
+        self.port = free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.log = (workdir / "redis.log").open("w")
+        self.process = subprocess.Popen(
+            [REDIS_SERVER, "--bind", "127.0.0.1", "--port", str(self.port), "--save", "",
+             "--appendonly", "no", "--dir", str(workdir), "--daemonize", "no"],
+            stdout=self.log, stderr=subprocess.STDOUT,
+        )
+
+    def wait_ready(self, timeout: float = 15) -> None:
+        client = Redis.from_url(self.url)
+        deadline = time.monotonic() + timeout
+        try:
+            while time.monotonic() < deadline:
+                if self.process.poll() is not None:
+                    raise RuntimeError(f"redis-server exited with {self.process.returncode}")
+                try:
+                    if client.ping():
+                        return
+                except (OSError, RedisConnectionError):
+                    pass
+                time.sleep(0.05)
+        finally:
+            client.close()
+        raise RuntimeError("redis-server did not answer PING in time")
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self.log.close()
+
+
+@pytest.fixture(scope="session")
+def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
+    if not Path(REDIS_SERVER).exists():
+        pytest.skip("redis-server is not installed (make system-deps)")
+    server = RedisServer(tmp_path_factory.mktemp("redis"))
+    try:
+        server.wait_ready()
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def crawl_key() -> str:
+    return f"test-{uuid.uuid4().hex[:12]}"
+
+
+@pytest.fixture
+def shared(redis_server: RedisServer, crawl_key: str) -> Iterator[SharedFrontier]:
+    frontier = SharedFrontier(redis_server.url, crawl_key, lease_seconds=0.5)
+    try:
+        yield frontier
+    finally:
+        frontier.reset()
+        frontier.close()
