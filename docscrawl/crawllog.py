@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -39,6 +39,7 @@ class CrawlLog:
         self.skip_reasons: Counter[str] = Counter()
         self.failure_reasons: Counter[str] = Counter()
         self.skip_examples: dict[str, tuple[str, str | None]] = {}
+        self.on_terminal: Callable[[str], None] | None = None  # distributed mode: ack tasks
 
     @property
     def open_urls(self) -> frozenset[str]:
@@ -48,6 +49,15 @@ class CrawlLog:
     def is_open(self, url: str) -> bool:
         """True when `url` was discovered and has no terminal event yet."""
         return url in self._open
+
+    def hand_off(self, url: str) -> None:
+        """Another worker may end this URL (distributed mode): no longer open here."""
+        self._open.discard(url)
+
+    def adopt(self, url: str) -> None:
+        """This worker took over a URL another worker discovered (distributed mode)."""
+        if url not in self._closed:
+            self._open.add(url)
 
     def discovered(self, url: str, discovery: dict[str, Any]) -> None:
         """Log the first discovery of `url`."""
@@ -97,6 +107,8 @@ class CrawlLog:
         line.update(extra)
         self._writer.write(line)
         self._count(event, reason, url, rule)
+        if event in TERMINAL and self.on_terminal is not None:
+            self.on_terminal(url)
         return True
 
     def close_open(self, reason: str, rule: str) -> int:

@@ -134,6 +134,14 @@ class Frontier:
         """Every claimed track, in claim order."""
         return list(dict.fromkeys(self._claims.values()))
 
+    def adopt(self, track: PageTrack) -> None:
+        """Take over a track claimed by another worker (distributed mode)."""
+        self._seen.add(track.url)
+        self._claims.setdefault(track.key, track)
+        for url in track.observed:
+            self._tracks.setdefault(url, track)
+            self._seen.add(url)
+
     def offer(self, url: str, reason: str, source: str | None, depth: int) -> Verdict:
         """Policy checks that need no robots.txt; `wait_robots` when they pass."""
         if url in self._seen:

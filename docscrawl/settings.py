@@ -83,5 +83,11 @@ DOCSCRAWL_TRAP_QUERY_LIMIT = 100
 # Retrieval chunks: target size in approximate tokens (see README), hard maximum (0: 2x target).
 DOCSCRAWL_CHUNK_TOKENS = 400
 DOCSCRAWL_CHUNK_MAX_TOKENS = 0
+# Distributed mode (docscrawl.worker): on when DOCSCRAWL_REDIS_URL is set.
+DOCSCRAWL_REDIS_URL = ""
+DOCSCRAWL_REDIS_CRAWL_KEY = ""  # default: the seed URL
+DOCSCRAWL_REDIS_LEASE = 60.0  # seconds before a silent worker's pages go back to the queue
+DOCSCRAWL_REDIS_QUIET = 10.0  # seconds with nothing queued or leased before workers stop
+DOCSCRAWL_WORKER_ID = ""  # default: host-pid-random
 # Seconds between progress lines in the log.
 DOCSCRAWL_PROGRESS_INTERVAL = 5.0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import posixpath
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urlsplit
 
 from lxml import etree
 
@@ -17,6 +17,7 @@ from docscrawl.extract.profiles import (
     vocabulary_tokens,
 )
 from docscrawl.extract.regions import NAV_KINDS, RegionMap, classify, is_pagination_anchor
+from docscrawl.extract.urls import join
 
 FOLLOW_SCHEMES = frozenset({"http", "https"})
 SKIP_SCHEMES = frozenset({"javascript", "data", "vbscript", "about", "blob"})
@@ -71,7 +72,7 @@ def resolve(href: str | None, base_url: str) -> str | None:
     try:
         if urlsplit(href).scheme.lower() in SKIP_SCHEMES:
             return None
-        return urljoin(base_url, href)
+        return join(base_url, href)
     except ValueError:  # malformed, e.g. an unclosed IPv6 bracket
         return None
 

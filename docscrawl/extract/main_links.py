@@ -11,6 +11,7 @@ from lxml import etree
 
 from docscrawl.extract.clean import visible_text
 from docscrawl.extract.headings import heading_level
+from docscrawl.extract.urls import split
 
 ASSET_EXTENSIONS = (
     ".pdf", ".zip", ".tar.gz", ".tgz", ".gz", ".bz2", ".xz", ".7z", ".rar", ".whl", ".jar",
@@ -42,7 +43,7 @@ def link_target(href: str, url: str, base_url: str) -> str:
     if href.strip().startswith("#"):
         return "fragment"
     try:
-        parts, base = urlsplit(url), urlsplit(base_url)
+        parts, base = urlsplit(url), split(base_url)
     except ValueError:  # a malformed URL such as http://[::1 is nobody's page
         return "external"
     if parts.scheme and parts.scheme not in WEB_SCHEMES:

@@ -7,8 +7,8 @@ Pure string functions used by the renderer (`markdown.py`) and its parts (`table
 from __future__ import annotations
 
 import re
-from functools import lru_cache
-from urllib.parse import urljoin
+
+from docscrawl.extract.urls import join
 
 BR = "\x00"  # line-break sentinel inside inline Markdown
 WS_RE = re.compile(r"[^\S\x00]+")
@@ -16,15 +16,12 @@ BLOCK_START_RE = re.compile(r"^(#{1,6}(\s|$)|>|[-+*](\s|$)|~{3,}|={3,}\s*$)")
 ORDERED_START_RE = re.compile(r"^(\d+)([.)])(\s|$)")
 
 
-@lru_cache(maxsize=8192)
 def join_url(base_url: str, href: str) -> str:
     """`urljoin`, but a malformed href (`http://[::1`) is kept as written, not raised.
 
     Memoized: a page repeats its hrefs, and the function is pure."""
-    try:
-        return urljoin(base_url, href)
-    except ValueError:
-        return href
+    joined = join(base_url, href)
+    return href if joined is None else joined
 
 
 def collapse(text: str) -> str:

@@ -16,8 +16,6 @@ import hashlib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
-from urllib.parse import urljoin
 
 from lxml import etree
 
@@ -35,6 +33,7 @@ from docscrawl.extract.profiles import (
     vocabulary_region,
     vocabulary_tokens,
 )
+from docscrawl.extract.urls import join
 
 # Profile field -> region it marks.
 PROFILE_FIELDS: tuple[tuple[str, str], ...] = (
@@ -115,17 +114,8 @@ def _is_self_fragment(href: str, base_url: str | None) -> bool:
         return True
     if not base_url or "#" not in href:
         return False
-    joined = _join(base_url, href)
+    joined = join(base_url, href)
     return joined is not None and joined.partition("#")[0] == base_url.partition("#")[0]
-
-
-@lru_cache(maxsize=8192)
-def _join(base_url: str, href: str) -> str | None:
-    """`urljoin`, memoized (pages repeat the same hrefs); None for a malformed href."""
-    try:
-        return urljoin(base_url, href)
-    except ValueError:
-        return None
 
 
 def _fragment_share(links: list[etree._Element], base_url: str | None) -> float:
@@ -311,7 +301,7 @@ def _signature(links: list[etree._Element], base_url: str) -> str:
     urls: set[str] = set()
     for a in links:
         href = a.get("href", "").strip()
-        url = (_join(base_url, href) or href).partition("#")[0]
+        url = (join(base_url, href) or href).partition("#")[0]
         if url != page:
             urls.add(url)
     return "sha256:" + hashlib.sha256("\n".join(sorted(urls)).encode()).hexdigest()

@@ -15,7 +15,7 @@ from urllib.parse import urljoin, urlsplit
 import scrapy
 from scrapy import signals
 from scrapy.crawler import Crawler
-from scrapy.exceptions import StopDownload
+from scrapy.exceptions import DontCloseSpider, StopDownload
 from scrapy.http import Request, Response, TextResponse
 from scrapy.utils.response import get_base_url
 from twisted.python.failure import Failure
@@ -37,6 +37,7 @@ from docscrawl.items import CarriedPage, FetchedPage
 from docscrawl.middlewares.render import RenderError
 from docscrawl.quality import binary_reason
 from docscrawl.session import CrawlSession
+from docscrawl.worker import Worker, build_worker
 
 logger = logging.getLogger(__name__)
 
@@ -82,6 +83,7 @@ class DocsSpider(scrapy.Spider):
         self._robots_requested: set[str] = set()
         self._sitemaps_requested: set[str] = set()
         self._site_resources_started = False
+        self.worker: Worker | None = None
 
     @classmethod
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> Self:
@@ -90,7 +92,9 @@ class DocsSpider(scrapy.Spider):
             spider.raw_args, output_root=crawler.settings.get("DOCSCRAWL_OUTPUT_ROOT")
         )
         spider.config = config
+        spider.worker = build_worker(spider, crawler.settings)
         crawler.signals.connect(spider._on_opened, signal=signals.spider_opened)
+        crawler.signals.connect(spider._on_idle, signal=signals.spider_idle)
         crawler.signals.connect(spider._on_headers, signal=signals.headers_received)
         crawler.signals.connect(spider._on_closed, signal=signals.spider_closed)
         return spider
@@ -111,6 +115,8 @@ class DocsSpider(scrapy.Spider):
         log = self.session.log
         verdict = self.session.frontier.offer(url, reason, source, depth)
         if verdict.first:
+            if self.worker is not None and not self.worker.first_discovery(url):
+                return []  # another worker found it first: its log tells the story
             log.discovered(url, {"reason": reason, "from": source})
         if verdict.action == "known":
             if verdict.track is not None:
@@ -144,6 +150,9 @@ class DocsSpider(scrapy.Spider):
             self._log_skip(url, verdict)
             return []
         assert verdict.track is not None
+        if self.worker is not None:
+            self.worker.hand_over(url, verdict.track, redirected=inherit is not None)
+            return []
         return [self._page_request(verdict.track, verdict.track.key)]
 
     def _log_skip(self, url: str, verdict: Verdict) -> None:
@@ -205,7 +214,8 @@ class DocsSpider(scrapy.Spider):
                                     reason="robots_unreachable", rule=rule, parser="robots")
         if policy.crawl_delay:
             self._apply_crawl_delay(origin, policy.crawl_delay)
-        if origin == origin_of(self.session.config.site) and not self._site_resources_started:
+        if (origin == origin_of(self.session.config.site) and not self._site_resources_started
+                and (self.worker is None or self.worker.claim_site_resources())):
             self._site_resources_started = True
             yield from self._site_resource_requests(origin, policy)
         for parked in self._parked.pop(origin, []):
@@ -368,6 +378,13 @@ class DocsSpider(scrapy.Spider):
                        rule=f"{type(exc).__name__}: {exc}"[:300], status=response.status,
                        fetch_mode=fetch_mode)
             return
+        # Links first: in distributed mode they must be queued before the page's outcome.
+        follow = list(self._follow_links(track, root, structure, response.url))
+        if fetch_mode == "browser":  # client-side router links exist in a rendered DOM only
+            for url, region in hash_route_links(root, structure.base_url,
+                                                region_map=structure.regions):
+                follow.extend(self._discover(url, REGION_TO_DISCOVERY.get(region, "in_page"),
+                                             response.url, track.depth + 1))
         yield FetchedPage(
             track=track,
             final_url=response.url,
@@ -384,12 +401,7 @@ class DocsSpider(scrapy.Spider):
             structure=structure,
             warnings=list(response.meta.get("render_warnings") or ()),
         )
-        yield from self._follow_links(track, root, structure, response.url)
-        if fetch_mode == "browser":  # client-side router links exist in a rendered DOM only
-            for url, region in hash_route_links(root, structure.base_url,
-                                                region_map=structure.regions):
-                yield from self._discover(url, REGION_TO_DISCOVERY.get(region, "in_page"),
-                                          response.url, track.depth + 1)
+        yield from follow
 
     def _carry_over(self, track: PageTrack, response: Response,
                     digest: str | None) -> Iterable[Any]:
@@ -402,19 +414,20 @@ class DocsSpider(scrapy.Spider):
                                     status=response.status)
             return
         track.observe(response.url)
+        follow: list[Request] = []
+        for link in (row.page_record or {}).get("links") or []:
+            url = link.get("url") or ""
+            if link.get("target") != "fragment" and is_crawlable_url(url):
+                reason = REGION_TO_DISCOVERY.get(link.get("region") or "", "in_page")
+                follow.extend(self._discover(strip_fragment(url), reason, response.url,
+                                             track.depth + 1))
         yield CarriedPage(
             track=track, row=row, final_url=response.url, status=response.status,
             etag=_header(response, "ETag"), last_modified=_header(response, "Last-Modified"),
             fetch_mode="http", body_digest=digest, elapsed_ms=_latency_ms(response),
             size=len(response.body),
         )
-        record = row.page_record or {}
-        for link in record.get("links") or []:
-            url = link.get("url") or ""
-            if link.get("target") != "fragment" and is_crawlable_url(url):
-                reason = REGION_TO_DISCOVERY.get(link.get("region") or "", "in_page")
-                yield from self._discover(strip_fragment(url), reason, response.url,
-                                          track.depth + 1)
+        yield from follow
 
     def _follow_links(self, track: PageTrack, root: Any, structure: PageStructure,
                       page_url: str) -> Iterable[Request]:
@@ -447,9 +460,10 @@ class DocsSpider(scrapy.Spider):
                        redirect_chain=chain, redirect_to=target)
             return
         track.redirect_chain = chain
+        follow = self._discover(target, "redirect", response.url, track.depth, inherit=track)
         log.record(track.url, "duplicate", reason=reason, duplicate_of=target,
                    status=response.status, redirect_chain=chain)
-        yield from self._discover(target, "redirect", response.url, track.depth, inherit=track)
+        yield from follow
 
     def _redirect_refusal(self, target: str) -> tuple[str, str] | None:
         """Why a redirect target may not be followed: offsite, private address, bad URL."""
@@ -491,7 +505,14 @@ class DocsSpider(scrapy.Spider):
         )
         if isinstance(state, dict):
             state["docscrawl_run_id"] = self.session.incremental.run.run_id
+        if self.worker is not None:
+            self.worker.open()
         logger.info("docscrawl: crawling %s into %s", self.config.site, self.config.out_dir)
+
+    def _on_idle(self, spider: scrapy.Spider) -> None:
+        """Distributed mode: an idle worker stays open while the shared crawl has work."""
+        if self.worker is not None and self.worker.keep_open():
+            raise DontCloseSpider
 
     def _on_headers(self, headers: Any, body_length: int, request: Request,
                     spider: scrapy.Spider) -> None:
@@ -503,6 +524,8 @@ class DocsSpider(scrapy.Spider):
             raise StopDownload(fail=False)
 
     def _on_closed(self, spider: scrapy.Spider, reason: str) -> None:
+        if self.worker is not None:
+            self.worker.close()
         summary = self.session.finish(reason)
         counts = summary.get("counts", {})
         logger.info(
