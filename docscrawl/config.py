@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from docscrawl.extract.site_profile import SiteSelectors
+
 RENDER_MODES = ("auto", "always", "never")
 KNOWN_ARGS = (
     "site", "out", "allow", "deny", "render", "max_pages", "max_depth", "config", "state",
@@ -138,6 +140,10 @@ def load_profile(value: str | None) -> tuple[dict[str, Any], Path | None]:
         raise ConfigError(f"argument config: {value!r} is not valid JSON ({exc})") from None
     if not isinstance(data, dict):
         raise ConfigError(f"argument config: {value!r} must hold a JSON object")
+    try:
+        SiteSelectors.from_profile(data)
+    except ValueError as exc:
+        raise ConfigError(f"argument config: {value!r}: {exc}") from None
     return data, path
 
 

@@ -66,6 +66,7 @@ DOCSCRAWL_RENDER_RETRIES = 1  # a timed-out or crashed render is retried this of
 
 ITEM_PIPELINES = {
     "docscrawl.pipelines.extract.ExtractPipeline": 100,
+    "docscrawl.pipelines.templates.TemplatePipeline": 150,
     "docscrawl.pipelines.dedup.DedupPipeline": 200,
     "docscrawl.pipelines.export.ExportPipeline": 900,
 }
@@ -80,6 +81,8 @@ DOCSCRAWL_OUTPUT_ROOT = "output"
 # distinct query strings fetched per path.
 DOCSCRAWL_TRAP_PATTERN_LIMIT = 1000
 DOCSCRAWL_TRAP_QUERY_LIMIT = 100
+# A region whose link set repeats on this many pages is template navigation.
+DOCSCRAWL_TEMPLATE_MIN_PAGES = 3
 # Retrieval chunks: target size in approximate tokens (see README), hard maximum (0: 2x target).
 DOCSCRAWL_CHUNK_TOKENS = 400
 DOCSCRAWL_CHUNK_MAX_TOKENS = 0

@@ -66,7 +66,9 @@ def test_bad_arguments(args: dict[str, str], named: str) -> None:
     assert "\n" not in message
 
 
-@pytest.mark.parametrize("content", ["{not json", "[1, 2]"])
+@pytest.mark.parametrize("content", ["{not json", "[1, 2]",
+                                     '{"selectors": {"main": "div[["}}',
+                                     '{"selectors": {"colour": "main"}}'])
 def test_bad_profile_content(tmp_path: Path, content: str) -> None:
     profile = tmp_path / "p.json"
     profile.write_text(content, encoding="utf-8")

@@ -371,7 +371,7 @@ class DocsSpider(scrapy.Spider):
             return
         track.observe(response.url)
         try:
-            structure = page_structure(root, response.url)
+            structure = page_structure(root, response.url, profile=self.config.profile)
         except Exception as exc:  # one broken page must not stop the crawl
             logger.exception("docscrawl: cannot analyse %s", response.url)
             log.record(track.url, "failed", reason="parse_error",
