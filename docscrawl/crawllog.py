@@ -40,6 +40,26 @@ class CrawlLog:
         self.failure_reasons: Counter[str] = Counter()
         self.skip_examples: dict[str, tuple[str, str | None]] = {}
         self.on_terminal: Callable[[str], None] | None = None  # distributed mode: ack tasks
+        self.resumed = False  # JOBDIR resume: a late second response is expected, not a bug
+
+    def restore(self, *, open_urls: Iterable[str], closed: Iterable[str],
+                events: Counter[str], skip_reasons: Counter[str],
+                failure_reasons: Counter[str],
+                skip_examples: dict[str, tuple[str, str | None]]) -> None:
+        """Resume (JOBDIR): take back the open and ended URLs and the counts of the
+        interrupted run, as read from its crawl_log.jsonl."""
+        self.resumed = True
+        self._open.update(open_urls)
+        self._closed.update(closed)
+        self.events.update(events)
+        self.skip_reasons.update(skip_reasons)
+        self.failure_reasons.update(failure_reasons)
+        for reason, example in skip_examples.items():
+            self.skip_examples.setdefault(reason, example)
+
+    def is_closed(self, url: str) -> bool:
+        """True when `url` already has its terminal event."""
+        return url in self._closed
 
     @property
     def open_urls(self) -> frozenset[str]:
@@ -84,7 +104,9 @@ class CrawlLog:
         """Write one event. Returns False (and writes nothing) for a second terminal event."""
         if event in TERMINAL:
             if url in self._closed:
-                logger.error("docscrawl: second terminal event %s for %s ignored", event, url)
+                # after a resume, a page the interrupted run ended may answer once more
+                log = logger.debug if self.resumed else logger.error
+                log("docscrawl: second terminal event %s for %s ignored", event, url)
                 return False
             if url in self._open:
                 self._open.discard(url)

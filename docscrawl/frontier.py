@@ -9,6 +9,7 @@ duplicate normalized URL, `max_pages` and crawler-trap caps.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -30,6 +31,9 @@ NON_HTML_EXTENSIONS = frozenset({
 })
 
 
+MAX_DISCOVERY_ENTRIES = 100
+
+
 @dataclass(slots=True)
 class PageTrack:
     """One claimed page fetch: the URL it started from and everything seen serving it."""
@@ -44,16 +48,29 @@ class PageTrack:
     fetched_url: str | None = None  # first URL requested, when a redirect led here
     record_canonical: str | None = None  # set once its page record is written
     merged_into: str | None = None  # canonical URL of the record this page duplicated
+    discovery_keys: set[tuple[str, str | None]] = field(default_factory=set, repr=False)
+    discovery_dropped: int = 0  # ways found past MAX_DISCOVERY_ENTRIES, counted only
 
     def observe(self, url: str) -> None:
         """Remember a URL that serves (or leads to) this page."""
         self.observed.setdefault(url, None)
 
     def add_discovery(self, reason: str, source: str | None) -> None:
-        """Add one way this page was found, once."""
-        entry = {"reason": reason, "from": source}
-        if entry not in self.discovery:
-            self.discovery.append(entry)
+        """Add one way this page was found, once. Past MAX_DISCOVERY_ENTRIES only a new
+        reason is still listed (a page linked from every sidebar of a large site would
+        otherwise carry one entry per page); the others are counted."""
+        if len(self.discovery_keys) != len(self.discovery):  # built from a plain list
+            self.discovery_keys = {(d["reason"], d["from"]) for d in self.discovery}
+        key = (reason, source)
+        if key in self.discovery_keys:
+            return
+        if len(self.discovery) >= MAX_DISCOVERY_ENTRIES and any(
+            d["reason"] == reason for d in self.discovery
+        ):
+            self.discovery_dropped += 1
+            return
+        self.discovery_keys.add(key)
+        self.discovery.append({"reason": reason, "from": source})
 
     def absorb(self, other: PageTrack) -> None:
         """Take over the URLs and discovery reasons of a track that turned out to be this page."""
@@ -150,6 +167,11 @@ class Frontier:
                 track.add_discovery(reason, source)
             return Verdict("known", track=track)
         self._seen.add(url)
+        return self.check(url, depth)
+
+    def check(self, url: str, depth: int | None) -> Verdict:
+        """The policies of `offer` for a URL, seen or not (a resumed crawl re-checks the
+        URLs the interrupted run left open). `depth` None skips the max_depth check."""
         decision = self.scope.decide(url)
         if not decision.allowed:
             return Verdict("skip", decision.reason, decision.rule, first=True)
@@ -159,7 +181,7 @@ class Frontier:
         ext = extension_of(url)
         if ext in NON_HTML_EXTENSIONS:
             return Verdict("skip", "non_html", f"file extension {ext}", first=True)
-        if self.max_depth is not None and depth > self.max_depth:
+        if self.max_depth is not None and depth is not None and depth > self.max_depth:
             self.limited = True
             return Verdict("skip", "max_depth", f"max_depth={self.max_depth}", first=True)
         return Verdict("wait_robots", first=True)
@@ -201,3 +223,60 @@ class Frontier:
         self._claims[key] = track
         self._tracks[url] = track
         return Verdict("fetch", track=track)
+
+    def restore(
+        self, seen: Iterable[str], claims: Iterable[tuple[dict[str, Any], bool]], *,
+        limited: bool = False,
+    ) -> None:
+        """Resume (JOBDIR): take back the URLs seen and the tracks claimed by the
+        interrupted run (`claims`: track fields and whether a redirect target claimed it,
+        which takes no `max_pages` slot)."""
+        self._seen.update(seen)
+        for fields, inherited in claims:
+            track = track_from_fields(fields)
+            self._claims[track.key] = track
+            self._tracks[track.url] = track
+            for url in track.observed:
+                self._tracks.setdefault(url, track)
+            if not inherited:
+                self.admitted += 1
+                self.traps.admit(track.key)
+        self.limited = self.limited or limited
+
+    def restore_alias(self, url: str, key: str, discovery: dict[str, Any] | None) -> None:
+        """Resume: a URL the interrupted run skipped as `duplicate_url` of `key`."""
+        owner = self._claims.get(key)
+        if owner is None:
+            return
+        owner.observe(url)
+        if discovery:
+            owner.add_discovery(discovery.get("reason") or "", discovery.get("from"))
+        self._tracks[url] = owner
+
+
+def track_fields(track: PageTrack) -> dict[str, Any]:
+    """A track as JSON-able fields (the frontier journal of a JOBDIR crawl)."""
+    return {
+        "url": track.url, "key": track.key, "depth": track.depth,
+        "discovery": list(track.discovery), "observed": list(track.observed),
+        "sitemap_lastmod": track.sitemap_lastmod, "redirect_chain": list(track.redirect_chain),
+        "fetched_url": track.fetched_url,
+        "discovery_dropped": getattr(track, "discovery_dropped", 0),
+    }
+
+
+def track_from_fields(fields: dict[str, Any]) -> PageTrack:
+    """The inverse of `track_fields`."""
+    track = PageTrack(
+        url=fields["url"], key=fields.get("key") or normalize_url(fields["url"]),
+        depth=int(fields.get("depth") or 0),
+        discovery=[dict(entry) for entry in fields.get("discovery") or []],
+        sitemap_lastmod=fields.get("sitemap_lastmod"),
+        redirect_chain=list(fields.get("redirect_chain") or []),
+        fetched_url=fields.get("fetched_url"),
+    )
+    for url in fields.get("observed") or []:
+        track.observe(url)
+    if fields.get("discovery_dropped") and hasattr(track, "discovery_dropped"):
+        track.discovery_dropped = int(fields["discovery_dropped"])
+    return track

@@ -33,6 +33,21 @@ class Incremental:
         self._reported: set[str] = set()  # canonical URLs with a changes line in this run
         self.counts: Counter[str] = Counter()
 
+    @property
+    def reported(self) -> frozenset[str]:
+        """Canonical URLs with a changes line in this run."""
+        return frozenset(self._reported)
+
+    def restore_reported(self, reported: set[str], counts: Counter[str]) -> None:
+        """Resume (JOBDIR): the canonical URLs this run already has a changes line for."""
+        self._reported.update(reported)
+        self.counts.update(counts)
+
+    def pause(self) -> None:
+        """The crawl stops to be resumed later (JOBDIR): the run stays unfinished."""
+        self.changes.close()
+        self.store.close()
+
     def row_for(self, url: str) -> StateRow | None:
         """What state knows about a URL (canonical or any URL observed for it)."""
         return self.store.get(url)
@@ -75,6 +90,10 @@ class Incremental:
         self.store.mark_seen(row.canonical_url, self.run.run_id, etag=etag,
                              last_modified=last_modified, observed_urls=observed_urls,
                              body_hash=body_digest)
+
+    def add_aliases(self, canonical_url: str, urls: list[str]) -> None:
+        """URLs found serving a page already stored: the next crawl maps them to it."""
+        self.store.mark_seen(canonical_url, self.run.run_id, observed_urls=urls)
 
     def gone(self, url: str) -> bool:
         """A known page answered 404/410 or redirected away: report it removed."""

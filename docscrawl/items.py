@@ -50,6 +50,7 @@ class CarriedPage:
     body_digest: str | None = None
     elapsed_ms: float | None = None
     size: int | None = None
+    record: dict[str, Any] | None = None  # the stored page record, when already parsed
 
     def __repr__(self) -> str:
         return f"<CarriedPage {self.track.url} ({self.status})>"

@@ -34,6 +34,14 @@ class JsonlWriter:
         self._file.flush()
         self.count += 1
 
+    def write_raw(self, line: str) -> None:
+        """Write one already serialized JSON record (no newline inside) as one line."""
+        if self._file is None:
+            raise ValueError(f"{self.path} is closed")
+        self._file.write(line.rstrip("\n") + "\n")
+        self._file.flush()
+        self.count += 1
+
     def close(self) -> None:
         """Flush to disk and close; safe to call twice."""
         if self._file is not None:

@@ -59,6 +59,7 @@ def page_record(page: FetchedPage) -> dict[str, Any]:
             "last_modified": page.last_modified,
         },
         "discovery": list(track.discovery),
+        "discovery_truncated": track.discovery_dropped,
         "sitemap_lastmod": track.sitemap_lastmod,
         "retrieved_at": page.retrieved_at,
         "content_hash": page.content_hash,

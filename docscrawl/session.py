@@ -8,18 +8,22 @@ because a preferred alias turned up, are updated (`docscrawl.finalize`).
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 from docscrawl import __version__
 from docscrawl.config import CrawlConfig
 from docscrawl.crawllog import CrawlLog, utc_now
+from docscrawl.dedup.content import url_version
 from docscrawl.discovery.netguard import AddressGuard
 from docscrawl.discovery.scope import Scope
 from docscrawl.discovery.traps import TrapGuard
+from docscrawl.discovery.urls import normalize_url
 from docscrawl.finalize import (
     log_updater,
     page_ref_updater,
@@ -27,9 +31,22 @@ from docscrawl.finalize import (
     resolve_renames,
     rewrite_jsonl,
 )
-from docscrawl.frontier import Frontier, PageTrack
+from docscrawl.frontier import Frontier, PageTrack, track_fields
 from docscrawl.incremental import Incremental
 from docscrawl.jsonl import JsonlWriter, write_json_atomic
+from docscrawl.resume import (
+    FRONTIER_JOURNAL,
+    RUN_MARKER,
+    LogReplay,
+    cut_torn_tail,
+    iter_jsonl,
+    records_of,
+    replay_journal,
+    replay_log,
+    replay_pages,
+    reported_changes,
+    roll_back_unlogged,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -69,19 +86,34 @@ class CrawlSession:
     """Config, frontier, crawl log and output writers of one crawl."""
 
     def __init__(self, config: CrawlConfig, *, stats: Any = None,
-                 trap_limits: tuple[int, int] = (1000, 100), run_id: str | None = None) -> None:
+                 trap_limits: tuple[int, int] = (1000, 100), run_id: str | None = None,
+                 jobdir: Path | None = None, resume: bool = False) -> None:
+        """`jobdir`: Scrapy's JOBDIR (pause and resume); `resume` with `run_id`: continue
+        the unfinished run whose files are in the output directory (`docscrawl.resume`)."""
         self.config = config
         self.out_dir = config.out_dir
         self.out_dir.mkdir(parents=True, exist_ok=True)
         self.started_at = utc_now()
         self._t0 = time.monotonic()
         self.stats = stats
-        self.log = CrawlLog(JsonlWriter(self.out_dir / "crawl_log.jsonl"), stats=stats)
-        self.pages = JsonlWriter(self.out_dir / "pages.jsonl")
-        self.chunks = JsonlWriter(self.out_dir / "chunks.jsonl")
-        self.structure = JsonlWriter(self.out_dir / "structure.jsonl")
+        self.jobdir = jobdir
+        self.resumed = bool(resume and run_id and jobdir is not None)
+        self.resumes = 0
+        self.resume_open: list[str] = []  # URLs the interrupted run left without an outcome
+        self.resume_offers: dict[str, dict[str, Any]] = {}  # their frontier journal lines
+        self.resume_groups: list[tuple[tuple[str | None, str], str, bool]] = []  # dedup
+        replay = self._prepare_resume() if self.resumed else None
+        append = self.resumed
+        self.log = CrawlLog(JsonlWriter(self.out_dir / "crawl_log.jsonl", append=append),
+                            stats=stats)
+        self.pages = JsonlWriter(self.out_dir / "pages.jsonl", append=append)
+        self.chunks = JsonlWriter(self.out_dir / "chunks.jsonl", append=append)
+        self.structure = JsonlWriter(self.out_dir / "structure.jsonl", append=append)
+        self.journal = (JsonlWriter(jobdir / FRONTIER_JOURNAL, append=append)
+                        if jobdir is not None else None)
         self.incremental = Incremental(config.state_dir or self.out_dir,
-                                       self.out_dir / "changes.jsonl", run_id=run_id)
+                                       self.out_dir / "changes.jsonl",
+                                       run_id=run_id if self.resumed else None)
         self.frontier = Frontier(
             Scope(config.site, allow=config.allow, deny=config.deny),
             AddressGuard(_host_of(config.site)),
@@ -93,7 +125,150 @@ class CrawlSession:
         self.renames: dict[str, str] = {}  # canonical URL written -> better one found later
         self.removed = 0
         self.finished = False
+        self.paused = False
+        if replay is not None:
+            self._restore(replay)
+        self._write_marker("running")
         self._write_run("running", None)
+
+    # -- pause and resume (JOBDIR) -----------------------------------------------------
+
+    def _prepare_resume(self) -> LogReplay:
+        """Cut torn last lines and roll back a page whose outcome was never logged."""
+        assert self.jobdir is not None
+        for name in OUTPUT_FILES:
+            cut_torn_tail(self.out_dir / name)
+        cut_torn_tail(self.jobdir / FRONTIER_JOURNAL)
+        replay = replay_log(self.out_dir / "crawl_log.jsonl")
+        rolled_back = roll_back_unlogged(self.out_dir, replay.written_canonicals)
+        if rolled_back:
+            logger.info("docscrawl: resume: %d page(s) without a logged outcome are fetched "
+                        "again", len(rolled_back))
+        return replay
+
+    def _restore(self, replay: LogReplay) -> None:
+        """Rebuild the crawl log, frontier, written records, dedup groups and state of the
+        interrupted run from its files."""
+        assert self.jobdir is not None
+        previous = _read_json(self.out_dir / "run.json")
+        marker = _read_json(self.jobdir / RUN_MARKER)
+        self.started_at = marker.get("started_at") or previous.get("started_at") or self.started_at
+        self.resumes = int(marker.get("resumes") or 0) + 1
+        self.log.restore(open_urls=replay.open, closed=replay.closed, events=replay.events,
+                         skip_reasons=replay.skip_reasons,
+                         failure_reasons=replay.failure_reasons,
+                         skip_examples=replay.skip_examples)
+        reported, counts = reported_changes(self.out_dir / "changes.jsonl")
+        self.incremental.restore_reported(reported, counts)
+        journal = replay_journal(self.jobdir / FRONTIER_JOURNAL)
+        self.frontier.restore(
+            replay.discovered,
+            ((fields, key in journal.inherited) for key, fields in journal.claims.items()),
+            limited=replay.limited,
+        )
+        for url, key in replay.duplicate_urls:
+            self.frontier.restore_alias(url, key, replay.discovered.get(url))
+        self.resume_open = replay.open
+        self.resume_offers = {url: journal.offers[url] for url in replay.open
+                              if url in journal.offers}
+        pages = replay_pages(self.out_dir / "pages.jsonl")
+        self.pages.count = len(pages)
+        self.chunks.count = sum(1 for _ in iter_jsonl(self.out_dir / "chunks.jsonl"))
+        self.structure.count = sum(1 for _ in iter_jsonl(self.out_dir / "structure.jsonl"))
+        self._repair_state(replay, pages)  # before replayed merges mark rows seen
+        for url, (_, canonical) in replay.written.items():
+            summary = pages.get(canonical)
+            if summary is None:
+                continue
+            track = self.frontier.track_for(url) or PageTrack(
+                url=url, key=normalize_url(url), depth=0, discovery=[])
+            for observed in summary.observed_urls:
+                track.observe(observed)
+            for entry in summary.discovery:
+                track.add_discovery(entry.get("reason") or "", entry.get("from"))
+            track.sitemap_lastmod = track.sitemap_lastmod or summary.sitemap_lastmod
+            track.record_canonical = canonical
+            self.written[canonical] = WrittenPage(
+                [track], len(summary.observed_urls), len(summary.discovery),
+                summary.sitemap_lastmod)
+        for old, new in journal.renames:
+            self.renames[old] = new
+            entry = self.written.pop(old, None)
+            if entry is not None:
+                self.written[new] = entry
+        for url, target in replay.redirects:  # the target's page gained the source's URLs
+            source, page = self.frontier.track_for(url), self.frontier.track_for(target)
+            if source is not None and page is not None and page is not source:
+                page.absorb(source)
+        resolved = resolve_renames(self.renames)
+        for url, duplicate_of in replay.same_content:
+            track = self.frontier.track_for(url)
+            if track is not None:
+                track.observe(track.key)  # the URL it was fetched at
+                self.record_merged(resolved.get(duplicate_of, duplicate_of), track)
+        for summary in pages.values():
+            canonical = resolved.get(summary.canonical_url, summary.canonical_url)
+            self.resume_groups.append(((url_version(summary.final_url), summary.content_hash),
+                                       canonical, journal.declared.get(canonical, True)))
+        logger.info("docscrawl: resuming run %s (resume %d): %d pages written, %d URLs open",
+                    self.incremental.run.run_id, self.resumes, len(pages), len(replay.open))
+
+    def _repair_state(self, replay: LogReplay, pages: dict[str, Any]) -> None:
+        """A page whose outcome was logged but whose state row or changes line was not
+        written before the kill gets them now."""
+        incremental = self.incremental
+        run_id = incremental.run.run_id
+        todo: dict[str, tuple[str, str]] = {}
+        for url, (event, canonical) in replay.written.items():
+            row = incremental.row_for(canonical)
+            if (row is None or row.last_seen_run != run_id
+                    or canonical not in incremental.reported):
+                todo[canonical] = (event, url)
+        if not todo:
+            return
+        records, chunks = records_of(self.out_dir, set(todo))
+        for canonical, (event, url) in todo.items():
+            record = records.get(canonical)
+            if record is None:
+                continue
+            row = incremental.row_for(canonical)
+            if event == "unchanged" and row is not None:
+                incremental.unchanged(row, etag=None, last_modified=None,
+                                      observed_urls=pages[canonical].observed_urls,
+                                      body_digest=None)
+            else:
+                incremental.fresh(record, chunks.get(canonical, []),
+                                  body_digest=record.get("body_hash"),
+                                  extra_urls=[normalize_url(url)])
+        logger.info("docscrawl: resume: state brought up to date for %d page(s)", len(todo))
+
+    def journal_offer(self, url: str, reason: str, source: str | None, depth: int,
+                      lastmod: str | None, inherit: PageTrack | None) -> None:
+        """JOBDIR: a first-seen URL, before its `discovered` event."""
+        if self.journal is not None:
+            self.journal.write({"kind": "offer", "url": url, "reason": reason,
+                                "source": source, "depth": depth, "lastmod": lastmod,
+                                "inherit": track_fields(inherit) if inherit else None})
+
+    def journal_claim(self, track: PageTrack, *, inherited: bool) -> None:
+        """JOBDIR: a claimed page fetch, before its request exists."""
+        if self.journal is not None:
+            self.journal.write({"kind": "claim", "track": track_fields(track),
+                                "inherited": inherited})
+
+    def journal_group(self, canonical: str, declared: bool) -> None:
+        """JOBDIR: whether a content group's canonical URL came from a rel=canonical."""
+        if self.journal is not None:
+            self.journal.write({"kind": "group", "canonical": canonical, "declared": declared})
+
+    def _write_marker(self, status: str) -> None:
+        if self.jobdir is None:
+            return
+        self.jobdir.mkdir(parents=True, exist_ok=True)
+        write_json_atomic(self.jobdir / RUN_MARKER, {
+            "run_id": self.incremental.run.run_id, "out_dir": str(self.out_dir),
+            "status": status, "started_at": self.started_at, "resumes": self.resumes,
+        })
 
     def record_written(self, canonical_url: str, track: PageTrack) -> None:
         """Remember a written page record and the track it came from."""
@@ -108,6 +283,7 @@ class CrawlSession:
         entry = self.written.get(canonical_url)
         if entry is not None:
             entry.tracks.append(track)
+        self.incremental.add_aliases(canonical_url, list(track.observed))
 
     def elapsed_s(self) -> float:
         """Seconds since the crawl started."""
@@ -116,6 +292,8 @@ class CrawlSession:
     def rename_canonical(self, old: str, new: str) -> None:
         """A better URL for a written page turned up: its records follow at the end."""
         self.renames[old] = new
+        if self.journal is not None:
+            self.journal.write({"kind": "rename", "old": old, "new": new})
         entry = self.written.pop(old, None)
         if entry is not None:
             self.written[new] = entry
@@ -125,6 +303,8 @@ class CrawlSession:
         if self.finished:
             return {}
         self.finished = True
+        if self.jobdir is not None and finish_reason != "finished":
+            return self._pause(finish_reason)
         closed = self.log.close_open("crawl_closed", f"crawl ended ({finish_reason}) first")
         if closed:
             logger.warning("docscrawl: %d URLs were still pending when the crawl ended", closed)
@@ -135,7 +315,24 @@ class CrawlSession:
         for old, new in resolve_renames(self.renames).items():
             self.incremental.rename(old, new)
         self.removed = self.incremental.finish(complete=self._complete(finish_reason))
+        if self.journal is not None:
+            self.journal.close()
+        self._write_marker("finished")
         return self._write_run("finished", finish_reason, updated=updated)
+
+    def _pause(self, finish_reason: str) -> dict[str, Any]:
+        """JOBDIR crawl stopped early (Ctrl-C...): keep everything open for the resume."""
+        for writer in (self.pages, self.chunks, self.structure):
+            writer.close()
+        self.log.close()
+        if self.journal is not None:
+            self.journal.close()
+        self.incremental.pause()
+        self.paused = True
+        self._write_marker("paused")
+        logger.info("docscrawl: paused (%s); resume with the same JOBDIR and output "
+                    "directory", finish_reason)
+        return self._write_run("paused", finish_reason)
 
     def _complete(self, finish_reason: str | None) -> bool:
         """A crawl that ran to its natural end, limited by neither max_pages nor max_depth."""
@@ -173,6 +370,8 @@ class CrawlSession:
             "state": str(self.incremental.store.path),
             "run_id": self.incremental.run.run_id,
             "records_updated_at_end": updated,
+            "resumed": self.resumes > 0,
+            "resumes": self.resumes,
             "counts": counts,
             "skip_examples": {
                 reason: {"url": url, "rule": rule}
@@ -182,6 +381,14 @@ class CrawlSession:
         }
         write_json_atomic(self.out_dir / "run.json", run)
         return run
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
 def _host_of(url: str) -> str:

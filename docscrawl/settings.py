@@ -19,6 +19,11 @@ DUPEFILTER_CLASS = "scrapy.dupefilters.BaseDupeFilter"
 COOKIES_ENABLED = False
 
 CONCURRENT_REQUESTS = 8
+# One item per response: Scrapy's default of 100 starts 100 asyncio tasks per response.
+CONCURRENT_ITEMS = 8
+# Scrapy re-parses a callback's source per response to warn about `return` in generators
+# (its cache misses on bound methods); docscrawl's callbacks return nothing.
+WARN_ON_GENERATOR_RETURN_VALUE = False
 CONCURRENT_REQUESTS_PER_DOMAIN = 8
 DOWNLOAD_DELAY = 0
 DOWNLOAD_TIMEOUT = 30

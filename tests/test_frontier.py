@@ -90,3 +90,18 @@ def test_helpers() -> None:
     assert origin_of("HTTP://Docs.Example.com:8080/x") == "http://docs.example.com:8080"
     assert extension_of("https://d.example/a/b.PDF?x=1") == ".pdf"
     assert extension_of("https://d.example/a/.hidden") == ""
+
+
+def test_discovery_list_is_bounded_but_keeps_every_reason() -> None:
+    from docscrawl.frontier import MAX_DISCOVERY_ENTRIES, PageTrack
+
+    track = PageTrack(url="https://d.example/v2/", key="https://d.example/v2/", depth=0,
+                      discovery=[{"reason": "seed", "from": None}])
+    for n in range(MAX_DISCOVERY_ENTRIES + 50):
+        track.add_discovery("sidebar", f"https://d.example/v2/p{n}.html")
+    track.add_discovery("sidebar", "https://d.example/v2/p1.html")  # already there
+    track.add_discovery("footer_navigation", "https://d.example/v2/p9.html")
+    assert len(track.discovery) == MAX_DISCOVERY_ENTRIES + 1
+    assert track.discovery_dropped == 51
+    assert track.discovery[-1] == {"reason": "footer_navigation",
+                                   "from": "https://d.example/v2/p9.html"}

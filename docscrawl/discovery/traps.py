@@ -2,7 +2,9 @@
 
 A URL's *pattern* is its path with every run of digits replaced by `{n}`, plus the sorted
 names of its query parameters (values dropped): `/cal/2026/11/?view=day` becomes
-`/cal/{n}/{n}/?view`. At most `per_pattern` URLs of one pattern are fetched, and at most
+`/cal/{n}/{n}/?view`. At most `per_pattern` URLs of one pattern are fetched (ten times as
+many when the pattern has a single number and no query, like `/docs/chapter-{n}.html`:
+numbered pages are common in real documentation, endless calendars need two), and at most
 `per_path_queries` distinct query strings of one path; the rest are `skipped` with reason
 `trap` and a rule naming the pattern. Hash routes (`?_hashroute=/guide/x`) count as paths,
 not as query strings. Memory grows with the number of patterns, not URLs.
@@ -43,8 +45,11 @@ class TrapGuard:
         """Count `url` and return None, or return the rule that refuses it."""
         parts = urlsplit(url)
         pattern = url_pattern(url)
-        if self._patterns[pattern] >= self.per_pattern:
-            return f"more than {self.per_pattern} URLs match {pattern}"
+        limit = self.per_pattern
+        if pattern.count("{n}") < 2 and "?" not in pattern:
+            limit *= 10
+        if self._patterns[pattern] >= limit:
+            return f"more than {limit} URLs match {pattern}"
         counted_query = parts.query and HASH_ROUTE_PARAM not in parts.query
         if counted_query and self._queries[parts.path] >= self.per_path_queries:
             return f"more than {self.per_path_queries} query strings on {parts.path}"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator
+from functools import lru_cache
 
 from lxml import etree
 
@@ -86,9 +87,20 @@ ARIA_HIDDEN_MAX_CHARS = 3
 ZERO_WIDTH = "\u200b\u200c\u200d\ufeff"
 
 
-def class_tokens(el: etree._Element) -> set[str]:
+NO_TOKENS: frozenset[str] = frozenset()
+CLASS_TOKEN_CACHE = 4096
+
+
+def class_tokens(el: etree._Element) -> frozenset[str]:
     """The lower-cased class tokens of an element."""
-    return set((el.get("class") or "").lower().split())
+    cls = el.get("class")
+    return _tokens(cls) if cls else NO_TOKENS
+
+
+@lru_cache(maxsize=CLASS_TOKEN_CACHE)
+def _tokens(cls: str) -> frozenset[str]:
+    """Pure, so memoized: a walk meets the same few class strings again and again."""
+    return frozenset(cls.lower().split())
 
 
 def is_chrome(el: etree._Element) -> bool:
@@ -98,31 +110,56 @@ def is_chrome(el: etree._Element) -> bool:
         return True
     if tag in CHROME_TAGS:
         return not (tag == "button" and _BUTTON_CONTENT(el))
-    attrib = el.attrib
-    if not attrib:  # most elements: nothing below can match without an attribute
-        return tag == "a" and _is_chrome_link(el)
-    cls = (attrib.get("class") or "").lower()
+    get = el.get
+    cls = get("class")
     if cls:
-        tokens = set(cls.split())
-        if tokens & CHROME_CLASSES or CHROME_CLASS_PARTS_RE.search(cls):
+        verdict = _class_verdict(tag, cls)
+        if verdict & CLASS_CHROME:
             return True
-        if "line-numbers" in tokens and _is_line_number_gutter(el, tag):
+        if verdict & CHECK_GUTTER and _is_line_number_gutter(el, tag):
             return True
-        if tag in TAG_CLASS_CHROME and tokens & TAG_CLASS_CHROME[tag]:
+        if verdict & CHECK_MARKER and _shows_only_a_marker(el):
             return True
-        if tokens & PERMALINK_CLASSES and _shows_only_a_marker(el):
-            return True
-        if "contents" in tokens and tokens & LOCAL_TOC_COMPANIONS:
-            return True  # docutils `.. contents::`: an in-article table of contents
-        if tag == "aside" and tokens & {"sidebar-nav", "toc", "related"}:
-            return True
-    if (el.get("id") or "").lower() in CHROME_IDS:
+    elif cls is None and not len(el.attrib):
+        # most elements: nothing below can match without an attribute
+        return tag == "a" and _is_chrome_link(el)
+    if (get("id") or "").lower() in CHROME_IDS:
         return True
-    if (el.get("role") or "").lower() in CHROME_ROLES:
+    role = (get("role") or "").lower()
+    if role in CHROME_ROLES:
         return True
-    if _is_hidden(el, tag):
+    if role != "tabpanel" and _is_hidden(el, tag):
         return True
     return tag == "a" and _is_chrome_link(el)
+
+
+CLASS_CHROME, CHECK_GUTTER, CHECK_MARKER = 1, 2, 4
+CLASS_VERDICTS = 4096
+
+
+@lru_cache(maxsize=CLASS_VERDICTS)
+def _class_verdict(tag: str, cls: str) -> int:
+    """What the class attribute alone says about an element with tag `tag`:
+    CLASS_CHROME, or the element checks still needed (CHECK_GUTTER, CHECK_MARKER), or 0.
+
+    Pure, so memoized: a site repeats the same few hundred class strings on every page.
+    """
+    cls = cls.lower()
+    tokens = set(cls.split())
+    if tokens & CHROME_CLASSES or CHROME_CLASS_PARTS_RE.search(cls):
+        return CLASS_CHROME
+    if tag in TAG_CLASS_CHROME and tokens & TAG_CLASS_CHROME[tag]:
+        return CLASS_CHROME
+    if "contents" in tokens and tokens & LOCAL_TOC_COMPANIONS:
+        return CLASS_CHROME  # docutils `.. contents::`: an in-article table of contents
+    if tag == "aside" and tokens & {"sidebar-nav", "toc", "related"}:
+        return CLASS_CHROME
+    verdict = 0
+    if "line-numbers" in tokens:
+        verdict |= CHECK_GUTTER
+    if tokens & PERMALINK_CLASSES:
+        verdict |= CHECK_MARKER
+    return verdict
 
 
 def _shows_only_a_marker(el: etree._Element) -> bool:
@@ -172,23 +209,24 @@ def _is_chrome_link(el: etree._Element) -> bool:
 WS_RE = re.compile(r"\s+")
 
 
-class ChromeMemo:
+class ChromeMemo(dict[etree._Element, bool]):
     """`is_chrome` remembered per element, for one walk over a tree that does not change.
 
     Walkers ask about the same element several times (block or inline? its text? its
-    links?); the memo answers the repeats with a dict lookup.
+    links?); the memo answers the repeats with a dict lookup. Calling the memo is
+    `dict.__getitem__` (no Python frame on a repeat); a first question goes through
+    `__missing__`.
     """
 
-    __slots__ = ("_seen",)
+    __slots__ = ()
+    __call__ = dict.__getitem__
 
     def __init__(self, excluded: Iterable[etree._Element] = ()) -> None:
         """`excluded` elements count as chrome whatever they look like (site profiles)."""
-        self._seen: dict[etree._Element, bool] = dict.fromkeys(excluded, True)
+        super().__init__(dict.fromkeys(excluded, True))
 
-    def __call__(self, el: etree._Element) -> bool:
-        found = self._seen.get(el)
-        if found is None:
-            found = self._seen[el] = is_chrome(el)
+    def __missing__(self, el: etree._Element) -> bool:
+        found = self[el] = is_chrome(el)
         return found
 
 

@@ -92,13 +92,20 @@ class DocIndex:
         elements = list(root.iter())
         order = {el: i for i, el in enumerate(elements)}
         tags = frozenset(el.tag for el in elements if isinstance(el.tag, str))
-        classes = frozenset(tok for value in _CLASSES(root) for tok in value.split())
-        values = {name: frozenset(query(root)) for name, query in _VALUES.items()}
+        class_values = _CLASSES(root)
+        classes = frozenset(tok for value in class_values for tok in value.split())
+        ids = _IDS(root)
+        raw = {name: query(root) for name, query in _VALUES.items()}
+        # The attribute queries above already answer `has_attr` for their attributes.
+        has_attr = {"class": bool(class_values), "id": bool(ids)}
+        has_attr.update((name, bool(found)) for name, found in raw.items())
         return cls(
-            root, tags, classes, frozenset(_IDS(root)), values,
+            root, tags, classes, frozenset(ids),
+            {name: frozenset(found) for name, found in raw.items()},
             order, tuple(_SCRIPT_SRCS(root)),
             tuple(text[:INLINE_SCRIPT_CHARS] for text in _INLINE_SCRIPTS(root)),
             tuple(_STYLESHEETS(root)), tuple(c.text for c in _COMMENTS(root) if c.text),
+            has_attr,
         )
 
     def in_order(self, elements: Any) -> list[Element]:

@@ -26,7 +26,9 @@ def heading_level(el: etree._Element) -> int | None:
     tag = el.tag
     if not isinstance(tag, str):
         return None
-    level = HEADING_TAGS.get(tag.lower())
+    level = HEADING_TAGS.get(tag)
+    if level is None and len(tag) == 2:  # `H2` from an XHTML or hand-built tree
+        level = HEADING_TAGS.get(tag.lower())
     if level is not None:
         return level
     if (el.get("role") or "").lower() == "heading":

@@ -16,7 +16,7 @@ from docscrawl.extract.profiles import (
     PAGINATION_RELS,
     vocabulary_tokens,
 )
-from docscrawl.extract.regions import NAV_KINDS, RegionMap, classify, is_pagination_anchor
+from docscrawl.extract.regions import NAV_KINDS, RegionMap, classify
 from docscrawl.extract.urls import join
 
 FOLLOW_SCHEMES = frozenset({"http", "https"})
@@ -69,12 +69,24 @@ def resolve(href: str | None, base_url: str) -> str | None:
     href = (href or "").strip()
     if not href:
         return None
-    try:
-        if urlsplit(href).scheme.lower() in SKIP_SCHEMES:
-            return None
-        return join(base_url, href)
-    except ValueError:  # malformed, e.g. an unclosed IPv6 bracket
+    if _scheme(href) in SKIP_SCHEMES:
         return None
+    return join(base_url, href)  # None when malformed, e.g. an unclosed IPv6 bracket
+
+
+def _scheme(href: str) -> str:
+    """`urlsplit(href).scheme.lower()`, read directly in the common cases; "" when
+    malformed (`join` then rejects the href too)."""
+    colon = href.find(":")
+    if colon < 0:
+        return ""
+    head = href[:colon]
+    if head.isascii() and head.isalpha():
+        return head.lower()
+    try:
+        return urlsplit(href).scheme.lower()
+    except ValueError:
+        return ""
 
 
 def same_document(url: str, base_url: str) -> bool:
@@ -103,9 +115,10 @@ def link_target(url: str, base_url: str, href: str | None = None) -> str:
 
 
 def _anchor_region(a: etree._Element, rmap: RegionMap) -> str:
-    if is_pagination_anchor(a) and rmap.region_of(a) not in ("breadcrumb", "main_content"):
+    region = rmap.region_of(a)
+    if region not in ("breadcrumb", "main_content") and rmap.is_pagination(a):
         return "pagination"
-    return rmap.region_of(a) or "unknown"
+    return region or "unknown"
 
 
 # `<link rel>` values in the head that name other documents of the site (HTML 4 link

@@ -5,13 +5,14 @@ Pure helpers for `markdown.render_main`, which records every `a[href]` it walks 
 
 from __future__ import annotations
 
+from functools import lru_cache
 from urllib.parse import SplitResult, urlsplit
 
 from lxml import etree
 
 from docscrawl.extract.clean import visible_text
 from docscrawl.extract.headings import heading_level
-from docscrawl.extract.urls import split
+from docscrawl.extract.urls import SPLIT_CACHE, split
 
 ASSET_EXTENSIONS = (
     ".pdf", ".zip", ".tar.gz", ".tgz", ".gz", ".bz2", ".xz", ".7z", ".rar", ".whl", ".jar",
@@ -20,6 +21,8 @@ ASSET_EXTENSIONS = (
     ".csv", ".txt", ".ps", ".woff", ".woff2", ".ttf",
 )
 WEB_SCHEMES = frozenset({"http", "https"})
+# Characters `urlsplit` removes before parsing: URLs holding them take the slow path.
+UNSAFE_URL_CHARS = ("\t", "\r", "\n")
 DEFAULT_PORTS = {"http": 80, "https": 443}
 # Class-attribute substrings that make a container card-like (it also needs a title).
 CARD_CLASS_PARTS = ("card", "tile")
@@ -42,6 +45,13 @@ def link_target(href: str, url: str, base_url: str) -> str:
     """`fragment`, `asset`, `internal` or `external` (see LINK_TARGETS)."""
     if href.strip().startswith("#"):
         return "fragment"
+    local = _same_origin_rest(url, base_url)
+    if local is not None:  # most links: same scheme and host as the page, no urlsplit
+        path, query, fragment = local
+        base = split(base_url)
+        if fragment and (path or "/", query) == (base.path or "/", base.query):
+            return "fragment"
+        return "asset" if path.lower().endswith(ASSET_EXTENSIONS) else "internal"
     try:
         parts, base = urlsplit(url), split(base_url)
     except ValueError:  # a malformed URL such as http://[::1 is nobody's page
@@ -57,6 +67,33 @@ def link_target(href: str, url: str, base_url: str) -> str:
     if parts.path.lower().endswith(ASSET_EXTENSIONS):
         return "asset"
     return "internal" if same_host else "external"
+
+
+@lru_cache(maxsize=SPLIT_CACHE)
+def _origin(base_url: str) -> str | None:
+    """`scheme://netloc` of a web base URL as `urlsplit` reads it, or None."""
+    try:
+        base = split(base_url)
+    except ValueError:
+        return None
+    if base.scheme not in WEB_SCHEMES or not base.netloc:
+        return None
+    origin = f"{base.scheme}://{base.netloc}"
+    return origin if base_url.startswith(origin) else None
+
+
+def _same_origin_rest(url: str, base_url: str) -> tuple[str, str, str] | None:
+    """(path, query, fragment) of `url` when it starts with the base URL's origin (so its
+    scheme and host are the base's) and `urlsplit` would read it plainly; else None."""
+    origin = _origin(base_url)
+    if origin is None or not url.startswith(origin):
+        return None
+    rest = url[len(origin):]
+    if rest[:1] not in ("", "/", "?", "#") or any(c in url for c in UNSAFE_URL_CHARS):
+        return None
+    rest, _, fragment = rest.partition("#")
+    path, _, query = rest.partition("?")
+    return path, query, fragment
 
 
 def _port(parts: SplitResult) -> int | None:

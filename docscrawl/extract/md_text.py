@@ -14,6 +14,10 @@ BR = "\x00"  # line-break sentinel inside inline Markdown
 WS_RE = re.compile(r"[^\S\x00]+")
 BLOCK_START_RE = re.compile(r"^(#{1,6}(\s|$)|>|[-+*](\s|$)|~{3,}|={3,}\s*$)")
 ORDERED_START_RE = re.compile(r"^(\d+)([.)])(\s|$)")
+SPACES_RE = re.compile(r"\s+")
+WRAP_RE = re.compile(r"^([\s\x00]*)(.*?)([\s\x00]*)$", re.DOTALL)
+BACKTICKS_RE = re.compile(r"`+")
+FENCE_RUN_RE = re.compile(r"`{3,}")
 
 
 def join_url(base_url: str, href: str) -> str:
@@ -25,7 +29,7 @@ def join_url(base_url: str, href: str) -> str:
 
 
 def collapse(text: str) -> str:
-    return re.sub(r"\s+", " ", text).strip()
+    return SPACES_RE.sub(" ", text).strip()
 
 
 def finish_inline(md: str) -> str:
@@ -41,7 +45,7 @@ def finish_inline(md: str) -> str:
 
 def wrap(inner: str, start: str, end: str | None = None) -> str:
     """Wrap the non-blank core of `inner`, keeping its outer whitespace outside."""
-    match = re.match(r"^([\s\x00]*)(.*?)([\s\x00]*)$", inner, re.DOTALL)
+    match = WRAP_RE.match(inner)
     lead, core, trail = match.groups() if match else ("", inner, "")
     if not core:
         return inner
@@ -52,7 +56,7 @@ def code_span(text: str) -> str:
     """Inline code with a backtick fence longer than any run inside."""
     if not text:
         return ""
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    longest = max((len(run) for run in BACKTICKS_RE.findall(text)), default=0)
     fence = "`" * (longest + 1)
     pad = " " if text[0] == "`" or text[-1] == "`" else ""
     return f"{fence}{pad}{text}{pad}{fence}"
@@ -60,7 +64,7 @@ def code_span(text: str) -> str:
 
 def fence(code: str, language: str | None) -> str:
     """Fenced code block; the fence is longer than any backtick run in the code."""
-    longest = max((len(run) for run in re.findall(r"`{3,}", code)), default=0)
+    longest = max((len(run) for run in FENCE_RUN_RE.findall(code)), default=0)
     fence = "`" * max(3, longest + 1)
     return f"{fence}{language or ''}\n{code}\n{fence}"
 

@@ -74,6 +74,13 @@ class RegionMap:
     regions: list[Region]
     _nearest: dict[etree._Element, etree._Element | None] = field(default_factory=dict)
     locators: dict[etree._Element, str] = field(default_factory=dict)  # region el -> locator
+    # `is_pagination_anchor` of every `a` of the page, computed once by `classify`.
+    paging: dict[etree._Element, bool] = field(default_factory=dict)
+
+    def is_pagination(self, a: etree._Element) -> bool:
+        """`is_pagination_anchor(a)`, looked up when `classify` already answered it."""
+        found = self.paging.get(a)
+        return is_pagination_anchor(a) if found is None else found
 
     def region_element(self, el: etree._Element) -> etree._Element | None:
         """The innermost classified element containing `el` (itself included), or None."""
@@ -108,6 +115,17 @@ def _links(el: etree._Element) -> list[etree._Element]:
     return [a for a in el.iter("a") if a.get("href") is not None]
 
 
+def _first_links(el: etree._Element, limit: int) -> list[etree._Element]:
+    """The first `limit` links of `_links(el)` (a cheap test of "more than a few")."""
+    found: list[etree._Element] = []
+    for a in el.iter("a"):
+        if a.get("href") is not None:
+            found.append(a)
+            if len(found) == limit:
+                break
+    return found
+
+
 def _is_self_fragment(href: str, base_url: str | None) -> bool:
     href = href.strip()
     if href.startswith("#"):
@@ -118,10 +136,28 @@ def _is_self_fragment(href: str, base_url: str | None) -> bool:
     return joined is not None and joined.partition("#")[0] == base_url.partition("#")[0]
 
 
-def _fragment_share(links: list[etree._Element], base_url: str | None) -> float:
-    if not links:
-        return 0.0
-    return sum(_is_self_fragment(a.get("href", ""), base_url) for a in links) / len(links)
+def _fragment_share_at_least(
+    links: list[etree._Element], base_url: str | None, share: float
+) -> bool:
+    """True when at least `share` of `links` are same-page fragment links.
+
+    Stops as soon as the answer is certain: the misses already keep the share below
+    `share`, or the hits already reach it (big sidebars decide within a few links).
+    """
+    total = len(links)
+    if not total:
+        return share <= 0.0
+    hits = misses = 0
+    for a in links:
+        if _is_self_fragment(a.get("href", ""), base_url):
+            hits += 1
+            if hits / total >= share:
+                return True
+        else:
+            misses += 1
+            if (total - misses) / total < share:
+                return False
+    return hits / total >= share
 
 
 def _link_text_share(el: etree._Element) -> float:
@@ -170,7 +206,9 @@ def _nav_kind_by_shape(
     base_url: str | None,
 ) -> str | None:
     """Kind of a navigation block that names no kind itself."""
-    if len(links) >= MIN_TOC_LINKS and _fragment_share(links, base_url) >= TOC_FRAGMENT_SHARE:
+    if len(links) >= MIN_TOC_LINKS and _fragment_share_at_least(
+        links, base_url, TOC_FRAGMENT_SHARE
+    ):
         return "table_of_contents"
     if ctx.in_header:
         return "primary_navigation"
@@ -196,7 +234,9 @@ def _generic_kind(
     links = _links(el)
     if not links:
         return None, False
-    if named == "table_of_contents" and _fragment_share(links, base_url) < NAMED_TOC_FRAGMENTS:
+    if named == "table_of_contents" and not _fragment_share_at_least(
+        links, base_url, NAMED_TOC_FRAGMENTS
+    ):
         # "toc" in a class name without same-page links: PyData's sidebar tree sits in
         # `div.bd-toc-item`; the element takes its ancestor's region instead.
         return None, False
@@ -234,18 +274,24 @@ _ARROWS = re.compile(r"[\s«»←→‹›<>|:\u2190-\u21ff]+")
 
 
 def _pagination_containers(
-    root: etree._Element, blocked: set[etree._Element]
+    blocked: set[etree._Element], paging: dict[etree._Element, bool]
 ) -> list[etree._Element]:
-    """Smallest blocks holding previous/next links (rel or accesskey), at most a few links."""
+    """Smallest blocks holding previous/next links (rel or accesskey), at most a few links.
+
+    `paging` is `is_pagination_anchor` of every `a` of the page, in document order.
+    """
     found: list[etree._Element] = []
-    for a in root.iter("a"):
-        if not is_pagination_anchor(a):
+    for a, is_paging in paging.items():
+        if not is_paging:
             continue
         best: etree._Element | None = None
         for anc in a.iterancestors():
-            links = _links(anc)
-            paging = sum(is_pagination_anchor(x) for x in links)
-            if anc in blocked or len(links) > PAGINATION_MAX_LINKS or paging < len(links):
+            if anc in blocked:
+                break
+            links = _first_links(anc, PAGINATION_MAX_LINKS + 1)
+            if len(links) > PAGINATION_MAX_LINKS or not all(
+                paging.get(x) or is_pagination_anchor(x) for x in links
+            ):
                 break
             best = anc
         if best is not None and best not in found:
@@ -262,7 +308,9 @@ def _fragment_lists(
         if found and any(anc in found for anc in lst.iterancestors()):
             continue
         links = _links(lst)
-        if len(links) < MIN_TOC_LINKS or _fragment_share(links, base_url) < TOC_FRAGMENT_SHARE:
+        if len(links) < MIN_TOC_LINKS or not _fragment_share_at_least(
+            links, base_url, TOC_FRAGMENT_SHARE
+        ):
             continue
         inside_main = lst is main or any(anc is main for anc in lst.iterancestors())
         if inside_main and _link_text_share(lst) < INSIDE_MAIN_LINK_SHARE:
@@ -367,7 +415,8 @@ def classify(
         nests = named and kind in NESTING_KINDS
         if kind and (nests or not any(anc in kinds for anc in el.iterancestors())):
             kinds[el] = kind
-    for el in _pagination_containers(root, blocked):
+    paging = {a: is_pagination_anchor(a) for a in root.iter("a")}
+    for el in _pagination_containers(blocked, paging):
         kinds.setdefault(el, "pagination")
     for el in _fragment_lists(root, base_url, main_el):
         if el not in blocked:
@@ -383,7 +432,7 @@ def classify(
     kinds = _in_document_order(root, kinds, index)
     regions = _build_regions(kinds, base_url)
     locators = {el: region.locator for el, region in zip(kinds, regions, strict=True)}
-    return RegionMap(main_el, kinds, regions, locators=locators)
+    return RegionMap(main_el, kinds, regions, locators=locators, paging=paging)
 
 
 def _in_document_order(

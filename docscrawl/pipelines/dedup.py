@@ -38,7 +38,17 @@ class DedupPipeline(SessionPipeline):
         self._groups: dict[tuple[str | None, str], ContentGroup] = {}
         self._taken: set[str] = set()  # canonical URLs in use
 
+    def _seed_resumed(self) -> None:
+        """A resumed JOBDIR crawl: the groups of the pages the interrupted run wrote."""
+        session = self.session
+        for key, canonical, declared in session.resume_groups:
+            self._groups.setdefault(key, ContentGroup(canonical, declared))
+            self._taken.add(canonical)
+        session.resume_groups = []
+
     def process_item(self, item: Any) -> Any:
+        if self.session.resume_groups:
+            self._seed_resumed()
         if isinstance(item, CarriedPage):
             return self._carried(item)
         if not isinstance(item, FetchedPage):
@@ -60,8 +70,10 @@ class DedupPipeline(SessionPipeline):
             item.warnings.append({"code": choice.warning[0], "detail": choice.warning[1]})
         canonical = self._unused(item, choice.url)
         item.canonical_url = canonical
-        self._groups[key] = ContentGroup(canonical, choice.declared and canonical == choice.url)
+        declared = choice.declared and canonical == choice.url
+        self._groups[key] = ContentGroup(canonical, declared)
         self._taken.add(canonical)
+        self.session.journal_group(canonical, declared)
         return item
 
     def _stored_unchanged(self, item: FetchedPage, digest: str) -> CarriedPage | None:
@@ -112,6 +124,7 @@ class DedupPipeline(SessionPipeline):
             self._taken.add(choice.url)
             self.session.rename_canonical(group.canonical, choice.url)
             group.canonical, group.declared = choice.url, choice.declared
+            self.session.journal_group(choice.url, choice.declared)
 
     def _merge_duplicate(self, item: FetchedPage | CarriedPage, canonical: str) -> None:
         track = item.track

@@ -73,13 +73,14 @@ class ExportPipeline(SessionPipeline):
                     etag: str | None, last_modified: str | None) -> dict[str, Any]:
         """Write the stored record and chunks again; log `unchanged`."""
         session = self.session
-        record = row.page_record or {}
+        record = getattr(item, "record", None) or row.page_record or {}
         track = item.track
         for url in record.get("observed_urls") or []:
             track.observe(url)
-        session.pages.write(record)
-        for chunk in row.chunk_records or []:
-            session.chunks.write(chunk)
+        session.pages.write_raw(row.page_record_json)  # stored text, written as it is
+        for line in (row.chunk_records_jsonl or "").split("\n"):
+            if line:
+                session.chunks.write_raw(line)
         session.record_written(row.canonical_url, track)
         session.log.record(
             track.url, "unchanged", status=item.status, redirect_chain=track.redirect_chain,

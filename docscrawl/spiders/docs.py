@@ -8,7 +8,9 @@ Extraction, deduplication and export happen in `docscrawl.pipelines`.
 from __future__ import annotations
 
 import logging
+import shutil
 from collections.abc import AsyncIterator, Callable, Iterable
+from pathlib import Path
 from typing import Any, Self
 from urllib.parse import urljoin, urlsplit
 
@@ -17,6 +19,7 @@ from scrapy import signals
 from scrapy.crawler import Crawler
 from scrapy.exceptions import DontCloseSpider, StopDownload
 from scrapy.http import Request, Response, TextResponse
+from scrapy.utils.job import job_dir
 from scrapy.utils.response import get_base_url
 from twisted.python.failure import Failure
 
@@ -26,16 +29,17 @@ from docscrawl.discovery.hashroutes import hash_route_links
 from docscrawl.discovery.refresh import meta_refresh_target
 from docscrawl.discovery.robots import RobotsPolicy
 from docscrawl.discovery.sitemaps import SitemapError, parse_llms_txt, parse_sitemap
-from docscrawl.discovery.urls import is_crawlable_url, strip_fragment
+from docscrawl.discovery.urls import is_crawlable_url, normalize_url, strip_fragment
 from docscrawl.extract.links import discovery_links
 from docscrawl.extract.metadata import canonical_href
 from docscrawl.extract.page import PageStructure, page_structure
 from docscrawl.failures import classify_failure
-from docscrawl.frontier import PageTrack, Verdict, origin_of
+from docscrawl.frontier import PageTrack, Verdict, origin_of, track_from_fields
 from docscrawl.incremental import body_hash
 from docscrawl.items import CarriedPage, FetchedPage
 from docscrawl.middlewares.render import RenderError
 from docscrawl.quality import binary_reason
+from docscrawl.resume import read_marker
 from docscrawl.session import CrawlSession
 from docscrawl.worker import Worker, build_worker
 
@@ -83,6 +87,9 @@ class DocsSpider(scrapy.Spider):
         self._robots_requested: set[str] = set()
         self._sitemaps_requested: set[str] = set()
         self._site_resources_started = False
+        self._resume_retried: set[str] = set()
+        self._jobdir: Path | None = None
+        self._resume_run: tuple[str | None, bool] = (None, False)
         self.worker: Worker | None = None
 
     @classmethod
@@ -93,6 +100,7 @@ class DocsSpider(scrapy.Spider):
         )
         spider.config = config
         spider.worker = build_worker(spider, crawler.settings)
+        spider._prepare_jobdir(crawler)
         crawler.signals.connect(spider._on_opened, signal=signals.spider_opened)
         crawler.signals.connect(spider._on_idle, signal=signals.spider_idle)
         crawler.signals.connect(spider._on_headers, signal=signals.headers_received)
@@ -102,6 +110,10 @@ class DocsSpider(scrapy.Spider):
     async def start(self) -> AsyncIterator[Request]:
         """Seed the crawl; robots.txt of the seed's origin is fetched first."""
         seed = strip_fragment(self.session.config.site)
+        if self.session.resumed:  # robots.txt is not kept: fetch it again (and sitemaps)
+            origin = origin_of(seed)
+            self._robots_requested.add(origin)
+            yield self._robots_request(origin + "/robots.txt", origin, hops=0)
         for request in self._discover(seed, "seed", None, 0):
             yield request
 
@@ -117,6 +129,7 @@ class DocsSpider(scrapy.Spider):
         if verdict.first:
             if self.worker is not None and not self.worker.first_discovery(url):
                 return []  # another worker found it first: its log tells the story
+            self.session.journal_offer(url, reason, source, depth, lastmod, inherit)
             log.discovered(url, {"reason": reason, "from": source})
         if verdict.action == "known":
             if verdict.track is not None:
@@ -153,6 +166,7 @@ class DocsSpider(scrapy.Spider):
         if self.worker is not None:
             self.worker.hand_over(url, verdict.track, redirected=inherit is not None)
             return []
+        self.session.journal_claim(verdict.track, inherited=inherit is not None)
         return [self._page_request(verdict.track, verdict.track.key)]
 
     def _log_skip(self, url: str, verdict: Verdict) -> None:
@@ -318,7 +332,9 @@ class DocsSpider(scrapy.Spider):
 
     def parse_page(self, response: Response) -> Iterable[Any]:
         """A page response: redirect, HTTP error, non-HTML, or an HTML page to extract."""
-        track: PageTrack = response.meta[TRACK]
+        track = self._live_track(response.meta[TRACK])
+        if track is None:
+            return
         log = self.session.log
         fetch_mode = "browser" if "playwright" in response.flags else "http"
         log.record(track.url, "fetched", status=response.status, fetch_mode=fetch_mode,
@@ -415,7 +431,8 @@ class DocsSpider(scrapy.Spider):
             return
         track.observe(response.url)
         follow: list[Request] = []
-        for link in (row.page_record or {}).get("links") or []:
+        record = row.page_record or {}
+        for link in record.get("links") or []:
             url = link.get("url") or ""
             if link.get("target") != "fragment" and is_crawlable_url(url):
                 reason = REGION_TO_DISCOVERY.get(link.get("region") or "", "in_page")
@@ -425,7 +442,7 @@ class DocsSpider(scrapy.Spider):
             track=track, row=row, final_url=response.url, status=response.status,
             etag=_header(response, "ETag"), last_modified=_header(response, "Last-Modified"),
             fetch_mode="http", body_digest=digest, elapsed_ms=_latency_ms(response),
-            size=len(response.body),
+            size=len(response.body), record=record,
         )
         yield from follow
 
@@ -481,7 +498,9 @@ class DocsSpider(scrapy.Spider):
     def page_failed(self, failure: Failure) -> None:
         """Download errors: too large, DNS, timeouts, refused connections..."""
         request = failure.request  # type: ignore[attr-defined]
-        track: PageTrack = request.meta[TRACK]
+        track = self._live_track(request.meta[TRACK])
+        if track is None:
+            return
         reason, rule = classify_failure(failure)
         if isinstance(failure.value, RenderError):
             reason, rule = "render_error", str(failure.value)
@@ -492,14 +511,65 @@ class DocsSpider(scrapy.Spider):
                                 redirect_chain=track.redirect_chain)
         self.session.incremental.kept(track.key)
 
+    # -- resume (JOBDIR) ---------------------------------------------------------------
+
+    def _live_track(self, track: PageTrack) -> PageTrack | None:
+        """The frontier's track for a page request; None when a resumed crawl already
+        has the page's outcome (a request replayed from JOBDIR after it was re-issued).
+
+        Requests restored from Scrapy's disk queue carry an unpickled copy of their track:
+        the frontier's own one (rebuilt from the journal) is the one aliases update."""
+        session = self.session
+        if not session.resumed:
+            return track
+        owner = session.frontier.owner_of(track.key)
+        if owner is not None and owner.url == track.url:
+            track = owner
+        if session.log.is_closed(track.url):
+            logger.debug("docscrawl: %s already ended before the resume: ignored", track.url)
+            return None
+        return track
+
+    def _resume_requests(self) -> list[Request]:
+        """URLs the interrupted run left without an outcome: requests in flight at a kill
+        are not in Scrapy's queue, so their pages are requested again, and URLs that were
+        between two steps finish them."""
+        session = self.session
+        frontier, log = session.frontier, session.log
+        requests: list[Request] = []
+        for url in session.resume_open:
+            if url in self._resume_retried or not log.is_open(url):
+                continue
+            self._resume_retried.add(url)
+            owner = frontier.owner_of(normalize_url(url))
+            if owner is not None and owner.url == url:
+                requests.append(self._page_request(owner, owner.key))
+                continue
+            if owner is not None:  # its duplicate_url skip was lost
+                owner.observe(url)
+                log.record(url, "skipped", reason="duplicate_url", rule=owner.key)
+                continue
+            offer = session.resume_offers.get(url, {})
+            depth = offer.get("depth")
+            verdict = frontier.check(url, depth)
+            if verdict.action == "skip":
+                self._log_skip(url, verdict)
+                continue
+            inherit = track_from_fields(offer["inherit"]) if offer.get("inherit") else None
+            requests.extend(self._admit_or_park(
+                url, offer.get("reason") or "resume", offer.get("source"),
+                depth if depth is not None else 1, offer.get("lastmod"), inherit))
+        return requests
+
     # -- signals ----------------------------------------------------------------------
 
     def _on_opened(self, spider: scrapy.Spider) -> None:
         settings = self.crawler.settings
-        state = getattr(self, "state", None)  # Scrapy's JOBDIR spider state, when resuming
+        state = getattr(self, "state", None)  # Scrapy's JOBDIR spider state
+        run_id, resume = self._resume_run
         self.session = CrawlSession(
-            self.config, stats=self.crawler.stats,
-            run_id=state.get("docscrawl_run_id") if isinstance(state, dict) else None,
+            self.config, stats=self.crawler.stats, run_id=run_id, jobdir=self._jobdir,
+            resume=resume,
             trap_limits=(settings.getint("DOCSCRAWL_TRAP_PATTERN_LIMIT"),
                          settings.getint("DOCSCRAWL_TRAP_QUERY_LIMIT")),
         )
@@ -509,10 +579,43 @@ class DocsSpider(scrapy.Spider):
             self.worker.open()
         logger.info("docscrawl: crawling %s into %s", self.config.site, self.config.out_dir)
 
+    def _prepare_jobdir(self, crawler: Crawler) -> None:
+        """Before Scrapy's scheduler opens JOBDIR: find the unfinished run it holds (its
+        marker survives a kill -9; Scrapy's spider.state does not) and keep Scrapy's request
+        queue only after a clean pause. After a kill the queue files are torn (Scrapy
+        writes their index at close) and the resumed run requests the open pages itself."""
+        setting = job_dir(crawler.settings) if self.worker is None else None
+        if not setting:
+            return
+        jobdir = self._jobdir = Path(setting)
+        marker = read_marker(jobdir) or {}
+        status = marker.get("status")
+        resume = bool(marker.get("run_id")) and status in ("running", "paused")
+        if resume and marker.get("out_dir") != str(self.config.out_dir):
+            logger.warning("docscrawl: JOBDIR %s belongs to a crawl into %s, not %s: "
+                           "starting a new run", jobdir, marker.get("out_dir"),
+                           self.config.out_dir)
+            resume = False
+        self._resume_run = (str(marker["run_id"]), True) if resume else (None, False)
+        queue = jobdir / "requests.queue"
+        if queue.exists() and not (resume and status == "paused"):
+            logger.info("docscrawl: JOBDIR %s: dropping Scrapy's request queue (%s)", jobdir,
+                        "interrupted run" if resume else "new run")
+            shutil.rmtree(queue)
+
     def _on_idle(self, spider: scrapy.Spider) -> None:
-        """Distributed mode: an idle worker stays open while the shared crawl has work."""
+        """Distributed mode: an idle worker stays open while the shared crawl has work.
+        A resumed crawl requests the pages the interrupted run left open, once idle."""
         if self.worker is not None and self.worker.keep_open():
             raise DontCloseSpider
+        if self.worker is None and self.session.resumed:
+            requests = self._resume_requests()
+            if requests:
+                engine = self.crawler.engine
+                assert engine is not None
+                for request in requests:
+                    engine.crawl(request)
+                raise DontCloseSpider
 
     def _on_headers(self, headers: Any, body_length: int, request: Request,
                     spider: scrapy.Spider) -> None:

@@ -19,6 +19,13 @@ def test_calendar_is_capped_per_pattern() -> None:
     assert guard.admit("https://d.example/docs/other.html") is None
 
 
+def test_numbered_pages_get_ten_times_the_cap() -> None:
+    guard = TrapGuard(per_pattern=3)
+    verdicts = [guard.admit(f"https://d.example/docs/chapter-{n}.html") for n in range(31)]
+    assert verdicts[:30] == [None] * 30
+    assert verdicts[30] == "more than 30 URLs match /docs/chapter-{n}.html"
+
+
 def test_query_space_is_capped_per_path() -> None:
     guard = TrapGuard(per_pattern=1000, per_path_queries=2)
     assert guard.admit("https://d.example/search?q=a") is None
