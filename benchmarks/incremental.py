@@ -1,6 +1,10 @@
 """Crawl a generated documentation site twice, then once more after changing some pages.
 
-    python benchmarks/incremental.py [--pages 2000] [--change 20] [--out /tmp/docscrawl-incr]
+    python benchmarks/incremental.py [--pages 2000] [--change 20] [--site realistic|small]
+                                     [--out /tmp/docscrawl-incremental]
+
+`--site realistic` (default) uses the scale benchmark's generator (`benchmarks/scale/
+gensite.py`: Python-docs-like pages of ~54 KB); `--site small` writes small pages of its own.
 
 Prints one table with the CPU seconds (user + system of the crawl process) and wall time of
 the first crawl, the unchanged re-crawl and the re-crawl after `--change` pages were edited,
@@ -24,6 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.scale import gensite  # noqa: E402
 from docscrawl.devserver import StaticSite  # noqa: E402
 
 SECTIONS = ("guide", "reference", "howto", "api")
@@ -90,23 +95,34 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pages", type=int, default=2000)
     parser.add_argument("--change", type=int, default=20)
+    parser.add_argument("--site", choices=("realistic", "small"), default="realistic")
     parser.add_argument("--out", type=Path, default=Path("/tmp/docscrawl-incremental"))
     args = parser.parse_args(argv)
     shutil.rmtree(args.out, ignore_errors=True)
-    generate(args.out / "site", args.pages)
+    root = args.out / "site"
+    if args.site == "small":
+        generate(root, args.pages)
+        files = [root / "docs" / f"p{n}.html" for n in range(args.pages)]
+        seed_path = "/docs/"
+    else:
+        gensite.generate(root, args.pages)
+        files = [root / gensite.page_path(i) for i in range(1, args.pages)]
+        seed_path = "/"
     crawl_out = args.out / "crawl"
     rows = []
-    with StaticSite(args.out / "site") as server:
-        site = f"{server.url}/docs/"
+    with StaticSite(root) as server:
+        if args.site == "realistic":
+            gensite.write_site_files(root, args.pages, server.url)
+        site = f"{server.url}{seed_path}"
         for label in ("first crawl", "unchanged re-crawl"):
             cpu, wall = crawl(site, crawl_out)
             rows.append({"run": label, "cpu_s": round(cpu, 2), "wall_s": round(wall, 2),
                          "changes": _kinds(changes_of(crawl_out))})
-        changed = [n * (args.pages // args.change) for n in range(args.change)]
+        step = max(1, len(files) // args.change)
+        edited = files[::step][: args.change]
         later = time.time() + 10
-        for n in changed:
-            path = args.out / "site" / "docs" / f"p{n}.html"
-            path.write_text(page_html(n, args.pages, revision=1), encoding="utf-8")
+        for path in edited:
+            edit_page(path, args.site, args.pages)
             os.utime(path, (later, later))
         cpu, wall = crawl(site, crawl_out)
         lines = changes_of(crawl_out)
@@ -115,9 +131,9 @@ def main(argv: list[str] | None = None) -> int:
     first = rows[0]["cpu_s"]
     for row in rows:
         row["cpu_ratio"] = round(row["cpu_s"] / first, 3) if first else None
-    expected = {f"p{n}.html" for n in changed}
-    got = {line["canonical_url"].rsplit("/", 1)[-1] for line in lines
-           if line["change"] == "changed"}
+    expected = {("/" + path.relative_to(root).as_posix()).removesuffix("index.html")
+                for path in edited}
+    got = {_path(line["canonical_url"]) for line in lines if line["change"] == "changed"}
     chunk_pages = _chunk_pages(crawl_out)
     touched = {chunk_pages.get(i) for line in lines
                for i in line["chunk_ids_to_add"]} - {None}
@@ -144,12 +160,28 @@ def _kinds(lines: list[dict]) -> dict[str, int]:
 
 
 def _chunk_pages(out: Path) -> dict[str, str]:
-    """Chunk id -> page file name, from chunks.jsonl."""
+    """Chunk id -> page URL path, from chunks.jsonl."""
     pages = {}
     for line in (out / "chunks.jsonl").open(encoding="utf-8"):
         chunk = json.loads(line)
-        pages[chunk["id"]] = chunk["metadata"]["canonical_url"].rsplit("/", 1)[-1]
+        pages[chunk["id"]] = _path(chunk["metadata"]["canonical_url"])
     return pages
+
+
+def _path(url: str) -> str:
+    return "/" + url.split("://", 1)[1].split("/", 1)[1]
+
+
+def edit_page(path: Path, site: str, pages: int) -> None:
+    """Change the text of one page's main content."""
+    if site == "small":
+        number = int(path.stem[1:])
+        path.write_text(page_html(number, pages, revision=1), encoding="utf-8")
+        return
+    text = path.read_text(encoding="utf-8")
+    main = text.index('role="main"')
+    end = text.index("</p>", main)
+    path.write_text(text[:end] + " Revised in this release." + text[end:], encoding="utf-8")
 
 
 if __name__ == "__main__":

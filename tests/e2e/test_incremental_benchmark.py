@@ -18,7 +18,7 @@ def test_incremental_benchmark_quick_run(tmp_path: Path) -> None:
     out = tmp_path / "bench"
     result = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / "incremental.py"), "--pages", "60",
-         "--change", "3", "--out", str(out)],
+         "--change", "3", "--site", "small", "--out", str(out)],
         capture_output=True, text=True, timeout=300,
     )
     assert result.returncode == 0, result.stderr[-2000:]
