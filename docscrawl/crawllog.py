@@ -107,6 +107,8 @@ class CrawlLog:
                 # after a resume, a page the interrupted run ended may answer once more
                 log = logger.debug if self.resumed else logger.error
                 log("docscrawl: second terminal event %s for %s ignored", event, url)
+                if self.on_terminal is not None:
+                    self.on_terminal(url)  # the work is over all the same: let it be acked
                 return False
             if url in self._open:
                 self._open.discard(url)

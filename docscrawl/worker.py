@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from twisted.internet import task
 
 from docscrawl.distributed import SharedFrontier, task_from_track, track_from_task
-from docscrawl.frontier import PageTrack
+from docscrawl.frontier import PageTrack, origin_of
 
 if TYPE_CHECKING:
     from docscrawl.spiders.docs import DocsSpider
@@ -71,14 +71,20 @@ class Worker:
         """Only one worker reads the sitemaps and llms.txt."""
         return self.shared.claim("resource:site", self.worker_id) is None
 
-    def hand_over(self, url: str, track: PageTrack, *, redirected: bool) -> None:
-        """Claim and queue an admitted page for whichever worker pops it first."""
+    def hand_over(self, url: str, track: PageTrack, *, redirected: bool,
+                  quiet: bool = False) -> None:
+        """Claim and queue an admitted page for whichever worker pops it first. `quiet`:
+        another worker discovered the URL and logs its outcome unless nobody claimed it."""
         log = self.spider.session.log
         admission = self.shared.claim_and_push(
             track.key, f"{self.worker_id} {url}", task_from_track(track),
             max_pages=self.max_pages, takes_slot=not redirected,
         )
-        if admission.status == "duplicate":
+        if quiet and admission.status != "queued":
+            return
+        if admission.status == "duplicate" and (admission.owner or "").endswith(" " + url):
+            log.hand_off(url)  # the same URL, claimed by a worker that found it too
+        elif admission.status == "duplicate":
             log.record(url, "skipped", reason="duplicate_url", rule=track.key)
         elif admission.status == "max_pages":
             self.spider.session.frontier.limited = True
@@ -93,8 +99,10 @@ class Worker:
             self.shared.heartbeat(self.worker_id)
             self._last_heartbeat = now
         engine = self.spider.crawler.engine
+        if engine is None or not self._robots_ready(engine):
+            return 0
         pulled = 0
-        while engine is not None and len(self._task_of) < self.concurrency:
+        while len(self._task_of) < self.concurrency:
             leased = self.shared.pop(self.worker_id, timeout=0)
             if leased is None:
                 break
@@ -106,6 +114,18 @@ class Worker:
             engine.crawl(self.spider._page_request(track, track.key))
             pulled += 1
         return pulled
+
+    def _robots_ready(self, engine: Any) -> bool:
+        """Pop nothing before the site's robots.txt is known here: links found on a popped
+        page would otherwise wait in this worker, and be lost with it if it died."""
+        spider = self.spider
+        origin = origin_of(spider.config.site)
+        if origin in spider.session.frontier.robots:
+            return True
+        if origin not in spider._robots_requested:
+            spider._robots_requested.add(origin)
+            engine.crawl(spider._robots_request(origin + "/robots.txt", origin, hops=0))
+        return False
 
     def keep_open(self) -> bool:
         """Called when this worker is idle: True while the crawl may still bring work."""

@@ -91,6 +91,7 @@ class DocsSpider(scrapy.Spider):
         self._jobdir: Path | None = None
         self._resume_run: tuple[str | None, bool] = (None, False)
         self.worker: Worker | None = None
+        self._quiet: set[str] = set()  # distributed: URLs another worker discovered first
 
     @classmethod
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> Self:
@@ -128,9 +129,12 @@ class DocsSpider(scrapy.Spider):
         verdict = self.session.frontier.offer(url, reason, source, depth)
         if verdict.first:
             if self.worker is not None and not self.worker.first_discovery(url):
-                return []  # another worker found it first: its log tells the story
-            self.session.journal_offer(url, reason, source, depth, lastmod, inherit)
-            log.discovered(url, {"reason": reason, "from": source})
+                # Another worker found it first and logs its story; it may have died before
+                # claiming it, so this worker still tries to claim it, silently.
+                self._quiet.add(url)
+            else:
+                self.session.journal_offer(url, reason, source, depth, lastmod, inherit)
+                log.discovered(url, {"reason": reason, "from": source})
         if verdict.action == "known":
             if verdict.track is not None:
                 if inherit is not None:
@@ -164,12 +168,15 @@ class DocsSpider(scrapy.Spider):
             return []
         assert verdict.track is not None
         if self.worker is not None:
-            self.worker.hand_over(url, verdict.track, redirected=inherit is not None)
+            self.worker.hand_over(url, verdict.track, redirected=inherit is not None,
+                                  quiet=url in self._quiet)
             return []
         self.session.journal_claim(verdict.track, inherited=inherit is not None)
         return [self._page_request(verdict.track, verdict.track.key)]
 
     def _log_skip(self, url: str, verdict: Verdict) -> None:
+        if url in self._quiet:
+            return
         self.session.log.record(url, "skipped", reason=verdict.reason, rule=verdict.rule)
 
     def _page_request(self, track: PageTrack, url: str) -> Request:
