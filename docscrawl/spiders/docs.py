@@ -41,6 +41,7 @@ from docscrawl.middlewares.render import RenderError
 from docscrawl.quality import binary_reason
 from docscrawl.resume import read_marker
 from docscrawl.session import CrawlSession
+from docscrawl.state import StateRow
 from docscrawl.worker import Worker, build_worker
 
 logger = logging.getLogger(__name__)
@@ -347,8 +348,10 @@ class DocsSpider(scrapy.Spider):
         log.record(track.url, "fetched", status=response.status, fetch_mode=fetch_mode,
                    redirect_chain=track.redirect_chain, elapsed_ms=_latency_ms(response),
                    size=len(response.body), response_url=response.url)
+        row = (self.session.incremental.row_for(response.meta[STATE_CANONICAL])
+               if STATE_CANONICAL in response.meta else None)
         if response.status == 304 and STATE_CANONICAL in response.meta:
-            yield from self._carry_over(track, response, None)
+            yield from self._carry_over(track, response, row, None)
             return
         if response.status in REDIRECT_STATUSES and response.headers.get("Location"):
             location = response.headers["Location"].decode("latin-1")
@@ -364,11 +367,9 @@ class DocsSpider(scrapy.Spider):
                 self.session.incremental.kept(track.key)
             return
         digest = body_hash(response.body)
-        if STATE_CANONICAL in response.meta:
-            row = self.session.incremental.row_for(response.meta[STATE_CANONICAL])
-            if row is not None and row.body_hash == digest:
-                yield from self._carry_over(track, response, digest)
-                return
+        if row is not None and row.body_hash == digest:
+            yield from self._carry_over(track, response, row, digest)
+            return
         content_type = (response.headers.get("Content-Type") or b"").decode("latin-1")
         if "download_stopped" in response.flags or not isinstance(response, TextResponse) or (
             content_type and not is_html_type(content_type)
@@ -426,11 +427,10 @@ class DocsSpider(scrapy.Spider):
         )
         yield from follow
 
-    def _carry_over(self, track: PageTrack, response: Response,
+    def _carry_over(self, track: PageTrack, response: Response, row: StateRow | None,
                     digest: str | None) -> Iterable[Any]:
         """An unchanged page: its stored record goes out as is; its stored links are
         followed as if the page had been parsed."""
-        row = self.session.incremental.row_for(response.meta[STATE_CANONICAL])
         if row is None or not row.can_carry_over:
             self.session.log.record(track.url, "failed", reason="state_missing",
                                     rule="HTTP 304 for a page the state no longer holds",
