@@ -215,7 +215,7 @@ def chunk_page(
         occurrence = seen.get(base, 0)
         seen[base] = occurrence + 1
         has_code, languages = _code_languages(group.pieces, extract)
-        tokens = count_tokens(markdown)
+        tokens = sum(p.tokens for p in group.pieces)  # = count_tokens(markdown): additive
         parts = {p.part for p in group.pieces if p.part}
         records.append({
             "id": chunk_id(canonical_url, group.path, text, occurrence) if occurrence else base,

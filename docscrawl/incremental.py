@@ -64,8 +64,12 @@ class Incremental:
         return headers
 
     def fresh(self, record: dict[str, Any], chunks: list[dict[str, Any]], *,
-              body_digest: str | None, extra_urls: list[str]) -> dict[str, Any]:
-        """A newly extracted page: compare with state, write its changes line, store it."""
+              body_digest: str | None, extra_urls: list[str], record_line: str | None = None,
+              chunk_lines: str | None = None) -> dict[str, Any]:
+        """A newly extracted page: compare with state, write its changes line, store it.
+
+        `record_line`, `chunk_lines`: the record and chunks already serialized as JSON
+        lines (stored as they are instead of being serialized again)."""
         canonical = record["canonical_url"]
         old = self.store.get(canonical) or self.store.get(record["fetched_url"])
         chunk_ids = [chunk["id"] for chunk in chunks]
@@ -80,6 +84,7 @@ class Incremental:
             last_modified=http.get("last_modified"), content_hash=record["content_hash"],
             chunk_ids=chunk_ids, page_record=record, chunk_records=chunks,
             observed_urls=[*record["observed_urls"], *extra_urls], body_hash=body_digest,
+            page_record_json=record_line, chunk_records_jsonl=chunk_lines,
         )
         return change
 

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from typing import Any
 
 from docscrawl.dedup.content import sha256_id
-from docscrawl.extract.model import Breadcrumb, PageExtract
+from docscrawl.extract.model import PageExtract
 from docscrawl.items import FetchedPage
 
 
@@ -15,16 +14,44 @@ def page_id(canonical_url: str) -> str:
     return sha256_id(canonical_url)
 
 
-def _crumbs(items: list[Breadcrumb]) -> list[dict[str, Any]]:
-    return [asdict(item) for item in items]
+def as_dict(obj: Any) -> dict[str, Any]:
+    """A slotted extraction dataclass as a dict of its fields, one level deep.
+
+    `dataclasses.asdict` deep-copies every value; records are serialized at once and
+    never changed, so the field values (strings, lists of strings) are shared instead.
+    Nested dataclasses (`VersionInfo.evidence`) are converted too.
+    """
+    out = {}
+    for name in obj.__slots__:
+        value = getattr(obj, name)
+        if isinstance(value, list) and value and hasattr(value[0], "__slots__"):
+            value = [as_dict(v) for v in value]
+        out[name] = value
+    return out
 
 
-def page_record(page: FetchedPage) -> dict[str, Any]:
+def as_dicts(items: list[Any]) -> list[dict[str, Any]]:
+    """`as_dict` of each item."""
+    return [as_dict(item) for item in items]
+
+
+def page_records(page: FetchedPage) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The page's pages.jsonl and structure.jsonl lines; the lists both hold (links,
+    regions, headings, warnings) are converted once and shared."""
+    shared = {
+        "links": as_dicts(page.extract.links),
+        "regions": as_dicts(page.extract.regions),
+        "headings": as_dicts(page.extract.headings),
+        "warnings": as_dicts(page.extract.warnings) + page.warnings,
+    }
+    return _page_record(page, shared), _structure_record(page, shared)
+
+
+def _page_record(page: FetchedPage, shared: dict[str, Any]) -> dict[str, Any]:
     """One pages.jsonl line, as in the contract."""
     ext: PageExtract = page.extract
     track = page.track
     assert page.canonical_url is not None and page.content_hash is not None
-    warnings = [asdict(w) for w in ext.warnings] + page.warnings
     return {
         "id": page_id(page.canonical_url),
         "canonical_url": page.canonical_url,
@@ -37,20 +64,20 @@ def page_record(page: FetchedPage) -> dict[str, Any]:
         "description": ext.description,
         "language": ext.language,
         "generator": ext.generator,
-        "version": asdict(ext.version),
-        "breadcrumbs": _crumbs(ext.breadcrumbs),
+        "version": as_dict(ext.version),
+        "breadcrumbs": as_dicts(ext.breadcrumbs),
         "breadcrumb_source": ext.breadcrumb_source,
         "breadcrumb_observations": {
-            "visible": _crumbs(ext.breadcrumb_observations.get("visible", [])),
-            "jsonld": _crumbs(ext.breadcrumb_observations.get("jsonld", [])),
+            "visible": as_dicts(ext.breadcrumb_observations.get("visible", [])),
+            "jsonld": as_dicts(ext.breadcrumb_observations.get("jsonld", [])),
         },
         "navigation_path": list(ext.navigation_path),
         "section_path": list(ext.section_path),
-        "headings": [asdict(h) for h in ext.headings],
+        "headings": shared["headings"],
         "markdown": ext.markdown,
-        "code_blocks": [asdict(c) for c in ext.code_blocks],
-        "links": [asdict(link) for link in ext.links],
-        "regions": [asdict(r) for r in ext.regions],
+        "code_blocks": as_dicts(ext.code_blocks),
+        "links": shared["links"],
+        "regions": shared["regions"],
         "fetch_mode": page.fetch_mode,
         "http": {
             "status": page.status,
@@ -63,13 +90,13 @@ def page_record(page: FetchedPage) -> dict[str, Any]:
         "sitemap_lastmod": track.sitemap_lastmod,
         "retrieved_at": page.retrieved_at,
         "content_hash": page.content_hash,
-        "warnings": warnings,
+        "warnings": shared["warnings"],
         "render_reason": page.render_reason,
         "depth": track.depth,
     }
 
 
-def structure_record(page: FetchedPage) -> dict[str, Any]:
+def _structure_record(page: FetchedPage, shared: dict[str, Any]) -> dict[str, Any]:
     """One structure.jsonl line: the page's block tree, regions, links, headings, warnings."""
     ext: PageExtract = page.extract
     assert page.canonical_url is not None
@@ -77,9 +104,9 @@ def structure_record(page: FetchedPage) -> dict[str, Any]:
         "page_id": page_id(page.canonical_url),
         "canonical_url": page.canonical_url,
         "main_locator": ext.main_locator,
-        "blocks": [asdict(b) for b in ext.blocks],
-        "regions": [asdict(r) for r in ext.regions],
-        "links": [asdict(link) for link in ext.links],
-        "headings": [asdict(h) for h in ext.headings],
-        "warnings": [asdict(w) for w in ext.warnings] + page.warnings,
+        "blocks": as_dicts(ext.blocks),
+        "regions": shared["regions"],
+        "links": shared["links"],
+        "headings": shared["headings"],
+        "warnings": shared["warnings"],
     }

@@ -228,16 +228,25 @@ class StateStore:
         chunk_records: list[dict[str, Any]] | None,
         observed_urls: Iterable[str] = (),
         body_hash: str | None = None,
+        page_record_json: str | None = None,
+        chunk_records_jsonl: str | None = None,
     ) -> None:
-        """Store a freshly extracted page, seen in `run_id`, in one transaction."""
+        """Store a freshly extracted page, seen in `run_id`, in one transaction.
+
+        `page_record_json` / `chunk_records_jsonl`, when given, are `page_record` /
+        `chunk_records` already serialized (one JSON object per line) and stored as is."""
+        if page_record_json is None and page_record is not None:
+            page_record_json = _dumps(page_record)
+        if chunk_records_jsonl is None and chunk_records is not None:
+            chunk_records_jsonl = _jsonl(chunk_records)
         with self._write() as conn:
             conn.execute(
                 f"INSERT OR REPLACE INTO pages ({_PAGE_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?)",
                 (
                     canonical_url, etag, last_modified, content_hash, body_hash,
                     _dumps(list(chunk_ids)),
-                    None if page_record is None else _dumps(page_record),
-                    None if chunk_records is None else _jsonl(chunk_records),
+                    None if page_record_json is None else page_record_json.rstrip("\n"),
+                    chunk_records_jsonl,
                     run_id, _now(),
                 ),
             )

@@ -1,7 +1,7 @@
-"""One walk over a parsed page: what it contains, for cheap selector pre-checks.
+"""What a parsed page contains, for cheap selector pre-checks, from C-level queries.
 
-`DocIndex.of(root)` records tags, class tokens, ids, some attribute values, the
-document order of every element, and the raw material of generator fingerprints
+`DocIndex.of(root)` records class tokens, ids, some attribute values, the tag names
+(on demand), and the raw material of generator fingerprints
 (script sources, stylesheet links, comments, inline script heads). Extractors share one
 index per page (`page.page_structure` builds it) instead of walking the tree again.
 """
@@ -56,6 +56,39 @@ _STYLESHEETS = _strings("//link/@href")
 _COMMENTS = etree.XPath("//comment()")
 
 
+class TagSet:
+    """The element names of a document, answered on demand (`name in tags`): a C-level
+    search per name asked (instant for a name the document's dictionary lacks), cached,
+    instead of a Python pass over every element."""
+
+    __slots__ = ("_found", "_root")
+
+    def __init__(self, root: Element) -> None:
+        self._root = root
+        self._found: dict[str, bool] = {}
+
+    def __contains__(self, name: object) -> bool:
+        if not isinstance(name, str):
+            return False
+        found = self._found.get(name)
+        if found is None:
+            found = next(self._root.iter(name), None) is not None
+            self._found[name] = found
+        return found
+
+
+def document_position(el: Element) -> tuple[int, ...]:
+    """Sort key of `el` in document order: its child index at each level from the root."""
+    key: list[int] = []
+    node = el
+    parent = node.getparent()
+    while parent is not None:
+        key.append(parent.index(node))
+        node, parent = parent, parent.getparent()
+    key.reverse()
+    return tuple(key)
+
+
 @dataclass(frozen=True, slots=True)
 class DocIndex:
     """Tags, class tokens, ids and some attribute values of a document, from one pass.
@@ -65,12 +98,10 @@ class DocIndex:
     """
 
     root: Element
-    tags: frozenset[str]
+    tags: TagSet
     classes: frozenset[str]
     ids: frozenset[str]
     values: dict[str, frozenset[str]]
-    # Position of every element (comments included) in document order.
-    order: dict[Element, int] = field(default_factory=dict)
     script_srcs: tuple[str, ...] = ()
     inline_scripts: tuple[str, ...] = ()  # first INLINE_SCRIPT_CHARS of each
     stylesheets: tuple[str, ...] = ()  # `link` hrefs
@@ -86,12 +117,8 @@ class DocIndex:
 
     @classmethod
     def of(cls, root: Element) -> DocIndex:
-        # One C-level walk creates every element proxy once; holding them in `order`
-        # keeps later walks from creating them again. Attribute facts come from XPath
-        # string queries, which run in C.
-        elements = list(root.iter())
-        order = {el: i for i, el in enumerate(elements)}
-        tags = frozenset(el.tag for el in elements if isinstance(el.tag, str))
+        # Every fact comes from XPath queries, which run in C: no Python object is made
+        # per element (tag names are asked for on demand, see `TagSet`).
         class_values = _CLASSES(root)
         classes = frozenset(tok for value in class_values for tok in value.split())
         ids = _IDS(root)
@@ -100,18 +127,17 @@ class DocIndex:
         has_attr = {"class": bool(class_values), "id": bool(ids)}
         has_attr.update((name, bool(found)) for name, found in raw.items())
         return cls(
-            root, tags, classes, frozenset(ids),
+            root, TagSet(root), classes, frozenset(ids),
             {name: frozenset(found) for name, found in raw.items()},
-            order, tuple(_SCRIPT_SRCS(root)),
+            tuple(_SCRIPT_SRCS(root)),
             tuple(text[:INLINE_SCRIPT_CHARS] for text in _INLINE_SCRIPTS(root)),
             tuple(_STYLESHEETS(root)), tuple(c.text for c in _COMMENTS(root) if c.text),
             has_attr,
         )
 
     def in_order(self, elements: Any) -> list[Element]:
-        """`elements` sorted in document order (elements outside the tree last)."""
-        last = len(self.order)
-        return sorted(elements, key=lambda el: self.order.get(el, last))
+        """`elements` of this document sorted in document order."""
+        return sorted(elements, key=document_position)
 
     def _attr_ok(self, name: str, op: str | None, value: str) -> bool:
         if not self.has_attr(name):

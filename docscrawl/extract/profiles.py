@@ -369,8 +369,17 @@ _SPLIT = re.compile(r"[^0-9A-Za-z]+")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
-def vocabulary_tokens(*values: str | None) -> set[str]:
+VOCABULARY_CACHE = 8192
+
+
+def vocabulary_tokens(*values: str | None) -> frozenset[str]:
     """Lowercase word tokens of attribute values, plus glued adjacent pairs and triples."""
+    return _vocabulary_tokens(values)
+
+
+@lru_cache(maxsize=VOCABULARY_CACHE)
+def _vocabulary_tokens(values: tuple[str | None, ...]) -> frozenset[str]:
+    """Pure, so memoized: a site repeats the same class and id strings on every page."""
     tokens: set[str] = set()
     for value in values:
         if not value:
@@ -383,10 +392,11 @@ def vocabulary_tokens(*values: str | None) -> set[str]:
                 for i in range(len(words) - size + 1):
                     tokens.add("".join(words[i : i + size]))
     tokens.discard("")
-    return tokens
+    return frozenset(tokens)
 
 
-def vocabulary_region(tokens: set[str]) -> str | None:
+@lru_cache(maxsize=VOCABULARY_CACHE)
+def vocabulary_region(tokens: frozenset[str]) -> str | None:
     """The first region whose vocabulary shares a token (or `sidebar`/`breadcrumb` inside one)."""
     for region, words in REGION_VOCABULARY:
         if tokens & words:

@@ -74,13 +74,17 @@ class RegionMap:
     regions: list[Region]
     _nearest: dict[etree._Element, etree._Element | None] = field(default_factory=dict)
     locators: dict[etree._Element, str] = field(default_factory=dict)  # region el -> locator
-    # `is_pagination_anchor` of every `a` of the page, computed once by `classify`.
+    # `is_pagination_anchor` of every `a` of the page that could be one (`paging_anchors`),
+    # computed once by `classify`; `paging_complete`: anchors left out are not pagination.
     paging: dict[etree._Element, bool] = field(default_factory=dict)
+    paging_complete: bool = False
 
     def is_pagination(self, a: etree._Element) -> bool:
         """`is_pagination_anchor(a)`, looked up when `classify` already answered it."""
         found = self.paging.get(a)
-        return is_pagination_anchor(a) if found is None else found
+        if found is None:
+            return False if self.paging_complete else is_pagination_anchor(a)
+        return found
 
     def region_element(self, el: etree._Element) -> etree._Element | None:
         """The innermost classified element containing `el` (itself included), or None."""
@@ -106,7 +110,7 @@ class RegionMap:
         return self.kinds[owner] if owner is not None else None
 
 
-def _attr_tokens(el: etree._Element) -> set[str]:
+def _attr_tokens(el: etree._Element) -> frozenset[str]:
     aria = (el.get("aria-label") or "").replace(" ", "-")
     return vocabulary_tokens(el.get("class"), el.get("id"), aria)
 
@@ -261,6 +265,23 @@ def _generic_kind(
     return None, False
 
 
+# Anchors that can be previous/next links: a rel or accesskey, or a text holding one of the
+# words every PAGINATION_TEXTS entry contains (one C-level pass instead of a Python call per
+# anchor; `is_pagination_anchor` decides).
+_PAGING_CANDIDATES = etree.XPath(
+    "//a[@rel or @accesskey"
+    " or contains(translate(., 'NEXTPRVOLDW', 'nextprvoldw'), 'next')"
+    " or contains(translate(., 'NEXTPRVOLDW', 'nextprvoldw'), 'prev')"
+    " or contains(translate(., 'NEXTPRVOLDW', 'nextprvoldw'), 'older')"
+    " or contains(translate(., 'NEXTPRVOLDW', 'nextprvoldw'), 'newer')]"
+)
+
+
+def paging_anchors(root: etree._Element) -> dict[etree._Element, bool]:
+    """`is_pagination_anchor` of every anchor that could be one, in document order."""
+    return {a: is_pagination_anchor(a) for a in _PAGING_CANDIDATES(root)}
+
+
 def is_pagination_anchor(a: etree._Element) -> bool:
     """A previous/next link: rel=next/prev, accesskey n/p, or text like "Next"."""
     rels = set((a.get("rel") or "").lower().split())
@@ -278,7 +299,7 @@ def _pagination_containers(
 ) -> list[etree._Element]:
     """Smallest blocks holding previous/next links (rel or accesskey), at most a few links.
 
-    `paging` is `is_pagination_anchor` of every `a` of the page, in document order.
+    `paging` is `paging_anchors(root)`: every anchor that could be pagination, in order.
     """
     found: list[etree._Element] = []
     for a, is_paging in paging.items():
@@ -290,7 +311,7 @@ def _pagination_containers(
                 break
             links = _first_links(anc, PAGINATION_MAX_LINKS + 1)
             if len(links) > PAGINATION_MAX_LINKS or not all(
-                paging.get(x) or is_pagination_anchor(x) for x in links
+                paging.get(x, False) for x in links
             ):
                 break
             best = anc
@@ -415,7 +436,7 @@ def classify(
         nests = named and kind in NESTING_KINDS
         if kind and (nests or not any(anc in kinds for anc in el.iterancestors())):
             kinds[el] = kind
-    paging = {a: is_pagination_anchor(a) for a in root.iter("a")}
+    paging = paging_anchors(root)
     for el in _pagination_containers(blocked, paging):
         kinds.setdefault(el, "pagination")
     for el in _fragment_lists(root, base_url, main_el):
@@ -432,7 +453,8 @@ def classify(
     kinds = _in_document_order(root, kinds, index)
     regions = _build_regions(kinds, base_url)
     locators = {el: region.locator for el, region in zip(kinds, regions, strict=True)}
-    return RegionMap(main_el, kinds, regions, locators=locators, paging=paging)
+    return RegionMap(main_el, kinds, regions, locators=locators, paging=paging,
+                     paging_complete=True)
 
 
 def _in_document_order(

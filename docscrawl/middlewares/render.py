@@ -43,6 +43,7 @@ from docscrawl.browser import (
 from docscrawl.discovery.hashroutes import browser_url, crawlable_url, route_of
 from docscrawl.discovery.urls import strip_fragment
 from docscrawl.frontier import origin_of
+from docscrawl.parse import response_root
 from docscrawl.render_policy import main_text_chars, sparse_reason
 
 logger = logging.getLogger(__name__)
@@ -147,7 +148,7 @@ class RenderMiddleware:
         if route_of(request.url) is not None:
             return "hash_route"
         try:
-            root = response.selector.root
+            root = response_root(response)
         except Exception:  # unparsable: the spider reports it
             return None
         return sparse_reason(root, body_bytes=len(response.body),
@@ -193,7 +194,7 @@ class RenderMiddleware:
         )
         self.stats.inc_value("docscrawl/render/rendered")
         if response.status == 200 and isinstance(response, HtmlResponse):
-            chars = main_text_chars(response.selector.root, self._main_selector)
+            chars = main_text_chars(response_root(response), self._main_selector)
             if chars < self.min_text_chars:
                 request.meta["render_warnings"] = [{
                     "code": "sparse_after_render",

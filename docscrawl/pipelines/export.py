@@ -14,8 +14,9 @@ from scrapy.crawler import Crawler
 
 from docscrawl.chunking import chunk_page
 from docscrawl.items import CarriedPage, FetchedPage
+from docscrawl.jsonl import dumps_line
 from docscrawl.pipelines.base import SessionPipeline
-from docscrawl.records import page_id, page_record, structure_record
+from docscrawl.records import page_id, page_records
 from docscrawl.state import StateRow
 
 
@@ -42,7 +43,7 @@ class ExportPipeline(SessionPipeline):
 
     def _write_fresh(self, item: FetchedPage) -> dict[str, Any]:
         session = self.session
-        record = page_record(item)
+        record, structure = page_records(item)
         record["body_hash"] = item.body_digest
         ext = item.extract
         chunks = chunk_page(
@@ -52,10 +53,13 @@ class ExportPipeline(SessionPipeline):
             retrieved_at=item.retrieved_at, content_hash=record["content_hash"],
             target_tokens=self.chunk_tokens, max_tokens=self.chunk_max,
         )
-        session.pages.write(record)
-        session.structure.write(structure_record(item))
-        for chunk in chunks:
-            session.chunks.write(chunk)
+        # Each record is serialized once: the same text goes to the output and the state.
+        record_line = dumps_line(record)
+        chunk_lines = [dumps_line(chunk) for chunk in chunks]
+        session.pages.write_raw(record_line)
+        session.structure.write(structure)
+        for line in chunk_lines:
+            session.chunks.write_raw(line)
         session.record_written(record["canonical_url"], item.track)
         session.log.record(
             item.track.url, "extracted", status=item.status,
@@ -65,7 +69,8 @@ class ExportPipeline(SessionPipeline):
             chunks=len(chunks),
         )
         session.incremental.fresh(record, chunks, body_digest=item.body_digest,
-                                  extra_urls=[item.track.key])
+                                  extra_urls=[item.track.key], record_line=record_line,
+                                  chunk_lines="".join(chunk_lines))
         item.extract = None  # nothing per page stays in memory after it is written
         return {"page_id": record["id"], "canonical_url": record["canonical_url"]}
 

@@ -38,6 +38,7 @@ from docscrawl.frontier import PageTrack, Verdict, origin_of, track_from_fields
 from docscrawl.incremental import body_hash
 from docscrawl.items import CarriedPage, FetchedPage
 from docscrawl.middlewares.render import RenderError
+from docscrawl.parse import response_root
 from docscrawl.quality import binary_reason
 from docscrawl.resume import read_marker
 from docscrawl.session import CrawlSession
@@ -387,7 +388,7 @@ class DocsSpider(scrapy.Spider):
             log.record(track.url, "skipped", reason="non_html", rule=binary,
                        status=response.status, redirect_chain=track.redirect_chain)
             return
-        root = response.selector.root
+        root = response_root(response)
         base_url = get_base_url(response)
         refresh = meta_refresh_target(root, base_url)
         if refresh and strip_fragment(refresh) != strip_fragment(response.url):

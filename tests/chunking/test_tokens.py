@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from docscrawl.chunking import chunk_page
 from docscrawl.chunking_units import count_tokens, split_table
+from tests.chunking.pages import make_extract, words
 
 
 @pytest.mark.parametrize(
@@ -50,3 +52,27 @@ def test_count_tokens(text: str, tokens: int) -> None:
 )
 def test_split_table(markdown: str, limit: int, parts: list[str]) -> None:
     assert split_table(markdown, limit=limit) == parts
+
+
+@pytest.mark.parametrize("a, b", [
+    ("word", "word"), ("---", "---"), ("日本", "語"), ("a_b", "_c"), ("```python", "x = 1"),
+    ("configuration_file_name", "..."), ("", "text"),
+])
+def test_counts_add_up_over_a_blank_line_join(a: str, b: str) -> None:
+    """Chunks count their tokens as the sum of their blocks' counts: that sum must equal
+    the count of the blocks joined by a blank line."""
+    assert count_tokens(f"{a}\n\n{b}") == count_tokens(a) + count_tokens(b)
+
+
+def test_chunk_token_count_equals_counting_its_markdown() -> None:
+    rows = "\n".join(f"| row {i} | {words(6)} |" for i in range(60))
+    extract = make_extract(
+        f"# Guide\n\n{words(300)}\n\n```python\n{'x = 1' + chr(10)}```\n\n## More\n\n"
+        f"| a | b |\n| --- | --- |\n{rows}\n\n{words(900)}\n"
+    )
+    chunks = chunk_page(extract, page_id="p", canonical_url="http://h/p", title="T",
+                        version=None, breadcrumbs=[], retrieved_at="t", content_hash="c",
+                        target_tokens=200)
+    assert len(chunks) > 2
+    for chunk in chunks:
+        assert chunk["token_count"] == count_tokens(chunk["markdown"])

@@ -216,3 +216,17 @@ def test_profile_snippets(name: str) -> None:
         if text in expected:
             assert rmap.region_of(a) == expected.pop(text), text
     assert expected == {}  # every expected link was seen
+
+
+def test_every_pagination_text_passes_the_candidate_prefilter() -> None:
+    from docscrawl.extract.profiles import PAGINATION_TEXTS
+    from docscrawl.extract.regions import is_pagination_anchor, paging_anchors
+
+    anchors = "".join(f'<a href="/p{i}">« {text.upper()} »</a>'
+                      for i, text in enumerate(sorted(PAGINATION_TEXTS)))
+    root = etree.fromstring(f"<html><body>{anchors}<a href='/x'>Install</a></body></html>",
+                            etree.HTMLParser())
+    paging = paging_anchors(root)
+    assert len(paging) == len(PAGINATION_TEXTS) and all(paging.values())
+    every = root.findall(".//a")
+    assert [a for a in every if is_pagination_anchor(a)] == list(paging)
