@@ -9,7 +9,8 @@ from lxml import etree
 from scrapy.http import HtmlResponse
 
 from docscrawl.extract.page import extract_page
-from docscrawl.parse import html_root, response_root
+from docscrawl.extract.tree import html_root
+from docscrawl.parse import response_root
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 

@@ -123,6 +123,9 @@ def is_chrome(el: etree._Element) -> bool:
     elif cls is None and not len(el.attrib):
         # most elements: nothing below can match without an attribute
         return tag == "a" and _is_chrome_link(el)
+    if _CHROME_ATTRIBUTES.isdisjoint(el.keys()):
+        # the usual element: a class (already judged), an href, a title...
+        return tag == "a" and _is_chrome_link(el)
     if (get("id") or "").lower() in CHROME_IDS:
         return True
     role = (get("role") or "").lower()
@@ -133,6 +136,8 @@ def is_chrome(el: etree._Element) -> bool:
     return tag == "a" and _is_chrome_link(el)
 
 
+# The attributes the checks after the class verdict read (id, role, `_is_hidden`).
+_CHROME_ATTRIBUTES = frozenset({"id", "role", "hidden", "style", "aria-hidden"})
 CLASS_CHROME, CHECK_GUTTER, CHECK_MARKER = 1, 2, 4
 CLASS_VERDICTS = 4096
 

@@ -155,14 +155,31 @@ def _in_gutter(pre: etree._Element, stop: etree._Element) -> bool:
     return False
 
 
+# Elements that may be code chrome, line breaks or per-line wrappers (`_is_code_chrome`,
+# `br`, LINE_CLASSES): a loose C-level test, so the common block (Pygments spans only)
+# takes its text in one `itertext` call instead of a Python walk.
+_LOWER = "translate(@class, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')"
+CODE_MARKUP_NEEDLES = ("lin", "ln", "gutter", "copy", "clipboard", "lang", "annotation")
+_MAYBE_CODE_MARKUP = etree.XPath(
+    "boolean(.//*[self::br or @hidden or "
+    + " or ".join(f"self::{tag}" for tag in sorted(CODE_CHROME_TAGS))
+    + " or "
+    + " or ".join(f"contains({_LOWER}, '{needle}')" for needle in CODE_MARKUP_NEEDLES)
+    + "])"
+)
+
+
 def code_text(pre: etree._Element) -> str:
     """Text of a code element exactly as shown, without gutters and buttons."""
-    parts: list[str] = []
-    _raw_text(pre, parts)
-    text = "".join(parts)
-    lines = _line_elements(pre)
-    if len(lines) > 1 and text.count("\n") < len(lines) - 1:
-        text = "\n".join(_line_text(line) for line in lines)
+    if not _MAYBE_CODE_MARKUP(pre):
+        text = "".join(pre.itertext())
+    else:
+        parts: list[str] = []
+        _raw_text(pre, parts)
+        text = "".join(parts)
+        lines = _line_elements(pre)
+        if len(lines) > 1 and text.count("\n") < len(lines) - 1:
+            text = "\n".join(_line_text(line) for line in lines)
     if text.startswith("\r\n"):
         text = text[2:]
     elif text.startswith("\n"):

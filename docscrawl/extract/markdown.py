@@ -582,6 +582,8 @@ class _Renderer(TableRendering):
 
     def collect_links(self, el: etree._Element) -> None:
         """Record links inside content rendered as plain text (code, signatures)."""
+        if next(el.iter("a"), None) is None:
+            return  # no anchor at all (a C-level search): nothing to walk
         for node in iter_content(el, self.chrome):
             href = (node.get("href") or "").strip() if node.tag == "a" else ""
             text = self.text(node) if href else ""

@@ -194,3 +194,29 @@ def test_classify_kind(
     code: str, language: str | None, raw: str | None, after: bool, kind: str
 ) -> None:
     assert classify_kind(code, language, raw, after_command=after) == kind
+
+
+def test_the_code_markup_prefilter_covers_every_chrome_and_line_class() -> None:
+    from docscrawl.extract.code_blocks import (
+        CODE_CHROME_CLASSES,
+        CODE_MARKUP_NEEDLES,
+        LINE_CLASSES,
+    )
+
+    for token in CODE_CHROME_CLASSES | LINE_CLASSES:
+        assert any(needle in token for needle in CODE_MARKUP_NEEDLES), token
+
+
+@pytest.mark.parametrize("inner, expected", [
+    ('<span class="k">def</span> <span class="nf">f</span>():<!-- x -->\n    pass',
+     "def f():\n    pass"),
+    ('<span class="LineNos">1</span>x = 1', "x = 1"),
+    ('a<br>b<button>Copy</button>', "a\nb"),
+    ('<span class="line">a</span><span class="line">b</span>', "a\nb"),
+    ('<span hidden>secret</span>shown', "shown"),
+])
+def test_code_text_fast_and_slow_paths_agree_with_what_is_shown(inner: str, expected: str) -> None:
+    from docscrawl.extract.code_blocks import code_text
+
+    pre = etree.fromstring(f"<pre>{inner}</pre>", etree.HTMLParser()).find(".//pre")
+    assert code_text(pre) == expected
