@@ -158,20 +158,22 @@ def _in_gutter(pre: etree._Element, stop: etree._Element) -> bool:
 # Elements that may be code chrome, line breaks or per-line wrappers (`_is_code_chrome`,
 # `br`, LINE_CLASSES): a loose C-level test, so the common block (Pygments spans only)
 # takes its text in one `itertext` call instead of a Python walk.
-_LOWER = "translate(@class, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')"
 CODE_MARKUP_NEEDLES = ("lin", "ln", "gutter", "copy", "clipboard", "lang", "annotation")
-_MAYBE_CODE_MARKUP = etree.XPath(
-    "boolean(.//*[self::br or @hidden or "
-    + " or ".join(f"self::{tag}" for tag in sorted(CODE_CHROME_TAGS))
-    + " or "
-    + " or ".join(f"contains({_LOWER}, '{needle}')" for needle in CODE_MARKUP_NEEDLES)
-    + "])"
+_MARKUP_ELEMENTS = etree.XPath(
+    "boolean(.//br | .//*[@hidden] | "
+    + " | ".join(f".//{tag}" for tag in sorted(CODE_CHROME_TAGS)) + ")"
 )
+_CLASS_VALUES = etree.XPath(".//@class", smart_strings=False)
+
+
+def _maybe_code_markup(pre: etree._Element) -> bool:
+    classes = " ".join(_CLASS_VALUES(pre)).lower()
+    return any(needle in classes for needle in CODE_MARKUP_NEEDLES) or _MARKUP_ELEMENTS(pre)
 
 
 def code_text(pre: etree._Element) -> str:
     """Text of a code element exactly as shown, without gutters and buttons."""
-    if not _MAYBE_CODE_MARKUP(pre):
+    if not _maybe_code_markup(pre):
         text = "".join(pre.itertext())
     else:
         parts: list[str] = []
