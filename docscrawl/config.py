@@ -17,7 +17,7 @@ from docscrawl.extract.site_profile import SiteSelectors
 RENDER_MODES = ("auto", "always", "never")
 KNOWN_ARGS = (
     "site", "out", "allow", "deny", "render", "max_pages", "max_depth", "config", "state",
-    "http_user", "http_pass", "auth_header",
+    "http_user", "http_pass", "auth_header", "extract",
 )
 SECRET_ARGS = frozenset({"http_pass", "auth_header"})
 REDACTED = "***"
@@ -44,6 +44,7 @@ class CrawlConfig:
     http_user: str | None = None
     http_pass: str | None = field(default=None, repr=False)
     auth_header: tuple[str, str] | None = field(default=None, repr=False)
+    extract: bool = True  # False: an inventory crawl (discovery and crawl log only)
 
     @property
     def host_label(self) -> str:
@@ -65,6 +66,7 @@ class CrawlConfig:
             "http_user": self.http_user,
             "http_pass": REDACTED if self.http_pass else None,
             "auth_header": f"{self.auth_header[0]}: {REDACTED}" if self.auth_header else None,
+            "extract": "on" if self.extract else "off",
         }
 
 
@@ -127,6 +129,20 @@ def parse_render(value: str | None) -> str:
     return mode
 
 
+SWITCH_VALUES = {"on": True, "true": True, "yes": True, "1": True,
+                 "off": False, "false": False, "no": False, "0": False}
+
+
+def parse_switch(name: str, value: str | None, *, default: bool) -> bool:
+    """`on`/`off` (also true/false, yes/no, 1/0); missing or empty: `default`."""
+    if value is None or not str(value).strip():
+        return default
+    found = SWITCH_VALUES.get(str(value).strip().lower())
+    if found is None:
+        raise ConfigError(f"argument {name}: must be on or off, got {value!r}")
+    return found
+
+
 def load_profile(value: str | None) -> tuple[dict[str, Any], Path | None]:
     """Read a JSON site profile; unreadable or not a JSON object raises."""
     if not value:
@@ -174,6 +190,9 @@ def build_config(args: dict[str, Any], *, output_root: str | None = None) -> Cra
     else:
         out_dir = Path(output_root or "output") / default_host_label(site)
     state = args.get("state")
+    extract = parse_switch("extract", args.get("extract"), default=True)
+    if not extract and state:
+        raise ConfigError("argument extract: off keeps no state; leave out argument state")
     return CrawlConfig(
         site=site,
         out_dir=out_dir,
@@ -188,6 +207,7 @@ def build_config(args: dict[str, Any], *, output_root: str | None = None) -> Cra
         http_user=args.get("http_user") or None,
         http_pass=args.get("http_pass") or None,
         auth_header=parse_auth_header(args.get("auth_header")),
+        extract=extract,
     )
 
 

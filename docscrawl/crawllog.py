@@ -79,6 +79,15 @@ class CrawlLog:
         if url not in self._closed:
             self._open.add(url)
 
+    def settle(self, url: str) -> None:
+        """End an open URL with the event already written for it (an inventory crawl's
+        `fetched`): no line is added, and no later terminal event is accepted."""
+        if url in self._open:
+            self._open.discard(url)
+            self._closed.add(url)
+            if self.on_terminal is not None:
+                self.on_terminal(url)
+
     def discovered(self, url: str, discovery: dict[str, Any]) -> None:
         """Log the first discovery of `url`."""
         self._open.add(url)

@@ -28,6 +28,7 @@ scripts, styles, templates and noscript never count.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from lxml import etree
 
@@ -155,19 +156,15 @@ def _all_text(el: etree._Element) -> str:
 
 
 def _text_chars(el: etree._Element, skip: frozenset[str] = frozenset()) -> int:
-    """Visible text characters under `el`, whitespace collapsed."""
-    parts: list[str] = []
-    try:
-        _collect(el, parts, skip)
-    except RecursionError:  # absurdly deep markup: plenty of it, call it complete
-        return STRONG_TEXT_CHARS
-    return len(" ".join("".join(parts).split()))
+    """Visible text characters under `el`, whitespace collapsed; element boundaries count
+    as whitespace. One C-level query for the text nodes outside `_NOT_TEXT` and `skip`."""
+    texts = _visible_texts(skip)(el)
+    return len(" ".join(" ".join(texts).split()))
 
 
-def _collect(el: etree._Element, parts: list[str], skip: frozenset[str]) -> None:
-    if not isinstance(el.tag, str) or el.tag in _NOT_TEXT or el.tag in skip:
-        return
-    parts.append(el.text or "")
-    for child in el:
-        _collect(child, parts, skip)
-        parts.append(" " + (child.tail or ""))
+@lru_cache(maxsize=8)
+def _visible_texts(skip: frozenset[str]) -> etree.XPath:
+    hidden = " or ".join(f"ancestor::{tag}" for tag in sorted(_NOT_TEXT | skip))
+    return etree.XPath(f"descendant-or-self::text()[not({hidden})]", smart_strings=False)
+
+

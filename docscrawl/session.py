@@ -52,6 +52,7 @@ logger = logging.getLogger(__name__)
 
 OUTPUT_FILES = ("pages.jsonl", "chunks.jsonl", "structure.jsonl", "crawl_log.jsonl",
                 "changes.jsonl")
+INVENTORY_STATE = "inventory-state"  # the state directory of an extract=off crawl
 
 
 @dataclass(slots=True)
@@ -111,7 +112,11 @@ class CrawlSession:
         self.structure = JsonlWriter(self.out_dir / "structure.jsonl", append=append)
         self.journal = (JsonlWriter(jobdir / FRONTIER_JOURNAL, append=append)
                         if jobdir is not None else None)
-        self.incremental = Incremental(config.state_dir or self.out_dir,
+        # An inventory crawl (extract=off) keeps its own throwaway state: it must neither
+        # carry pages over from, nor report pages removed to, the state of full crawls.
+        state_dir = (config.state_dir or self.out_dir) if config.extract else (
+            self.out_dir / INVENTORY_STATE)
+        self.incremental = Incremental(state_dir,
                                        self.out_dir / "changes.jsonl",
                                        run_id=run_id if self.resumed else None)
         self.frontier = Frontier(
@@ -370,6 +375,7 @@ class CrawlSession:
             "state": str(self.incremental.store.path),
             "run_id": self.incremental.run.run_id,
             "records_updated_at_end": updated,
+            "extract": self.config.extract,
             "resumed": self.resumes > 0,
             "resumes": self.resumes,
             "counts": counts,

@@ -17,6 +17,17 @@ def test_defaults() -> None:
     assert (config.max_pages, config.max_depth, config.allow, config.deny) == (None, None, (), ())
 
 
+@pytest.mark.parametrize(("value", "expected"), [
+    (None, True), ("", True), ("on", True), ("ON", True), ("yes", True), ("1", True),
+    ("off", False), ("false", False), ("no", False), ("0", False),
+])
+def test_extract_switch(value: str | None, expected: bool) -> None:
+    args = {"site": "https://d.example/"} | ({"extract": value} if value is not None else {})
+    config = build_config(args)
+    assert config.extract is expected
+    assert config.as_arguments()["extract"] == ("on" if expected else "off")
+
+
 def test_port_in_output_folder_and_root_setting() -> None:
     config = build_config({"site": "http://127.0.0.1:8765/docs/"}, output_root="/srv/crawls")
     assert config.out_dir == Path("/srv/crawls/127.0.0.1_8765")
@@ -57,6 +68,8 @@ def test_profile_adds_scope_rules(tmp_path: Path) -> None:
     ({"site": "https://d.example/", "max_depth": "-1"}, "argument max_depth"),
     ({"site": "https://d.example/", "config": "/nope.json"}, "argument config"),
     ({"site": "https://d.example/", "sitee": "x"}, "argument sitee"),
+    ({"site": "https://d.example/", "extract": "maybe"}, "argument extract"),
+    ({"site": "https://d.example/", "extract": "off", "state": "/tmp/s"}, "argument extract"),
 ])
 def test_bad_arguments(args: dict[str, str], named: str) -> None:
     with pytest.raises(ConfigError) as info:

@@ -3,6 +3,7 @@
     .venv/bin/python benchmarks/scale/run.py                 # N = 2,000 and 10,000
     .venv/bin/python benchmarks/scale/run.py --n 50000       # the opt-in large run
     .venv/bin/python benchmarks/scale/run.py --quick         # one 500-page pair (the test)
+    .venv/bin/python benchmarks/scale/run.py --n 2000 --inventory  # + `-a extract=off` runs
     .venv/bin/python benchmarks/scale/run.py --profile --n 2000 --py-spy PATH  # hot spots
 
 Cost on 2 shared cores (2026-11-29): N=2,000 with 3 pairs ~25 min, N=10,000 with
@@ -240,16 +241,37 @@ def run_docscrawl(site: str, n: int, rep: int, work: Path, out: Path, timeout: f
     log = work / f"{kind}-{n}-{rep}.log"
     command = [sys.executable, "-m", "scrapy", "crawl", "docs", "-a", f"site={site}",
                "-a", f"out={out}", "-s", f"LOG_FILE={log}.scrapy"]
+    if kind == INVENTORY:
+        command += ["-a", "extract=off"]
     status, cpu, wall, peak = measured(command, cwd=ROOT, log=log, timeout=timeout)
     run_json = out / "run.json"
     info = json.loads(run_json.read_text()) if run_json.exists() else {}
     events = info.get("counts", {}).get("events", {})
     pages = sum(events.get(e, 0) for e in ("extracted", "unchanged", "duplicate"))
+    if kind == INVENTORY:
+        pages = inventory_pages(out / "crawl_log.jsonl")
     return Run(kind, n, rep, pages, cpu, wall, peak, status, {
         "pages_written": info.get("pages_written"), "events": events,
         "changes": info.get("changes"), "finish_reason": info.get("finish_reason"),
         "complete": info.get("complete"),
     })
+
+
+INVENTORY = "docscrawl_inventory"  # `-a extract=off`: the crawl without extraction
+
+
+def inventory_pages(crawl_log: Path) -> int:
+    """HTML pages an inventory crawl fetched: `fetched` events of pages (not robots.txt or
+    sitemaps, which carry a parser) that answered 200."""
+    if not crawl_log.exists():
+        return 0
+    pages = 0
+    with crawl_log.open(encoding="utf-8") as lines:
+        for line in lines:
+            if '"event":"fetched"' in line:
+                event = json.loads(line)
+                pages += event.get("parser") is None and event.get("status") == 200
+    return pages
 
 
 # -- the benchmark --------------------------------------------------------------------------
@@ -289,6 +311,10 @@ def summarise(n: int, runs: list[Run]) -> dict[str, Any]:
             "cpu_per_page_pairs": [ratio(d.cpu_ms_per_page, b.cpu_ms_per_page) for b, d in pairs],
             "pages": ratio(docs["pages"], bare["pages"]),  # below 1: docscrawl missed pages
         }
+    inventory = out.get(INVENTORY)
+    if bare and inventory:
+        out.setdefault("ratios", {})["inventory_pages_per_cpu_s_to_bare"] = ratio(
+            bare["cpu_ms_per_page"], inventory["cpu_ms_per_page"])
     recrawl = by_kind.get("docscrawl_recrawl")
     if recrawl and docs:
         first = [r for r in by_kind["docscrawl"] if r.rep == recrawl[0].rep]
@@ -312,21 +338,23 @@ def print_table(summaries: list[dict[str, Any]]) -> None:
     print("\n| N | crawler | runs | pages | CPU ms/page | wall pages/s | peak RSS MB |")
     print("|---|---|---|---|---|---|---|")
     for s in summaries:
-        for kind in ("bare", "docscrawl", "docscrawl_recrawl"):
+        for kind in ("bare", "docscrawl", "docscrawl_recrawl", INVENTORY):
             if kind in s:
                 k = s[kind]
                 print(f"| {s['n']:,} | {kind} | {k['runs']} | {fmt(k['pages'], '.0f')} | "
                       f"{fmt(k['cpu_ms_per_page'])} | {fmt(k['pages_per_s'])} | "
                       f"{fmt(k['peak_rss_mb'], '.0f')} |")
     print("\n| N | CPU/page docscrawl/bare (per pair) | peak RSS docscrawl/bare | "
-          "pages/s docscrawl/bare | pages docscrawl/bare | re-crawl CPU / first crawl |")
-    print("|---|---|---|---|---|---|")
+          "pages/s docscrawl/bare | pages docscrawl/bare | re-crawl CPU / first crawl | "
+          "pages per CPU-s, extract=off / bare |")
+    print("|---|---|---|---|---|---|---|")
     for s in summaries:
         r = s.get("ratios", {})
         pairs = ", ".join(f"{x:.2f}" for x in r.get("cpu_per_page_pairs", []))
         print(f"| {s['n']:,} | {fmt(r.get('cpu_per_page'), '.2f')} ({pairs}) | "
               f"{fmt(r.get('peak_rss'), '.2f')} | {fmt(r.get('pages_per_s'), '.2f')} | "
-              f"{fmt(r.get('pages'), '.2f')} | {fmt(r.get('recrawl_cpu_to_first'), '.2f')} |")
+              f"{fmt(r.get('pages'), '.2f')} | {fmt(r.get('recrawl_cpu_to_first'), '.2f')} | "
+              f"{fmt(r.get('inventory_pages_per_cpu_s_to_bare'), '.2f')} |")
 
 
 def bench_one(n: int, args: argparse.Namespace, server_kind: str) -> list[Run]:
@@ -359,6 +387,11 @@ def bench_one(n: int, args: argparse.Namespace, server_kind: str) -> list[Run]:
                                           kind="docscrawl_recrawl", fresh=False)
                     runs.append(again)
                     print_run(again)
+            if args.inventory:
+                inventory = run_docscrawl(site, n, rep, work, args.scratch / "out" /
+                                          f"inventory-{n}", timeout, kind=INVENTORY)
+                runs.append(inventory)
+                print_run(inventory)
     return runs
 
 
@@ -404,6 +437,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="figures file (default SCRATCH/results.json)")
     parser.add_argument("--server", choices=("auto", "nginx", "devserver"), default="auto")
     parser.add_argument("--gzip", action="store_true", help="nginx gzip on for HTML")
+    parser.add_argument("--inventory", action="store_true",
+                        help="also run `-a extract=off` (the crawl without extraction) per rep")
     parser.add_argument("--no-recrawl", dest="recrawl", action="store_false",
                         help="skip the incremental re-crawl measurement")
     parser.add_argument("--timeout-per-page", type=float, default=0.5,
@@ -416,7 +451,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--py-spy", default="py-spy", help="py-spy executable")
     args = parser.parse_args(argv)
     if args.quick:
-        args.n, args.reps = [500], 1
+        args.n, args.reps, args.inventory = [500], 1, True
     args.n = args.n or list(DEFAULT_N)
     args.scratch = args.scratch.resolve()
     # SIGTERM unwinds like Ctrl-C: the running crawler is killed, nginx stopped

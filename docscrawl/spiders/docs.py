@@ -410,6 +410,10 @@ class DocsSpider(scrapy.Spider):
                                                 region_map=structure.regions):
                 follow.extend(self._discover(url, REGION_TO_DISCOVERY.get(region, "in_page"),
                                              response.url, track.depth + 1))
+        if not self.config.extract:  # inventory crawl: the `fetched` event ends the page
+            log.settle(track.url)
+            yield from follow
+            return
         yield FetchedPage(
             track=track,
             final_url=response.url,

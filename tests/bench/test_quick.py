@@ -28,7 +28,9 @@ def test_quick_run_produces_figures(tmp_path: Path) -> None:
     data = json.loads(figures.read_text())
     assert data["server"] in {"nginx", "devserver"}
     kinds = {run["kind"] for run in data["runs"]}
-    assert kinds == {"bare", "docscrawl", "docscrawl_recrawl"}
+    assert kinds == {"bare", "docscrawl", "docscrawl_recrawl", "docscrawl_inventory"}
+    pages = {run["kind"]: run["pages"] for run in data["runs"]}
+    assert pages["docscrawl_inventory"] == pages["bare"] == pages["docscrawl"]
     for run in data["runs"]:
         assert run["exit_status"] == 0
         assert run["pages"] > 0
@@ -36,7 +38,8 @@ def test_quick_run_produces_figures(tmp_path: Path) -> None:
     (summary,) = data["summaries"]
     assert summary["n"] == 500
     ratios = summary["ratios"]
-    for name in ("cpu_per_page", "peak_rss", "pages_per_s", "recrawl_cpu_to_first"):
+    for name in ("cpu_per_page", "peak_rss", "pages_per_s", "recrawl_cpu_to_first",
+                 "inventory_pages_per_cpu_s_to_bare"):
         assert ratios[name] > 0
 
 
