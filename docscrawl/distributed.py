@@ -565,7 +565,7 @@ def task_from_track(track: PageTrack) -> dict[str, Any]:
         "url": track.url,
         "key": track.key,
         "depth": track.depth,
-        "discovery": list(track.discovery),
+        "discovery": track.discovery_records(),
         "lastmod": track.sitemap_lastmod,
         "redirect_chain": list(track.redirect_chain),
         "fetched_url": track.fetched_url,
@@ -575,11 +575,11 @@ def task_from_track(track: PageTrack) -> dict[str, Any]:
 
 def track_from_task(task: dict[str, Any]) -> PageTrack:
     """Rebuild, in the worker that popped it, the track of a task made by `task_from_track`."""
-    from docscrawl.frontier import PageTrack
+    from docscrawl.frontier import PageTrack, discovery_entries
 
     track = PageTrack(url=task["url"], key=task.get("key") or task["url"],
                       depth=int(task.get("depth") or 0),
-                      discovery=list(task.get("discovery") or ()),
+                      discovery=discovery_entries(task.get("discovery") or ()),
                       sitemap_lastmod=task.get("lastmod"),
                       redirect_chain=list(task.get("redirect_chain") or ()),
                       fetched_url=task.get("fetched_url"))

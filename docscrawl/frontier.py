@@ -31,7 +31,24 @@ NON_HTML_EXTENSIONS = frozenset({
 })
 
 
-MAX_DISCOVERY_ENTRIES = 100
+# Ways a page was found that its record lists: the first ones, and then only new reasons
+# and redirects (a page in a large site's sidebar is linked from every page; listing them
+# all would grow memory and output with the site; a redirect source is an alias of the
+# page, as bounded as its observed URLs). `discovery_truncated` counts the rest.
+MAX_DISCOVERY_ENTRIES = 10
+ALWAYS_LISTED = frozenset({"redirect"})
+
+Discovery = tuple[str, str | None]  # (reason, URL of the page it was found on)
+
+
+def discovery_entries(records: Iterable[dict[str, Any]]) -> list[Discovery]:
+    """`{"reason", "from"}` records (as in pages.jsonl) as compact entries."""
+    return [(d.get("reason") or "", d.get("from")) for d in records]
+
+
+def discovery_records(entries: Iterable[Discovery]) -> list[dict[str, Any]]:
+    """Compact entries as pages.jsonl `discovery` records."""
+    return [{"reason": reason, "from": source} for reason, source in entries]
 
 
 @dataclass(slots=True)
@@ -41,14 +58,13 @@ class PageTrack:
     url: str
     key: str
     depth: int
-    discovery: list[dict[str, Any]]
+    discovery: list[Discovery]  # tuples, not dicts: a large crawl holds one per way found
     observed: dict[str, None] = field(default_factory=dict)  # an ordered set
     sitemap_lastmod: str | None = None
     redirect_chain: list[str] = field(default_factory=list)
     fetched_url: str | None = None  # first URL requested, when a redirect led here
     record_canonical: str | None = None  # set once its page record is written
     merged_into: str | None = None  # canonical URL of the record this page duplicated
-    discovery_keys: set[tuple[str, str | None]] = field(default_factory=set, repr=False)
     discovery_dropped: int = 0  # ways found past MAX_DISCOVERY_ENTRIES, counted only
 
     def observe(self, url: str) -> None:
@@ -57,27 +73,27 @@ class PageTrack:
 
     def add_discovery(self, reason: str, source: str | None) -> None:
         """Add one way this page was found, once. Past MAX_DISCOVERY_ENTRIES only a new
-        reason is still listed (a page linked from every sidebar of a large site would
-        otherwise carry one entry per page); the others are counted."""
-        if len(self.discovery_keys) != len(self.discovery):  # built from a plain list
-            self.discovery_keys = {(d["reason"], d["from"]) for d in self.discovery}
+        reason (or a redirect) is still listed; the others are counted."""
         key = (reason, source)
-        if key in self.discovery_keys:
+        if key in self.discovery:  # a short list: MAX_DISCOVERY_ENTRIES plus new reasons
             return
-        if len(self.discovery) >= MAX_DISCOVERY_ENTRIES and any(
-            d["reason"] == reason for d in self.discovery
+        if len(self.discovery) >= MAX_DISCOVERY_ENTRIES and reason not in ALWAYS_LISTED and any(
+            known == reason for known, _ in self.discovery
         ):
             self.discovery_dropped += 1
             return
-        self.discovery_keys.add(key)
-        self.discovery.append({"reason": reason, "from": source})
+        self.discovery.append(key)
+
+    def discovery_records(self) -> list[dict[str, Any]]:
+        """The ways this page was found, as pages.jsonl `discovery` records."""
+        return discovery_records(self.discovery)
 
     def absorb(self, other: PageTrack) -> None:
         """Take over the URLs and discovery reasons of a track that turned out to be this page."""
         for url in other.observed:
             self.observe(url)
-        for entry in other.discovery:
-            self.add_discovery(entry["reason"], entry["from"])
+        for reason, source in other.discovery:
+            self.add_discovery(reason, source)
         if other.sitemap_lastmod and not self.sitemap_lastmod:
             self.sitemap_lastmod = other.sitemap_lastmod
 
@@ -258,7 +274,7 @@ def track_fields(track: PageTrack) -> dict[str, Any]:
     """A track as JSON-able fields (the frontier journal of a JOBDIR crawl)."""
     return {
         "url": track.url, "key": track.key, "depth": track.depth,
-        "discovery": list(track.discovery), "observed": list(track.observed),
+        "discovery": track.discovery_records(), "observed": list(track.observed),
         "sitemap_lastmod": track.sitemap_lastmod, "redirect_chain": list(track.redirect_chain),
         "fetched_url": track.fetched_url,
         "discovery_dropped": getattr(track, "discovery_dropped", 0),
@@ -270,7 +286,7 @@ def track_from_fields(fields: dict[str, Any]) -> PageTrack:
     track = PageTrack(
         url=fields["url"], key=fields.get("key") or normalize_url(fields["url"]),
         depth=int(fields.get("depth") or 0),
-        discovery=[dict(entry) for entry in fields.get("discovery") or []],
+        discovery=discovery_entries(fields.get("discovery") or []),
         sitemap_lastmod=fields.get("sitemap_lastmod"),
         redirect_chain=list(fields.get("redirect_chain") or []),
         fetched_url=fields.get("fetched_url"),

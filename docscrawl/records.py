@@ -85,7 +85,7 @@ def _page_record(page: FetchedPage, shared: dict[str, Any]) -> dict[str, Any]:
             "etag": page.etag,
             "last_modified": page.last_modified,
         },
-        "discovery": list(track.discovery),
+        "discovery": track.discovery_records(),
         "discovery_truncated": track.discovery_dropped,
         "sitemap_lastmod": track.sitemap_lastmod,
         "retrieved_at": page.retrieved_at,

@@ -31,7 +31,13 @@ from docscrawl.finalize import (
     resolve_renames,
     rewrite_jsonl,
 )
-from docscrawl.frontier import Frontier, PageTrack, track_fields
+from docscrawl.frontier import (
+    Discovery,
+    Frontier,
+    PageTrack,
+    discovery_records,
+    track_fields,
+)
 from docscrawl.incremental import Incremental
 from docscrawl.jsonl import JsonlWriter, write_json_atomic
 from docscrawl.resume import (
@@ -67,7 +73,7 @@ class WrittenPage:
     def growth(self) -> dict[str, Any]:
         """Fields to update when the page's tracks learned more after it was written."""
         observed: dict[str, None] = {}
-        discovery: list[dict[str, Any]] = []
+        discovery: list[Discovery] = []
         lastmod = self.lastmod
         for track in self.tracks:
             observed.update(track.observed)
@@ -79,7 +85,7 @@ class WrittenPage:
             self.observed, self.discovery, self.lastmod
         ):
             return {}
-        return {"observed_urls": list(observed), "discovery": discovery,
+        return {"observed_urls": list(observed), "discovery": discovery_records(discovery),
                 "sitemap_lastmod": lastmod}
 
 
@@ -126,6 +132,7 @@ class CrawlSession:
             max_depth=config.max_depth,
             traps=TrapGuard(per_pattern=trap_limits[0], per_path_queries=trap_limits[1]),
         )
+        self.politeness: dict[str, Any] = {}  # request pacing, for run.json
         self.written: dict[str, WrittenPage] = {}  # canonical URL -> what was written
         self.renames: dict[str, str] = {}  # canonical URL written -> better one found later
         self.removed = 0
@@ -376,6 +383,7 @@ class CrawlSession:
             "run_id": self.incremental.run.run_id,
             "records_updated_at_end": updated,
             "extract": self.config.extract,
+            "politeness": self.politeness,
             "resumed": self.resumes > 0,
             "resumes": self.resumes,
             "counts": counts,

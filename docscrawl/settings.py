@@ -26,6 +26,12 @@ CONCURRENT_ITEMS = 8
 WARN_ON_GENERATOR_RETURN_VALUE = False
 CONCURRENT_REQUESTS_PER_DOMAIN = 8
 DOWNLOAD_DELAY = 0
+# AutoThrottle (docscrawl.politeness): `remote` = on unless the site is a loopback host;
+# `on`, `off`. When on, it adapts the delay to the server's latency, starting here:
+DOCSCRAWL_AUTOTHROTTLE = "remote"
+AUTOTHROTTLE_START_DELAY = 0.5
+AUTOTHROTTLE_MAX_DELAY = 10.0
+AUTOTHROTTLE_TARGET_CONCURRENCY = 4.0
 DOWNLOAD_TIMEOUT = 30
 DOWNLOAD_MAXSIZE = 20 * 1024 * 1024
 DOWNLOAD_WARNSIZE = 5 * 1024 * 1024

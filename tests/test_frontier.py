@@ -63,7 +63,8 @@ def test_duplicate_url_joins_the_owner_and_is_logged_once() -> None:
     assert track is not None
     assert list(track.observed) == ["https://docs.example.com/v2/a.html",
                                     "https://DOCS.example.com:443/v2/a.html?utm_source=x"]
-    assert {"reason": "sidebar", "from": SITE} in track.discovery
+    assert ("sidebar", SITE) in track.discovery
+    assert {"reason": "sidebar", "from": SITE} in track.discovery_records()
 
 
 def test_max_pages_counts_admitted_pages_and_redirects_keep_their_slot() -> None:
@@ -96,12 +97,17 @@ def test_discovery_list_is_bounded_but_keeps_every_reason() -> None:
     from docscrawl.frontier import MAX_DISCOVERY_ENTRIES, PageTrack
 
     track = PageTrack(url="https://d.example/v2/", key="https://d.example/v2/", depth=0,
-                      discovery=[{"reason": "seed", "from": None}])
+                      discovery=[("seed", None)])
     for n in range(MAX_DISCOVERY_ENTRIES + 50):
         track.add_discovery("sidebar", f"https://d.example/v2/p{n}.html")
     track.add_discovery("sidebar", "https://d.example/v2/p1.html")  # already there
     track.add_discovery("footer_navigation", "https://d.example/v2/p9.html")
+    track.add_discovery("redirect", "https://d.example/v2/old-a.html")
+    track.add_discovery("redirect", "https://d.example/v2/old-b.html")  # aliases: all kept
+    assert track.discovery[-2:] == [("redirect", "https://d.example/v2/old-a.html"),
+                                    ("redirect", "https://d.example/v2/old-b.html")]
+    del track.discovery[-2:]
     assert len(track.discovery) == MAX_DISCOVERY_ENTRIES + 1
     assert track.discovery_dropped == 51
-    assert track.discovery[-1] == {"reason": "footer_navigation",
-                                   "from": "https://d.example/v2/p9.html"}
+    assert track.discovery_records()[-1] == {"reason": "footer_navigation",
+                                             "from": "https://d.example/v2/p9.html"}

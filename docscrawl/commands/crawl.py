@@ -16,6 +16,7 @@ from scrapy.commands.crawl import Command as ScrapyCrawlCommand
 from scrapy.crawler import Crawler
 
 from docscrawl.config import ConfigError, build_config
+from docscrawl.politeness import apply_politeness
 from docscrawl.state import DB_NAME, StateError, StateStore
 
 DOCS_SPIDER = "docs"
@@ -50,7 +51,8 @@ class Command(ScrapyCrawlCommand):
                 config = build_config(opts.spargs,
                                       output_root=self.settings.get("DOCSCRAWL_OUTPUT_ROOT"))
                 check_state(config.state_dir or config.out_dir)
-            except ConfigError as exc:
+                apply_politeness(self.settings, config.site)
+            except (ConfigError, ValueError) as exc:
                 print(f"docscrawl: error: {exc}", file=sys.stderr)
                 sys.exit(2)
 

@@ -39,6 +39,7 @@ from docscrawl.incremental import body_hash
 from docscrawl.items import CarriedPage, FetchedPage
 from docscrawl.middlewares.render import RenderError
 from docscrawl.parse import response_root
+from docscrawl.politeness import politeness_summary
 from docscrawl.quality import binary_reason
 from docscrawl.resume import read_marker
 from docscrawl.session import CrawlSession
@@ -585,6 +586,7 @@ class DocsSpider(scrapy.Spider):
             trap_limits=(settings.getint("DOCSCRAWL_TRAP_PATTERN_LIMIT"),
                          settings.getint("DOCSCRAWL_TRAP_QUERY_LIMIT")),
         )
+        self.session.politeness = politeness_summary(settings)
         if isinstance(state, dict):
             state["docscrawl_run_id"] = self.session.incremental.run.run_id
         if self.worker is not None:

@@ -242,7 +242,7 @@ def test_workers_report_silence_and_leases(shared: SharedFrontier) -> None:
 
 def test_task_round_trip_keeps_redirect_data(shared: SharedFrontier) -> None:
     track = PageTrack(url="https://docs.example/new", key="https://docs.example/new",
-                      depth=3, discovery=[{"reason": "redirect", "from": "https://docs.example/old"}],
+                      depth=3, discovery=[("redirect", "https://docs.example/old")],
                       sitemap_lastmod="2026-01-01", redirect_chain=["https://docs.example/old"],
                       fetched_url="https://docs.example/old")
     track.observe("https://docs.example/old")

@@ -18,6 +18,19 @@ from tests.conftest import ROOT, run_crawl
 pytestmark = pytest.mark.e2e
 
 
+def test_bad_autothrottle_setting_stops_before_any_request(
+    demo_site: StaticSite, tmp_path: Path,
+) -> None:
+    before = len(demo_site.requests)
+    result = run_crawl(f"{demo_site.url}/docs/", tmp_path / "out",
+                       settings={"DOCSCRAWL_AUTOTHROTTLE": "sometimes"})
+    assert result.returncode == 2
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert lines == ["docscrawl: error: DOCSCRAWL_AUTOTHROTTLE must be one of remote|on|off,"
+                     " got 'sometimes'"]
+    assert len(demo_site.requests) == before
+
+
 @pytest.mark.parametrize(("site", "extra", "names"), [
     ("not a url", [], "argument site"),
     ("ftp://example.org/docs/", [], "argument site"),
@@ -29,6 +42,7 @@ pytestmark = pytest.mark.e2e
     (None, ["max_pages=0"], "argument max_pages"),
     (None, ["max_pages=lots"], "argument max_pages"),
     (None, ["colour=blue"], "argument colour"),
+    (None, ["extract=sometimes"], "argument extract"),
 ])
 def test_bad_argument_stops_before_any_request(
     demo_site: StaticSite, tmp_path: Path, site: str | None, extra: list[str], names: str,

@@ -81,11 +81,19 @@ def test_private_addresses_are_refused_for_a_public_seed(tmp_path: Path) -> None
     assert (redirect["event"], redirect["reason"]) == ("skipped", "private_address")
     assert output.page("/docs/ok.html")["final_url"] == "http://docs.example.test/docs/ok.html"
     assert_log_invariants(output)
+    assert output.run["politeness"]["autothrottle"] is True  # a remote site: polite pacing
 
 
 def test_loopback_seed_may_crawl_itself(demo_site: StaticSite, tmp_path: Path) -> None:
     output = crawl(f"{demo_site.url}/docs/", tmp_path / "out", "max_pages=2")
     assert not [e for e in output.log if e.get("reason") == "private_address"]
+    assert output.run["politeness"]["autothrottle"] is False  # loopback: full speed
+    forced = crawl(f"{demo_site.url}/docs/", tmp_path / "forced", "max_pages=2",
+                   settings={"DOCSCRAWL_AUTOTHROTTLE": "on"})
+    assert forced.run["politeness"]["autothrottle"] is True
+    explicit = crawl(f"{demo_site.url}/docs/", tmp_path / "explicit", "max_pages=2",
+                     settings={"DOCSCRAWL_AUTOTHROTTLE": "on", "AUTOTHROTTLE_ENABLED": "False"})
+    assert explicit.run["politeness"]["autothrottle"] is False  # -s AUTOTHROTTLE_ENABLED wins
 
 
 def test_docscrawl_group_and_crawl_delay_are_honoured(tmp_path: Path) -> None:
