@@ -65,11 +65,13 @@ class Incremental:
 
     def fresh(self, record: dict[str, Any], chunks: list[dict[str, Any]], *,
               body_digest: str | None, extra_urls: list[str], record_line: str | None = None,
-              chunk_lines: str | None = None) -> dict[str, Any]:
+              chunk_lines: str | None = None,
+              structure_line: str | None = None) -> dict[str, Any]:
         """A newly extracted page: compare with state, write its changes line, store it.
 
-        `record_line`, `chunk_lines`: the record and chunks already serialized as JSON
-        lines (stored as they are instead of being serialized again)."""
+        `record_line`, `chunk_lines`, `structure_line`: the record, chunks and structure
+        record already serialized as JSON lines (stored as they are). Without a structure
+        line the page cannot be carried over by the next crawl: it is extracted again."""
         canonical = record["canonical_url"]
         old = self.store.get(canonical) or self.store.get(record["fetched_url"])
         chunk_ids = [chunk["id"] for chunk in chunks]
@@ -85,6 +87,7 @@ class Incremental:
             chunk_ids=chunk_ids, page_record=record, chunk_records=chunks,
             observed_urls=[*record["observed_urls"], *extra_urls], body_hash=body_digest,
             page_record_json=record_line, chunk_records_jsonl=chunk_lines,
+            structure_record_json=structure_line,
         )
         return change
 
@@ -123,12 +126,15 @@ class Incremental:
         renames = {old: new}
         record = page_updater({}, renames)(row.page_record)
         chunks = [page_ref_updater(renames)(c) for c in row.chunk_records or []]
+        structure = row.structure_record
+        if structure is not None:
+            structure = page_ref_updater(renames)(structure)
         self.store.forget([old])
         self.store.upsert_page(
             new, run_id=self.run.run_id, etag=row.etag, last_modified=row.last_modified,
             content_hash=row.content_hash or "", chunk_ids=row.chunk_ids, page_record=record,
             chunk_records=chunks, observed_urls=record.get("observed_urls", []),
-            body_hash=row.body_hash,
+            body_hash=row.body_hash, structure_record=structure,
         )
 
     def finish(self, *, complete: bool) -> int:

@@ -20,12 +20,13 @@ from pathlib import Path
 from typing import Any, Self
 
 DB_NAME = "state.sqlite3"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 APPLICATION_ID = 0x44435354  # "DCST" in the SQLite header: marks the file as ours
 SQLITE_MAGIC = b"SQLite format 3\x00"
 TABLES: dict[int, frozenset[str]] = {  # our tables, per schema version
     0: frozenset({"docscrawl_schema", "pages"}),
     1: frozenset({"docscrawl_schema", "pages", "url_aliases", "runs"}),
+    2: frozenset({"docscrawl_schema", "pages", "url_aliases", "runs"}),
 }
 _PAGES_V1 = """CREATE TABLE pages (
     canonical_url TEXT PRIMARY KEY,
@@ -46,14 +47,17 @@ _ADDED_IN_V1 = (
     "CREATE TABLE runs (run_id TEXT PRIMARY KEY, started_at TEXT NOT NULL, finished_at TEXT,"
     " complete INTEGER)",
 )
-_SCHEMA_V1 = (
+# v2: the page's structure.jsonl line, so an unchanged page is carried over whole.
+_ADDED_IN_V2 = ("ALTER TABLE pages ADD COLUMN structure_record TEXT",)
+_SCHEMA = (
     "CREATE TABLE docscrawl_schema (version INTEGER NOT NULL, updated_at TEXT)",
     _PAGES_V1,
     *_ADDED_IN_V1,
+    *_ADDED_IN_V2,
 )
 _PAGE_COLUMNS = (
     "canonical_url, etag, last_modified, content_hash, body_hash, chunk_ids, page_record,"
-    " chunk_records, last_seen_run, updated_at"
+    " chunk_records, last_seen_run, updated_at, structure_record"
 )
 
 
@@ -94,10 +98,17 @@ class StateRow:
     chunk_records_jsonl: str | None
     last_seen_run: str | None
     updated_at: str | None
+    structure_record_json: str | None = None  # schema 2; None in rows stored before
 
     @property
     def page_record(self) -> dict[str, Any] | None:
         return None if self.page_record_json is None else json.loads(self.page_record_json)
+
+    @property
+    def structure_record(self) -> dict[str, Any] | None:
+        if self.structure_record_json is None:
+            return None
+        return json.loads(self.structure_record_json)
 
     @property
     def chunk_records(self) -> list[dict[str, Any]] | None:
@@ -107,15 +118,17 @@ class StateRow:
 
     @property
     def can_carry_over(self) -> bool:
-        """True when the record and chunks can be re-emitted without re-extraction (rows
-        migrated from schema 0 have none: such pages are fetched and extracted in full)."""
-        return self.page_record_json is not None and self.chunk_records_jsonl is not None
+        """True when the record, structure and chunks can be re-emitted without
+        re-extraction (rows stored by older schemas lack some: such pages are fetched and
+        extracted in full once)."""
+        return (self.page_record_json is not None and self.chunk_records_jsonl is not None
+                and self.structure_record_json is not None)
 
     @classmethod
     def from_sql(cls, row: tuple[Any, ...]) -> StateRow:
-        url, etag, modified, digest, body, ids, record, chunks, seen, updated = row
+        url, etag, modified, digest, body, ids, record, chunks, seen, updated, structure = row
         return cls(url, etag, modified, digest, body, json.loads(ids or "[]"), record, chunks,
-                   seen, updated)
+                   seen, updated, structure)
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,7 +151,15 @@ def _migrate_0_to_1(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
-MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {0: _migrate_0_to_1}
+def _migrate_1_to_2(conn: sqlite3.Connection) -> None:
+    """Schema 1 kept no structure records: such rows are re-extracted once."""
+    for statement in _ADDED_IN_V2:
+        conn.execute(statement)
+
+
+MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
+    0: _migrate_0_to_1, 1: _migrate_1_to_2,
+}
 
 
 class StateStore:
@@ -230,24 +251,30 @@ class StateStore:
         body_hash: str | None = None,
         page_record_json: str | None = None,
         chunk_records_jsonl: str | None = None,
+        structure_record_json: str | None = None,
+        structure_record: dict[str, Any] | None = None,
     ) -> None:
         """Store a freshly extracted page, seen in `run_id`, in one transaction.
 
-        `page_record_json` / `chunk_records_jsonl`, when given, are `page_record` /
-        `chunk_records` already serialized (one JSON object per line) and stored as is."""
+        `page_record_json` / `chunk_records_jsonl` / `structure_record_json`, when given,
+        are the records already serialized (one JSON object per line) and stored as is;
+        `structure_record` is the page's structure.jsonl record."""
         if page_record_json is None and page_record is not None:
             page_record_json = _dumps(page_record)
         if chunk_records_jsonl is None and chunk_records is not None:
             chunk_records_jsonl = _jsonl(chunk_records)
+        if structure_record_json is None and structure_record is not None:
+            structure_record_json = _dumps(structure_record)
         with self._write() as conn:
             conn.execute(
-                f"INSERT OR REPLACE INTO pages ({_PAGE_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                f"INSERT OR REPLACE INTO pages ({_PAGE_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
                 (
                     canonical_url, etag, last_modified, content_hash, body_hash,
                     _dumps(list(chunk_ids)),
                     None if page_record_json is None else page_record_json.rstrip("\n"),
                     chunk_records_jsonl,
                     run_id, _now(),
+                    None if structure_record_json is None else structure_record_json.rstrip("\n"),
                 ),
             )
             _add_aliases(conn, canonical_url, observed_urls)
@@ -390,7 +417,7 @@ def _check_and_migrate(conn: sqlite3.Connection, path: Path) -> None:
         raise StateError(f"{path} belongs to another application (id {app_id}); {_ADVICE}")
     if not tables:
         with _transaction(conn):
-            for statement in _SCHEMA_V1:
+            for statement in _SCHEMA:
                 conn.execute(statement)
             conn.execute("INSERT INTO docscrawl_schema VALUES (?, ?)", (SCHEMA_VERSION, _now()))
             conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")

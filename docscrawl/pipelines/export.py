@@ -3,7 +3,7 @@
 A fresh page is chunked (`docscrawl.chunking`) and written to pages, structure and chunks,
 then logged `extracted` and stored in the incremental state. A carried-over page (304, an
 identical body, or an unchanged normalized content hash, decided upstream) is written from
-the stored record and chunks and logged `unchanged`.
+the stored record, structure record and chunks and logged `unchanged`.
 """
 
 from __future__ import annotations
@@ -55,9 +55,10 @@ class ExportPipeline(SessionPipeline):
         )
         # Each record is serialized once: the same text goes to the output and the state.
         record_line = dumps_line(record)
+        structure_line = dumps_line(structure)
         chunk_lines = [dumps_line(chunk) for chunk in chunks]
         session.pages.write_raw(record_line)
-        session.structure.write(structure)
+        session.structure.write_raw(structure_line)
         for line in chunk_lines:
             session.chunks.write_raw(line)
         session.record_written(record["canonical_url"], item.track)
@@ -70,7 +71,8 @@ class ExportPipeline(SessionPipeline):
         )
         session.incremental.fresh(record, chunks, body_digest=item.body_digest,
                                   extra_urls=[item.track.key], record_line=record_line,
-                                  chunk_lines="".join(chunk_lines))
+                                  chunk_lines="".join(chunk_lines),
+                                  structure_line=structure_line)
         item.extract = None  # nothing per page stays in memory after it is written
         return {"page_id": record["id"], "canonical_url": record["canonical_url"]}
 
@@ -83,6 +85,8 @@ class ExportPipeline(SessionPipeline):
         for url in record.get("observed_urls") or []:
             track.observe(url)
         session.pages.write_raw(row.page_record_json)  # stored text, written as it is
+        if row.structure_record_json is not None:
+            session.structure.write_raw(row.structure_record_json)
         for line in (row.chunk_records_jsonl or "").split("\n"):
             if line:
                 session.chunks.write_raw(line)

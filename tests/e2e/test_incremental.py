@@ -36,6 +36,9 @@ def test_recrawl_reports_added_unchanged_changed_removed(tmp_path: Path) -> None
         assert {c["change"] for c in first_changes.values()} == {"added"}
         first_chunks = {c["id"] for c in read_jsonl(out / "chunks.jsonl")}
         assert first_chunks
+        first_structure = sorted(read_jsonl(out / "structure.jsonl"),
+                                 key=lambda record: record["page_id"])
+        assert len(first_structure) == len(first.pages)
 
         before = len(server.requests)
         second = crawl(seed, out)
@@ -44,6 +47,9 @@ def test_recrawl_reports_added_unchanged_changed_removed(tmp_path: Path) -> None
         assert second.run["counts"]["events"]["unchanged"] == len(first.pages)
         assert {c["id"] for c in read_jsonl(out / "chunks.jsonl")} == first_chunks
         assert len(second.pages) == len(first.pages)
+        # carried-over pages keep their structure records, as written by the first crawl
+        assert sorted(read_jsonl(out / "structure.jsonl"),
+                      key=lambda record: record["page_id"]) == first_structure
         assert len(server.requests) > before
         assert_log_invariants(second)
 
@@ -58,6 +64,8 @@ def test_recrawl_reports_added_unchanged_changed_removed(tmp_path: Path) -> None
         assert kinds.pop("guide/configure.html") == "changed"
         assert kinds.pop("guide/orphan.html") == "removed"
         assert set(kinds.values()) == {"unchanged"}
+        structure_ids = [r["page_id"] for r in read_jsonl(out / "structure.jsonl")]
+        assert sorted(structure_ids) == sorted(p["id"] for p in third.pages)
         changed = third_changes["guide/configure.html"]
         assert changed["chunk_ids_to_add"] and changed["chunk_ids_to_delete"]
         configure_chunks = {c["id"] for c in read_jsonl(out / "chunks.jsonl")

@@ -21,6 +21,7 @@ def page(store: StateStore, url: str = URL, run: str = "r1", **kwargs: Any) -> N
         "content_hash": "sha256:c1", "chunk_ids": ["sha256:a", "sha256:b"],
         "page_record": {"id": "sha256:p", "canonical_url": url},
         "chunk_records": [{"id": "sha256:a"}, {"id": "sha256:b"}],
+        "structure_record": {"page_id": "sha256:p", "canonical_url": url, "blocks": []},
         "observed_urls": [url + "index.html", url.rstrip("/")], "body_hash": "sha256:body",
     }
     values.update(kwargs)
@@ -61,6 +62,8 @@ def test_page_round_trip_and_lookup_by_any_observed_url(tmp_path: Path) -> None:
         assert row.can_carry_over
         assert row.chunk_records_jsonl == '{"id":"sha256:a"}\n{"id":"sha256:b"}\n'
         assert row.page_record_json == '{"id":"sha256:p","canonical_url":"' + URL + '"}'
+        assert row.structure_record == {"page_id": "sha256:p", "canonical_url": URL,
+                                        "blocks": []}
 
 
 def test_upsert_replaces_and_aliases_follow_the_latest_canonical(tmp_path: Path) -> None:
@@ -163,7 +166,7 @@ def _other_application(path: Path) -> None:
 def _newer_version(path: Path) -> None:
     StateStore.open(path.parent).close()
     conn = sqlite3.connect(path)
-    conn.execute("UPDATE docscrawl_schema SET version = 2")
+    conn.execute("UPDATE docscrawl_schema SET version = ?", (SCHEMA_VERSION + 1,))
     conn.commit()
     conn.close()
 
@@ -233,7 +236,7 @@ def _version_0(path: Path, *, extra_column: str = "") -> None:
 def test_version_0_is_migrated(tmp_path: Path) -> None:
     _version_0(tmp_path / DB_NAME)
     with StateStore.open(tmp_path) as store:
-        assert store.schema_version == 1
+        assert store.schema_version == SCHEMA_VERSION
         row = store.get(URL)
         assert row is not None
         assert (row.etag, row.content_hash, row.chunk_ids) == ('"e0"', "sha256:old", ["sha256:k"])
@@ -243,14 +246,35 @@ def test_version_0_is_migrated(tmp_path: Path) -> None:
         assert other is not None and other.chunk_ids == []
         page(store)  # v1 operations work on the migrated file
         assert store.begin_run("r9").run_id == "r9"
-    with StateStore.open(tmp_path) as store:  # and it is now a plain v1 database
-        assert store.schema_version == 1
+    with StateStore.open(tmp_path) as store:  # and it is now a current database
+        assert store.schema_version == SCHEMA_VERSION
+
+
+def test_version_1_rows_are_kept_but_extracted_once_more(tmp_path: Path) -> None:
+    """Schema 1 stored no structure record: its pages keep their ids and validators but
+    are not carried over (the next crawl extracts them and stores the structure)."""
+    with StateStore.open(tmp_path) as store:
+        page(store, structure_record=None)
+    conn = sqlite3.connect(tmp_path / DB_NAME)  # back to the schema 1 layout
+    conn.execute("ALTER TABLE pages DROP COLUMN structure_record")
+    conn.execute("UPDATE docscrawl_schema SET version = 1")
+    conn.commit()
+    conn.close()
+    with StateStore.open(tmp_path) as store:
+        assert store.schema_version == SCHEMA_VERSION
+        row = store.get(URL)
+        assert row is not None and row.content_hash == "sha256:c1"
+        assert row.page_record_json is not None and row.structure_record_json is None
+        assert not row.can_carry_over
+        page(store)
+        row = store.get(URL)
+        assert row is not None and row.can_carry_over
 
 
 def test_failed_migration_is_refused_with_instructions_and_rolled_back(tmp_path: Path) -> None:
     path = tmp_path / DB_NAME
     _version_0(path, extra_column=", page_record TEXT")  # clashes with the migration
-    with pytest.raises(StateError, match="could not be migrated from schema 0 to 1") as caught:
+    with pytest.raises(StateError, match="could not be migrated from schema 0 to 2") as caught:
         StateStore.open(tmp_path)
     assert "delete it for a full re-crawl" in str(caught.value)
     conn = sqlite3.connect(path)
