@@ -84,7 +84,10 @@ ITEM_PIPELINES = {
 EXTENSIONS = {
     "scrapy.extensions.logstats.LogStats": None,
     "docscrawl.progress.Progress": 500,
+    "docscrawl.gctuning.GcTuning": 10,
 }
+# Garbage collector during a crawl (docscrawl.gctuning): first-generation threshold; 0 = off.
+DOCSCRAWL_GC_GEN0_THRESHOLD = 50_000
 
 # Where `output/<host>/` lives (Scrapyd jobs set an absolute root).
 DOCSCRAWL_OUTPUT_ROOT = "output"

@@ -4,6 +4,7 @@
     .venv/bin/python benchmarks/scale/run.py --n 50000       # the opt-in large run
     .venv/bin/python benchmarks/scale/run.py --quick         # one 500-page pair (the test)
     .venv/bin/python benchmarks/scale/run.py --n 2000 --inventory  # + `-a extract=off` runs
+    .venv/bin/python benchmarks/scale/run.py --n 50000 --reps 1 --kinds docscrawl --no-recrawl
     .venv/bin/python benchmarks/scale/run.py --profile --n 2000 --py-spy PATH  # hot spots
 
 Cost on 2 shared cores (2026-11-29): N=2,000 with 3 pairs ~25 min, N=10,000 with
@@ -374,7 +375,7 @@ def bench_one(n: int, args: argparse.Namespace, server_kind: str) -> list[Run]:
         print(f"N={n}: {server_kind} serving {site_dir} on {site}", flush=True)
         for rep in range(args.reps):
             order = ("bare", "docscrawl") if rep % 2 == 0 else ("docscrawl", "bare")
-            for kind in order:
+            for kind in (k for k in order if k in args.kinds):
                 out = args.scratch / "out" / f"docs-{n}"
                 if kind == "bare":
                     run = run_bare(site, n, rep, work, timeout)
@@ -437,6 +438,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="figures file (default SCRATCH/results.json)")
     parser.add_argument("--server", choices=("auto", "nginx", "devserver"), default="auto")
     parser.add_argument("--gzip", action="store_true", help="nginx gzip on for HTML")
+    parser.add_argument("--kinds", default="bare,docscrawl",
+                        help="crawlers to run, of bare,docscrawl (e.g. `docscrawl` alone for "
+                             "a memory-only 50,000-page run)")
     parser.add_argument("--inventory", action="store_true",
                         help="also run `-a extract=off` (the crawl without extraction) per rep")
     parser.add_argument("--no-recrawl", dest="recrawl", action="store_false",
@@ -450,6 +454,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="with --profile: profile the unchanged re-crawl instead")
     parser.add_argument("--py-spy", default="py-spy", help="py-spy executable")
     args = parser.parse_args(argv)
+    args.kinds = {kind.strip() for kind in args.kinds.split(",") if kind.strip()}
+    if not args.kinds <= {"bare", "docscrawl"}:
+        parser.error(f"--kinds: unknown crawler in {sorted(args.kinds)}")
     if args.quick:
         args.n, args.reps, args.inventory = [500], 1, True
     args.n = args.n or list(DEFAULT_N)
