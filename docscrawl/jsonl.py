@@ -8,9 +8,24 @@ from pathlib import Path
 from typing import Any, TextIO
 
 
-def dumps_line(record: dict[str, Any]) -> str:
-    """One JSON line (UTF-8 characters kept, no NaN)."""
-    return json.dumps(record, ensure_ascii=False, allow_nan=False, separators=(",", ":")) + "\n"
+def dumps_value(value: Any) -> str:
+    """Compact JSON of one value, as `dumps_line` writes it (UTF-8 kept, no NaN)."""
+    return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+
+
+def dumps_line(record: dict[str, Any], encoded: dict[str, str] | None = None) -> str:
+    """One JSON line (UTF-8 characters kept, no NaN).
+
+    `encoded` maps keys of `record` to their values already encoded with `dumps_value`:
+    records that share big values (a page's links in pages.jsonl and structure.jsonl)
+    encode them once. The line is the same as without it."""
+    if not encoded:
+        return dumps_value(record) + "\n"
+    fields = [
+        dumps_value(key) + ":" + (encoded[key] if key in encoded else dumps_value(value))
+        for key, value in record.items()
+    ]
+    return "{" + ",".join(fields) + "}\n"
 
 
 class JsonlWriter:

@@ -35,9 +35,13 @@ def as_dicts(items: list[Any]) -> list[dict[str, Any]]:
     return [as_dict(item) for item in items]
 
 
+# Fields pages.jsonl and structure.jsonl both hold, as the same (shared) lists.
+SHARED_FIELDS = ("links", "regions", "headings", "warnings")
+
+
 def page_records(page: FetchedPage) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The page's pages.jsonl and structure.jsonl lines; the lists both hold (links,
-    regions, headings, warnings) are converted once and shared."""
+    """The page's pages.jsonl and structure.jsonl lines; the lists both hold
+    (SHARED_FIELDS) are converted once and shared."""
     shared = {
         "links": as_dicts(page.extract.links),
         "regions": as_dicts(page.extract.regions),

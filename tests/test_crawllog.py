@@ -30,3 +30,13 @@ def test_terminal_invariant_and_counts(tmp_path: Path) -> None:
     assert set(lines[0]) >= {"ts", "url", "event", "reason", "rule", "discovery", "status",
                              "redirect_chain", "fetch_mode", "parser", "duplicate_of",
                              "elapsed_ms", "bytes"}
+
+
+def test_dumps_line_with_pre_encoded_values_is_the_same_line() -> None:
+    from docscrawl.jsonl import dumps_line, dumps_value
+
+    shared = [{"url": "https://d.example/ü", "text": 'say "hi"\n'}]
+    record = {"id": "p", "links": shared, "n": 1.5, "none": None, "nested": {"a": [1]}}
+    encoded = {"links": dumps_value(shared)}
+    assert dumps_line(record, encoded) == dumps_line(record)
+    assert json.loads(dumps_line(record, encoded)) == record

@@ -216,31 +216,62 @@ def _tree_item_label(li: etree._Element) -> str | None:
     return None
 
 
-def container_label(a: etree._Element, stop: etree._Element | None) -> str | None:
-    """Label of the group a link sits in: enclosing tree item, preceding caption, card title."""
+LabelMemo = dict[tuple[etree._Element, bool], "str | None"]
+
+
+def container_label(
+    a: etree._Element, stop: etree._Element | None, memo: LabelMemo | None = None,
+) -> str | None:
+    """Label of the group a link sits in: enclosing tree item, preceding caption, card title.
+
+    `memo` (one per page) remembers the answer found above each ancestor: links of one
+    sidebar list share their ancestors, so each ancestor is read once. The answer above an
+    ancestor depends only on it and on whether the link's own list item is behind: any walk
+    that reaches it ends at the same region element (`stop`)."""
     own_item: etree._Element | None = None
+    walked: list[tuple[etree._Element, bool]] = []
+    found: str | None = None
     for anc in a.iterancestors():
+        if memo is not None:
+            key = (anc, own_item is not None)
+            if key in memo:
+                found = memo[key]
+                break
+            walked.append(key)
+        done, found = _label_at(anc, stop, own_item)
+        if done:
+            break
         if anc.tag == "li" and own_item is None:
             own_item = anc
-        elif anc.tag == "li":
-            label = _tree_item_label(anc)
-            if label:
-                return label
-        if vocabulary_tokens(anc.get("class")) & CARD_TOKENS:
-            heading = next((h for h in anc.iter() if h.tag in HEADING_TAGS), None)
-            if heading is not None:
-                return _label_of(heading)
-        sibling = anc.getprevious()
-        for _ in range(MAX_LABEL_SIBLINGS):
-            if sibling is None:
-                break
-            if isinstance(sibling.tag, str) and _is_label_element(sibling):
-                return _label_of(sibling)
-            sibling = sibling.getprevious()
-        if anc is stop:
-            aria = (anc.get("aria-label") or "").strip()
-            return " ".join(aria.split()) or None
-    return None
+    if memo is not None:
+        for key in walked:
+            memo[key] = found
+    return found
+
+
+def _label_at(
+    anc: etree._Element, stop: etree._Element | None, own_item: etree._Element | None,
+) -> tuple[bool, str | None]:
+    """(whether the walk ends at `anc`, the label it ends with) for one ancestor."""
+    if anc.tag == "li" and own_item is not None:
+        label = _tree_item_label(anc)
+        if label:
+            return True, label
+    if vocabulary_tokens(anc.get("class")) & CARD_TOKENS:
+        heading = next((h for h in anc.iter() if h.tag in HEADING_TAGS), None)
+        if heading is not None:
+            return True, _label_of(heading)
+    sibling = anc.getprevious()
+    for _ in range(MAX_LABEL_SIBLINGS):
+        if sibling is None:
+            break
+        if isinstance(sibling.tag, str) and _is_label_element(sibling):
+            return True, _label_of(sibling)
+        sibling = sibling.getprevious()
+    if anc is stop:
+        aria = (anc.get("aria-label") or "").strip()
+        return True, " ".join(aria.split()) or None
+    return False, None
 
 
 def link_container(a: etree._Element, region: str, stop: etree._Element | None) -> str:
@@ -263,7 +294,8 @@ def link_container(a: etree._Element, region: str, stop: etree._Element | None) 
     return "other"
 
 
-def _build_link(a: etree._Element, url: str, region: str, rmap: RegionMap, base: str) -> Link:
+def _build_link(a: etree._Element, url: str, region: str, rmap: RegionMap, base: str,
+                labels: LabelMemo | None = None) -> Link:
     stop = rmap.region_element(a)
     return Link(
         url=url,
@@ -271,7 +303,7 @@ def _build_link(a: etree._Element, url: str, region: str, rmap: RegionMap, base:
         rel=(a.get("rel") or "").split(),
         region=region,
         container=link_container(a, region, stop),
-        container_label=container_label(a, stop),
+        container_label=container_label(a, stop, labels),
         heading_path=[],
         target=link_target(url, base, a.get("href")),
         position=0,
@@ -311,6 +343,7 @@ def page_links(
     next_main = 0
     bare_urls = [_defrag(link.url) for link in main_links]
     in_main = set(main_el.iter("a", "area"))
+    labels: LabelMemo = {}
     main_seen = False
     for a in root.iter("a", "area", main_el.tag):
         if a is main_el:
@@ -343,7 +376,7 @@ def page_links(
                 continue
             if region == "main_content":
                 continue
-        out.append(_build_link(a, url, region, regions, base))
+        out.append(_build_link(a, url, region, regions, base, labels))
     out.extend(main_links[next_main:])
     for i, link in enumerate(out):  # every Link here was made for this page: number in place
         link.position = i

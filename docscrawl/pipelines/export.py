@@ -14,9 +14,9 @@ from scrapy.crawler import Crawler
 
 from docscrawl.chunking import chunk_page
 from docscrawl.items import CarriedPage, FetchedPage
-from docscrawl.jsonl import dumps_line
+from docscrawl.jsonl import dumps_line, dumps_value
 from docscrawl.pipelines.base import SessionPipeline
-from docscrawl.records import page_id, page_records
+from docscrawl.records import SHARED_FIELDS, page_id, page_records
 from docscrawl.state import StateRow
 
 
@@ -54,8 +54,9 @@ class ExportPipeline(SessionPipeline):
             target_tokens=self.chunk_tokens, max_tokens=self.chunk_max,
         )
         # Each record is serialized once: the same text goes to the output and the state.
-        record_line = dumps_line(record)
-        structure_line = dumps_line(structure)
+        shared = {key: dumps_value(record[key]) for key in SHARED_FIELDS}  # encoded once
+        record_line = dumps_line(record, shared)
+        structure_line = dumps_line(structure, shared)
         chunk_lines = [dumps_line(chunk) for chunk in chunks]
         session.pages.write_raw(record_line)
         session.structure.write_raw(structure_line)
