@@ -16,6 +16,10 @@ ROBOTSTXT_OBEY = False
 REDIRECT_ENABLED = False
 METAREFRESH_ENABLED = False
 DUPEFILTER_CLASS = "scrapy.dupefilters.BaseDupeFilter"
+# Pending requests live in disk queues, with or without JOBDIR (docscrawl.scheduler): a
+# sitemap naming 50,000 pages must not put 50,000 Requests in memory.
+SCHEDULER = "docscrawl.scheduler.DiskQueueScheduler"
+DOCSCRAWL_DISK_QUEUE = True
 COOKIES_ENABLED = False
 
 CONCURRENT_REQUESTS = 8

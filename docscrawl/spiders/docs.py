@@ -530,14 +530,15 @@ class DocsSpider(scrapy.Spider):
         """The frontier's track for a page request; None when a resumed crawl already
         has the page's outcome (a request replayed from JOBDIR after it was re-issued).
 
-        Requests restored from Scrapy's disk queue carry an unpickled copy of their track:
-        the frontier's own one (rebuilt from the journal) is the one aliases update."""
+        Requests that went through Scrapy's disk queue (docscrawl.scheduler) carry an
+        unpickled copy of their track: the frontier's own one is the one later discoveries
+        and aliases update."""
         session = self.session
-        if not session.resumed:
-            return track
         owner = session.frontier.owner_of(track.key)
         if owner is not None and owner.url == track.url:
             track = owner
+        if not session.resumed:
+            return track
         if session.log.is_closed(track.url):
             logger.debug("docscrawl: %s already ended before the resume: ignored", track.url)
             return None

@@ -1,0 +1,55 @@
+"""Scrapy's scheduler, with its pending requests on disk even without JOBDIR.
+
+A site's sitemap can name every page at once: Scrapy's memory queue would then hold one
+Request per page of the site, and the crawl's memory would grow with the site. Scrapy
+keeps pending requests in disk queues only when JOBDIR is set; this scheduler gives it a
+temporary queue directory otherwise (deleted when the crawl closes), so pending requests
+cost disk, not memory. `DOCSCRAWL_DISK_QUEUE = False` restores Scrapy's memory queue.
+Requests that cannot be serialized still go to the memory queue (Scrapy's own fallback).
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from typing import Any, Self
+
+from scrapy.core.scheduler import Scheduler
+from scrapy.crawler import Crawler
+from scrapy.utils.job import job_dir
+from scrapy.utils.misc import build_from_crawler, load_object
+
+
+class DiskQueueScheduler(Scheduler):
+    """`scrapy.core.scheduler.Scheduler` with a temporary disk-queue directory."""
+
+    temporary_dir: str | None = None
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        settings = crawler.settings
+        jobdir = job_dir(settings)
+        temporary = None
+        if jobdir is None and settings.getbool("DOCSCRAWL_DISK_QUEUE", True):
+            temporary = jobdir = tempfile.mkdtemp(prefix="docscrawl-queue-")
+        scheduler = cls(
+            dupefilter=build_from_crawler(load_object(settings["DUPEFILTER_CLASS"]), crawler),
+            jobdir=jobdir,
+            dqclass=load_object(settings["SCHEDULER_DISK_QUEUE"]),
+            mqclass=load_object(settings["SCHEDULER_MEMORY_QUEUE"]),
+            logunser=settings.getbool("SCHEDULER_DEBUG"),
+            stats=crawler.stats,
+            pqclass=load_object(settings["SCHEDULER_PRIORITY_QUEUE"]),
+            crawler=crawler,
+        )
+        scheduler.temporary_dir = temporary
+        return scheduler
+
+    def close(self, reason: str) -> Any:
+        """Close as Scrapy does, then delete the temporary queue directory."""
+        try:
+            return super().close(reason)
+        finally:
+            if self.temporary_dir is not None:
+                shutil.rmtree(self.temporary_dir, ignore_errors=True)
+                self.temporary_dir = None
