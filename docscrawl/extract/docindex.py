@@ -120,7 +120,7 @@ class DocIndex:
         # Every fact comes from XPath queries, which run in C: no Python object is made
         # per element (tag names are asked for on demand, see `TagSet`).
         class_values = _CLASSES(root)
-        classes = frozenset(tok for value in class_values for tok in value.split())
+        classes = frozenset(" ".join(class_values).split())
         ids = _IDS(root)
         raw = {name: query(root) for name, query in _VALUES.items()}
         # The attribute queries above already answer `has_attr` for their attributes.
