@@ -13,18 +13,34 @@ from pathlib import Path
 from typing import Any
 
 from docscrawl.dedup.content import sha256_id
-from docscrawl.jsonl import dumps_line
+from docscrawl.jsonl import dumps_line, dumps_value
 
 Transform = Callable[[dict[str, Any]], dict[str, Any]]
 
+# The pages.jsonl fields `page_updater` reads and changes; `records.page_records` writes
+# them first, so the end-of-crawl update parses nothing else.
+PAGE_LEADING_FIELDS = ("id", "canonical_url", "observed_urls", "discovery", "sitemap_lastmod")
 
-def rewrite_jsonl(path: Path, transform: Transform) -> None:
-    """Apply `transform` to every line of a JSONL file; torn lines are dropped."""
+
+def rewrite_jsonl(path: Path, transform: Transform, *, leading: tuple[str, ...] = ()) -> None:
+    """Apply `transform` to every line of a JSONL file; torn lines are dropped.
+
+    `leading`: keys that open every line, in this order, and the only ones `transform`
+    reads or changes: only they are parsed and written again, the rest of the line is
+    copied as it is (a page line's Markdown and links are most of it). A line that does
+    not open with them is parsed whole."""
     if not path.exists():
         return
     tmp = path.with_name(path.name + ".tmp")
     with path.open(encoding="utf-8") as src, tmp.open("w", encoding="utf-8") as dst:
         for raw in src:
+            head = _leading_fields(raw, leading) if leading else None
+            if head is not None:
+                fields, rest = head
+                updated = transform(fields)
+                if list(updated) == list(leading):
+                    dst.write(_join_fields(updated, rest))
+                    continue
             try:
                 record = json.loads(raw)
             except ValueError:
@@ -33,6 +49,36 @@ def rewrite_jsonl(path: Path, transform: Transform) -> None:
         dst.flush()
         os.fsync(dst.fileno())
     os.replace(tmp, path)
+
+
+_DECODER = json.JSONDecoder()
+
+
+def _leading_fields(line: str, keys: tuple[str, ...]) -> tuple[dict[str, Any], str] | None:
+    """The values of `keys` opening a compact JSON line, and the text after them (the
+    remaining fields and the closing brace); None when the line does not open with them."""
+    if not line.startswith("{") or not line.endswith("}\n"):
+        return None
+    fields: dict[str, Any] = {}
+    at = 1
+    try:
+        for key in keys:
+            name = f'"{key}":'
+            if not line.startswith(name, at):
+                return None
+            fields[key], at = _DECODER.raw_decode(line, at + len(name))
+            if line[at] == ",":
+                at += 1
+            elif line[at] != "}":
+                return None
+    except (ValueError, IndexError):
+        return None
+    return fields, line[at:]
+
+
+def _join_fields(fields: dict[str, Any], rest: str) -> str:
+    head = ",".join(dumps_value(key) + ":" + dumps_value(value) for key, value in fields.items())
+    return "{" + head + ("" if rest.startswith("}") else ",") + rest
 
 
 def resolve_renames(renames: dict[str, str]) -> dict[str, str]:

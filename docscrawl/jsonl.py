@@ -57,6 +57,16 @@ class JsonlWriter:
         self._file.flush()
         self.count += 1
 
+    def write_lines(self, lines: list[str]) -> None:
+        """Write serialized records (each one line ending in a newline) in one write and
+        one flush: a page's chunks go out together."""
+        if self._file is None:
+            raise ValueError(f"{self.path} is closed")
+        if lines:
+            self._file.write("".join(lines))
+            self._file.flush()
+            self.count += len(lines)
+
     def close(self) -> None:
         """Flush to disk and close; safe to call twice."""
         if self._file is not None:

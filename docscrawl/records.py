@@ -57,11 +57,14 @@ def _page_record(page: FetchedPage, shared: dict[str, Any]) -> dict[str, Any]:
     track = page.track
     assert page.canonical_url is not None and page.content_hash is not None
     return {
+        # First the fields an end-of-crawl update may change (finalize.PAGE_LEADING_FIELDS)
         "id": page_id(page.canonical_url),
         "canonical_url": page.canonical_url,
+        "observed_urls": list(track.observed),
+        "discovery": track.discovery_records(),
+        "sitemap_lastmod": track.sitemap_lastmod,
         "fetched_url": track.fetched_url or track.key,
         "final_url": page.final_url,
-        "observed_urls": list(track.observed),
         "redirect_chain": list(track.redirect_chain),
         "title": ext.title,
         "main_heading": ext.main_heading,
@@ -89,9 +92,7 @@ def _page_record(page: FetchedPage, shared: dict[str, Any]) -> dict[str, Any]:
             "etag": page.etag,
             "last_modified": page.last_modified,
         },
-        "discovery": track.discovery_records(),
         "discovery_truncated": track.discovery_dropped,
-        "sitemap_lastmod": track.sitemap_lastmod,
         "retrieved_at": page.retrieved_at,
         "content_hash": page.content_hash,
         "warnings": shared["warnings"],

@@ -157,9 +157,27 @@ def _all_text(el: etree._Element) -> str:
 
 def _text_chars(el: etree._Element, skip: frozenset[str] = frozenset()) -> int:
     """Visible text characters under `el`, whitespace collapsed; element boundaries count
-    as whitespace. One C-level query for the text nodes outside `_NOT_TEXT` and `skip`."""
+    as whitespace. Exact below STRONG_TEXT_CHARS; at or above it, possibly a lower bound
+    (every decision compares with STRONG_TEXT_CHARS or less, so it decides the same).
+
+    The usual page has far more text than that: all of its text (one C-level pass) minus
+    the raw text of hidden elements (scripts, styles...) already shows it. Otherwise the
+    text nodes outside `_NOT_TEXT` and `skip` are collected (a costlier query)."""
+    if el.tag in _NOT_TEXT or el.tag in skip:
+        return 0
+    total = len(" ".join(" ".join(el.itertext()).split()))
+    if total >= STRONG_TEXT_CHARS:
+        hidden = sum(len(text) + 2 for text in _hidden_texts(skip)(el))  # + separators
+        if total - hidden >= STRONG_TEXT_CHARS:
+            return total - hidden
     texts = _visible_texts(skip)(el)
     return len(" ".join(" ".join(texts).split()))
+
+
+@lru_cache(maxsize=8)
+def _hidden_texts(skip: frozenset[str]) -> etree.XPath:
+    paths = " | ".join(f".//{tag}//text()" for tag in sorted(_NOT_TEXT | skip))
+    return etree.XPath(paths, smart_strings=False)
 
 
 @lru_cache(maxsize=8)

@@ -25,6 +25,7 @@ from docscrawl.discovery.scope import Scope
 from docscrawl.discovery.traps import TrapGuard
 from docscrawl.discovery.urls import normalize_url
 from docscrawl.finalize import (
+    PAGE_LEADING_FIELDS,
     log_updater,
     page_ref_updater,
     page_updater,
@@ -356,7 +357,8 @@ class CrawlSession:
                  if (update := entry.growth())}
         renames = resolve_renames(self.renames)
         if grown or renames:
-            rewrite_jsonl(self.out_dir / "pages.jsonl", page_updater(grown, renames))
+            rewrite_jsonl(self.out_dir / "pages.jsonl", page_updater(grown, renames),
+                          leading=PAGE_LEADING_FIELDS)
         if renames:
             for name in ("structure.jsonl", "chunks.jsonl"):
                 rewrite_jsonl(self.out_dir / name, page_ref_updater(renames))

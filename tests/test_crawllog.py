@@ -40,3 +40,28 @@ def test_dumps_line_with_pre_encoded_values_is_the_same_line() -> None:
     encoded = {"links": dumps_value(shared)}
     assert dumps_line(record, encoded) == dumps_line(record)
     assert json.loads(dumps_line(record, encoded)) == record
+
+
+def test_rewrite_parses_only_the_leading_fields_and_keeps_the_rest(tmp_path) -> None:
+    from docscrawl.finalize import PAGE_LEADING_FIELDS, page_updater, rewrite_jsonl
+    from docscrawl.jsonl import dumps_line
+
+    lead = {"id": "sha256:a", "canonical_url": "https://d.example/a", "observed_urls": [],
+            "discovery": [], "sitemap_lastmod": None}
+    page = {**lead, "markdown": 'x "}\n', "links": [{"url": "https://d.example/b"}]}
+    other = {"canonical_url": "https://d.example/c", "id": "sha256:c", "markdown": "y"}
+    path = tmp_path / "pages.jsonl"
+    path.write_text(dumps_line(page) + dumps_line(other) + '{"torn', encoding="utf-8")
+    grown = {"https://d.example/a2": {"observed_urls": ["https://d.example/a?x"],
+                                     "discovery": [{"reason": "sidebar", "from": None}],
+                                     "sitemap_lastmod": "2026-01-01"},
+             "https://d.example/c": {"observed_urls": ["https://d.example/c/"]}}
+    rewrite_jsonl(path, page_updater(grown, {"https://d.example/a": "https://d.example/a2"}),
+                  leading=PAGE_LEADING_FIELDS)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 2  # the torn line is dropped
+    first, second = (json.loads(line) for line in lines)
+    assert first == {**page, **grown["https://d.example/a2"], "canonical_url":
+                     "https://d.example/a2", "id": first["id"]}
+    assert first["id"] != page["id"]
+    assert second == {**other, "observed_urls": ["https://d.example/c/"]}  # parsed whole

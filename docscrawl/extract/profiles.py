@@ -369,7 +369,7 @@ _SPLIT = re.compile(r"[^0-9A-Za-z]+")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
-VOCABULARY_CACHE = 8192
+VOCABULARY_CACHE = 2048  # entries; class strings repeat, ids (also passed) do not
 
 
 def vocabulary_tokens(*values: str | None) -> frozenset[str]:

@@ -60,8 +60,7 @@ class ExportPipeline(SessionPipeline):
         chunk_lines = [dumps_line(chunk) for chunk in chunks]
         session.pages.write_raw(record_line)
         session.structure.write_raw(structure_line)
-        for line in chunk_lines:
-            session.chunks.write_raw(line)
+        session.chunks.write_lines(chunk_lines)
         session.record_written(record["canonical_url"], item.track)
         session.log.record(
             item.track.url, "extracted", status=item.status,
@@ -88,9 +87,8 @@ class ExportPipeline(SessionPipeline):
         session.pages.write_raw(row.page_record_json)  # stored text, written as it is
         if row.structure_record_json is not None:
             session.structure.write_raw(row.structure_record_json)
-        for line in (row.chunk_records_jsonl or "").split("\n"):
-            if line:
-                session.chunks.write_raw(line)
+        session.chunks.write_lines(
+            [line + "\n" for line in (row.chunk_records_jsonl or "").split("\n") if line])
         session.record_written(row.canonical_url, track)
         session.log.record(
             track.url, "unchanged", status=item.status, redirect_chain=track.redirect_chain,
