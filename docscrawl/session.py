@@ -40,7 +40,7 @@ from docscrawl.frontier import (
     track_fields,
 )
 from docscrawl.incremental import Incremental
-from docscrawl.jsonl import JsonlWriter, write_json_atomic
+from docscrawl.jsonl import JsonlWriter, dumps_line, write_json_atomic
 from docscrawl.resume import (
     FRONTIER_JOURNAL,
     RUN_MARKER,
@@ -239,7 +239,7 @@ class CrawlSession:
                 todo[canonical] = (event, url)
         if not todo:
             return
-        records, chunks = records_of(self.out_dir, set(todo))
+        records, chunks, structures = records_of(self.out_dir, set(todo))
         for canonical, (event, url) in todo.items():
             record = records.get(canonical)
             if record is None:
@@ -250,9 +250,11 @@ class CrawlSession:
                                       observed_urls=pages[canonical].observed_urls,
                                       body_digest=None)
             else:
+                structure = structures.get(canonical)
                 incremental.fresh(record, chunks.get(canonical, []),
                                   body_digest=record.get("body_hash"),
-                                  extra_urls=[normalize_url(url)])
+                                  extra_urls=[normalize_url(url)],
+                                  structure_line=dumps_line(structure) if structure else None)
         logger.info("docscrawl: resume: state brought up to date for %d page(s)", len(todo))
 
     def journal_offer(self, url: str, reason: str, source: str | None, depth: int,

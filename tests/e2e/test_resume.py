@@ -256,6 +256,11 @@ def test_resume_repairs_a_kill_between_the_files_and_the_state(tmp_path: Path) -
     assert "resume: 1 page(s) without a logged outcome" in result.stderr
     assert_everything_once(out, result)
     assert "ghost" not in {c["id"] for c in read_jsonl(out / "chunks.jsonl")}
+    db = sqlite3.connect(out / "state.sqlite3")
+    repaired = db.execute("SELECT structure_record FROM pages WHERE canonical_url = ?",
+                          (canonical,)).fetchone()
+    db.close()
+    assert repaired is not None and json.loads(repaired[0])["canonical_url"] == canonical
 
 
 @pytest.mark.e2e
