@@ -166,7 +166,7 @@ def chunk_id(canonical_url: str, heading_path: list[str], text: str, occurrence:
     """`sha256:<hex>` of the canonical URL, the heading path and the normalized chunk text
     (volatile text ignored, see `docscrawl.volatile`); `occurrence` > 0 tells apart chunks
     of one page that would otherwise be identical."""
-    normalized = normalize_markdown(normalize_for_hash(text))
+    normalized = normalize_markdown(normalize_for_hash(text, mask_links=False))
     key = "\x1e".join([canonical_url, "\x1f".join(heading_path), normalized])
     if occurrence:
         key += f"\x1e{occurrence}"

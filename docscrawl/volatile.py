@@ -82,12 +82,12 @@ def is_volatile_line(line: str) -> bool:
     return bool(_BUILD_ID.match(core))
 
 
-def _mask_line(line: str) -> str:
+def _mask_line(line: str, mask_links: bool = True) -> str:
     if "<!--" in line:
         line = _HTML_COMMENT.sub(_drop_dated_comment, line)
     if len(line) <= MAX_LINE_CHARS and _COPYRIGHT.search(line):
         line = _YEAR.sub("YYYY", line)
-    if "](" in line:
+    if mask_links and "](" in line:
         line = _FRAGMENT_IN_LINK.sub(rf"\1{MASK}", line)
         line = _CACHE_BUSTER.sub(r"\1", line)
         line = _HASHED_ASSET.sub(rf"\1{MASK}\2", line)
@@ -101,10 +101,12 @@ def _drop_dated_comment(match: re.Match[str]) -> str:
     return "" if _DATE_RE.search(body) or _HASH_RE.search(body) else match.group()
 
 
-def normalize_for_hash(markdown: str) -> str:
+def normalize_for_hash(markdown: str, *, mask_links: bool = True) -> str:
     """Markdown with volatile text removed or masked (see the module docstring).
 
-    Lines inside fenced code blocks are never touched: code is content.
+    Lines inside fenced code blocks are never touched: code is content. `mask_links=False`
+    leaves link destinations alone, for callers that drop them afterwards anyway
+    (`dedup.content.normalize_markdown`): the result they hash is the same.
     """
     out: list[str] = []
     fence: str | None = None
@@ -119,5 +121,5 @@ def normalize_for_hash(markdown: str) -> str:
             fence = opener.group(1)
             out.append(line)
         elif not is_volatile_line(line):
-            out.append(_mask_line(line))
+            out.append(_mask_line(line, mask_links))
     return "\n".join(out)

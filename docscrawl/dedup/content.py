@@ -35,7 +35,7 @@ def sha256_id(text: str) -> str:
 
 def content_hash(markdown: str) -> str:
     """`sha256:<hex>` of the normalized Markdown, volatile text ignored (`docscrawl.volatile`)."""
-    return sha256_id(normalize_markdown(normalize_for_hash(markdown)))
+    return sha256_id(normalize_markdown(normalize_for_hash(markdown, mask_links=False)))
 
 
 def url_version(url: str) -> str | None:

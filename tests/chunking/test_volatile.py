@@ -93,3 +93,18 @@ def test_rebuilds_of_the_same_page_normalize_equal() -> None:
     assert normalize_for_hash(first) == normalize_for_hash(second)
     edited = second.replace("90 days", "30 days")
     assert normalize_for_hash(edited) != normalize_for_hash(second)
+
+
+@pytest.mark.parametrize("markdown", [
+    "See [setup](https://d.example/setup.html?v=3f2a9c1b#id3) and"
+    " ![logo](/_static/logo.3f2a9c1b.png).",
+    "[Next](https://d.example/next.html#__codelineno-0-1 \"title\")\n\n```\n[kept](x#id9)\n```",
+    "© 2024 [Acme](https://e.example/a#id4) <a href=\"#id3\">x</a>",
+])
+def test_hashes_drop_link_destinations_so_masking_them_first_changes_nothing(
+    markdown: str,
+) -> None:
+    from docscrawl.dedup.content import normalize_markdown
+
+    masked = normalize_markdown(normalize_for_hash(markdown))
+    assert normalize_markdown(normalize_for_hash(markdown, mask_links=False)) == masked
