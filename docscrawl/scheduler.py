@@ -3,21 +3,54 @@
 A site's sitemap can name every page at once: Scrapy's memory queue would then hold one
 Request per page of the site, and the crawl's memory would grow with the site. Scrapy
 keeps pending requests in disk queues only when JOBDIR is set; this scheduler gives it a
-temporary queue directory otherwise (deleted when the crawl closes), so pending requests
-cost disk, not memory. `DOCSCRAWL_DISK_QUEUE = False` restores Scrapy's memory queue.
+temporary queue directory otherwise (deleted when the crawl closes; one left behind by a
+crawl killed with `kill -9` is removed by the next crawl), so pending requests cost disk,
+not memory. `DOCSCRAWL_DISK_QUEUE = False` restores Scrapy's memory queue.
 Requests that cannot be serialized still go to the memory queue (Scrapy's own fallback).
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
+from pathlib import Path
 from typing import Any, Self
 
 from scrapy.core.scheduler import Scheduler
 from scrapy.crawler import Crawler
 from scrapy.utils.job import job_dir
 from scrapy.utils.misc import build_from_crawler, load_object
+
+QUEUE_PREFIX = "docscrawl-queue-"
+
+
+def make_queue_dir() -> str:
+    """A new temporary queue directory named after this process; directories of processes
+    that no longer run (a crawl killed with `kill -9`) are removed first."""
+    remove_stale_queue_dirs(Path(tempfile.gettempdir()))
+    return tempfile.mkdtemp(prefix=f"{QUEUE_PREFIX}{os.getpid()}-")
+
+
+def remove_stale_queue_dirs(parent: Path) -> list[Path]:
+    """Remove `docscrawl-queue-<pid>-*` directories under `parent` whose process is gone."""
+    removed = []
+    for path in parent.glob(f"{QUEUE_PREFIX}*-*"):
+        pid = path.name[len(QUEUE_PREFIX):].split("-", 1)[0]
+        if pid.isdigit() and not _process_alive(int(pid)):
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(path)
+    return removed
+
+
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
 
 
 class DiskQueueScheduler(Scheduler):
@@ -31,7 +64,7 @@ class DiskQueueScheduler(Scheduler):
         jobdir = job_dir(settings)
         temporary = None
         if jobdir is None and settings.getbool("DOCSCRAWL_DISK_QUEUE", True):
-            temporary = jobdir = tempfile.mkdtemp(prefix="docscrawl-queue-")
+            temporary = jobdir = make_queue_dir()
         scheduler = cls(
             dupefilter=build_from_crawler(load_object(settings["DUPEFILTER_CLASS"]), crawler),
             jobdir=jobdir,
