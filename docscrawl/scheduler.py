@@ -19,8 +19,6 @@ from typing import Any, Self
 
 from scrapy.core.scheduler import Scheduler
 from scrapy.crawler import Crawler
-from scrapy.utils.job import job_dir
-from scrapy.utils.misc import build_from_crawler, load_object
 
 QUEUE_PREFIX = "docscrawl-queue-"
 
@@ -60,22 +58,13 @@ class DiskQueueScheduler(Scheduler):
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
+        """Scrapy's scheduler; without JOBDIR, its disk queues in a temporary directory
+        (the queues are opened later, in `open`, from `dqdir`)."""
+        scheduler = super().from_crawler(crawler)
         settings = crawler.settings
-        jobdir = job_dir(settings)
-        temporary = None
-        if jobdir is None and settings.getbool("DOCSCRAWL_DISK_QUEUE", True):
-            temporary = jobdir = make_queue_dir()
-        scheduler = cls(
-            dupefilter=build_from_crawler(load_object(settings["DUPEFILTER_CLASS"]), crawler),
-            jobdir=jobdir,
-            dqclass=load_object(settings["SCHEDULER_DISK_QUEUE"]),
-            mqclass=load_object(settings["SCHEDULER_MEMORY_QUEUE"]),
-            logunser=settings.getbool("SCHEDULER_DEBUG"),
-            stats=crawler.stats,
-            pqclass=load_object(settings["SCHEDULER_PRIORITY_QUEUE"]),
-            crawler=crawler,
-        )
-        scheduler.temporary_dir = temporary
+        if scheduler.dqdir is None and settings.getbool("DOCSCRAWL_DISK_QUEUE", True):
+            scheduler.temporary_dir = make_queue_dir()
+            scheduler.dqdir = scheduler._dqdir(scheduler.temporary_dir)
         return scheduler
 
     def close(self, reason: str) -> Any:

@@ -29,3 +29,30 @@ def test_make_queue_dir_names_the_process(monkeypatch, tmp_path: Path) -> None:
     monkeypatch.setattr(tempfile, "tempdir", None)  # re-read TMPDIR
     made = Path(make_queue_dir())
     assert made.parent == tmp_path and made.name.startswith(f"{QUEUE_PREFIX}{os.getpid()}-")
+
+
+def test_scheduler_gets_a_queue_dir_without_jobdir_only(tmp_path: Path) -> None:
+    """Scrapy opens its disk queues in `dqdir` (the demo crawl's stats show every request
+    queued on disk: tests/e2e/test_demo_crawl.py)."""
+    import shutil
+
+    from scrapy.utils.test import get_crawler
+
+    from docscrawl.scheduler import DiskQueueScheduler
+
+    scheduler = DiskQueueScheduler.from_crawler(get_crawler())
+    try:
+        assert scheduler.temporary_dir is not None and scheduler.dqdir is not None
+        queue_dir = Path(scheduler.temporary_dir)
+        assert Path(scheduler.dqdir) == queue_dir / "requests.queue"
+        assert Path(scheduler.dqdir).is_dir()
+        assert queue_dir.name.startswith(f"{QUEUE_PREFIX}{os.getpid()}-")
+    finally:
+        shutil.rmtree(scheduler.temporary_dir or tmp_path / "none", ignore_errors=True)
+
+    off = get_crawler(settings_dict={"DOCSCRAWL_DISK_QUEUE": False})
+    assert DiskQueueScheduler.from_crawler(off).dqdir is None
+    jobdir = get_crawler(settings_dict={"JOBDIR": str(tmp_path / "job")})
+    kept = DiskQueueScheduler.from_crawler(jobdir)
+    assert kept.temporary_dir is None
+    assert Path(kept.dqdir) == tmp_path / "job" / "requests.queue"

@@ -27,6 +27,12 @@ def test_every_discovered_url_ends_once_and_contract_holds(demo: CrawlOutput) ->
     assert demo.run["complete"] is True
 
 
+def test_pending_requests_wait_in_disk_queues(demo: CrawlOutput) -> None:
+    stats = demo.result.stderr
+    assert "'scheduler/enqueued/disk'" in stats
+    assert "'scheduler/enqueued/memory'" not in stats
+
+
 def test_robots_disallowed_url_is_skipped_with_its_rule_and_never_fetched(
     demo: CrawlOutput,
 ) -> None:
