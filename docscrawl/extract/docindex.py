@@ -91,7 +91,7 @@ def document_position(el: Element) -> tuple[int, ...]:
 
 @dataclass(frozen=True, slots=True)
 class DocIndex:
-    """Tags, class tokens, ids and some attribute values of a document, from one pass.
+    """Tags, class tokens, ids and some attribute values of a document, from C-level queries.
 
     Running a CSS selector costs a full tree walk; `select` skips the walk when the
     selector cannot match (a class, id, tag or attribute it needs is absent).

@@ -42,7 +42,7 @@ _UNSAFE = frozenset("\t\r\n\\ ;:")
 @lru_cache(maxsize=SPLIT_CACHE)
 def _base_parts(base: str) -> tuple[str, str, str] | None:
     """(scheme://netloc, path, query) of an http(s) base URL; None for anything else."""
-    parts = urlsplit(base)
+    parts = split(base)
     if parts.scheme not in ("http", "https") or not parts.netloc or ";" in parts.path:
         return None
     return parts.scheme + "://" + parts.netloc, parts.path, parts.query
@@ -65,10 +65,10 @@ def fast_join(base: str, href: str) -> str | None:
         if i != -1 and i < cut:
             cut = i
     path, rest = href[:cut], href[cut:]
+    if not path:  # "#frag" on the base page; "#" alone names no fragment
+        return origin + bpath + ("?" + bquery if bquery else "") + (rest if rest != "#" else "")
     if rest.endswith(("?", "#")) or "?#" in rest:
-        return None if path or rest != "#" else origin + bpath + ("?" + bquery if bquery else "")
-    if not path:  # "#frag"
-        return origin + bpath + ("?" + bquery if bquery else "") + rest
+        return None  # an empty query or fragment, which urljoin drops
     if path[0] == "/":
         segments = path.split("/")
     else:
