@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, MutableSet
 from datetime import UTC, datetime
 from typing import Any
 
 from docscrawl.jsonl import JsonlWriter
+from docscrawl.ledger import SqlSet
 
 logger = logging.getLogger(__name__)
 
@@ -30,11 +31,16 @@ def utc_now() -> str:
 class CrawlLog:
     """Writes crawl_log.jsonl and counts events, skip reasons and failure reasons."""
 
-    def __init__(self, writer: JsonlWriter, *, stats: Any = None) -> None:
+    def __init__(self, writer: JsonlWriter, *, stats: Any = None,
+                 open_urls: MutableSet[str] | SqlSet | None = None,
+                 closed: MutableSet[str] | SqlSet | None = None) -> None:
+        """`open_urls`, `closed`: where to keep the URLs discovered without and with their
+        terminal event (the crawl's ledger, on disk, since a sitemap can open every URL of
+        the site at once; sets in memory by default)."""
         self._writer = writer
         self._stats = stats
-        self._open: set[str] = set()
-        self._closed: set[str] = set()
+        self._open = open_urls if open_urls is not None else set()
+        self._closed = closed if closed is not None else set()
         self.events: Counter[str] = Counter()
         self.skip_reasons: Counter[str] = Counter()
         self.failure_reasons: Counter[str] = Counter()
@@ -49,8 +55,8 @@ class CrawlLog:
         """Resume (JOBDIR): take back the open and ended URLs and the counts of the
         interrupted run, as read from its crawl_log.jsonl."""
         self.resumed = True
-        self._open.update(open_urls)
-        self._closed.update(closed)
+        self._open.update(open_urls)  # type: ignore[arg-type]
+        self._closed.update(closed)  # type: ignore[arg-type]
         self.events.update(events)
         self.skip_reasons.update(skip_reasons)
         self.failure_reasons.update(failure_reasons)

@@ -10,7 +10,7 @@ duplicate normalized URL, `max_pages` and crawler-trap caps.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -51,38 +51,97 @@ def discovery_records(entries: Iterable[Discovery]) -> list[dict[str, Any]]:
     return [{"reason": reason, "from": source} for reason, source in entries]
 
 
-@dataclass(slots=True)
 class PageTrack:
-    """One claimed page fetch: the URL it started from and everything seen serving it."""
+    """One claimed page fetch: the URL it started from and everything seen serving it.
 
-    url: str
-    key: str
-    depth: int
-    discovery: list[Discovery]  # tuples, not dicts: a large crawl holds one per way found
-    observed: dict[str, None] = field(default_factory=dict)  # an ordered set
-    sitemap_lastmod: str | None = None
-    redirect_chain: list[str] = field(default_factory=list)
-    fetched_url: str | None = None  # first URL requested, when a redirect led here
-    record_canonical: str | None = None  # set once its page record is written
-    merged_into: str | None = None  # canonical URL of the record this page duplicated
-    discovery_dropped: int = 0  # ways found past MAX_DISCOVERY_ENTRIES, counted only
+    A large crawl holds one per page until it ends, so it is kept small: slots, the ways
+    found as one flat tuple of (reason, source) pairs, the observed URLs as a short tuple
+    (both rebuilt on the rare change: a few entries each)."""
+
+    __slots__ = (
+        "_found",
+        "depth",
+        "discovery_dropped",
+        "fetched_url",
+        "key",
+        "merged_into",
+        "observed",
+        "record_canonical",
+        "redirect_chain",
+        "sitemap_lastmod",
+        "url",
+        "written_discovery",
+        "written_lastmod",
+        "written_observed",
+    )
+
+    def __init__(
+        self, url: str, key: str, depth: int, discovery: Iterable[Discovery] = (), *,
+        sitemap_lastmod: str | None = None, redirect_chain: Iterable[str] = (),
+        fetched_url: str | None = None,
+    ) -> None:
+        self.url = url
+        self.key = url if key == url else key  # one string object when they are equal
+        self.depth = depth
+        self._found: tuple[str | None, ...] = tuple(
+            item for pair in discovery for item in pair)  # reason, source, reason, ...
+        self.observed: tuple[str, ...] = ()  # an ordered set: a page has a few URLs at most
+        self.sitemap_lastmod = sitemap_lastmod
+        self.redirect_chain: tuple[str, ...] = tuple(redirect_chain)
+        self.fetched_url = fetched_url  # first URL requested, when a redirect led here
+        self.record_canonical: str | None = None  # set once its page record is written
+        self.merged_into: str | None = None  # canonical URL of the record it duplicated
+        self.discovery_dropped = 0  # ways found past MAX_DISCOVERY_ENTRIES, counted only
+        # what its page record listed when written: observed URLs and ways found (-1: not
+        # written), and the sitemap lastmod
+        self.written_observed = -1
+        self.written_discovery = 0
+        self.written_lastmod: str | None = None
+
+    def __repr__(self) -> str:
+        return f"<PageTrack {self.url} depth={self.depth}>"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, PageTrack) and self.__getstate__() == other.__getstate__()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable: compared by value, not hashed
+
+    def __getstate__(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, name) for name in self.__slots__)
+
+    def __setstate__(self, state: tuple[Any, ...]) -> None:
+        for name, value in zip(self.__slots__, state, strict=True):
+            setattr(self, name, value)
+
+    @property
+    def discovery(self) -> list[Discovery]:
+        """The ways this page was found, as (reason, source) pairs (a copy)."""
+        found = self._found
+        return [(found[i] or "", found[i + 1]) for i in range(0, len(found), 2)]
+
+    @property
+    def discovery_count(self) -> int:
+        """How many ways found are listed."""
+        return len(self._found) // 2
 
     def observe(self, url: str) -> None:
         """Remember a URL that serves (or leads to) this page."""
-        self.observed.setdefault(url, None)
+        if url not in self.observed:
+            self.observed += (url,)
 
     def add_discovery(self, reason: str, source: str | None) -> None:
         """Add one way this page was found, once. Past MAX_DISCOVERY_ENTRIES only a new
         reason (or a redirect) is still listed; the others are counted."""
-        key = (reason, source)
-        if key in self.discovery:  # a short list: MAX_DISCOVERY_ENTRIES plus new reasons
-            return
-        if len(self.discovery) >= MAX_DISCOVERY_ENTRIES and reason not in ALWAYS_LISTED and any(
-            known == reason for known, _ in self.discovery
-        ):
+        found = self._found
+        reasons = found[0::2]
+        for i, known in enumerate(reasons):
+            if known == reason and found[2 * i + 1] == source:
+                return
+        if (len(reasons) >= MAX_DISCOVERY_ENTRIES and reason not in ALWAYS_LISTED
+                and reason in reasons):
             self.discovery_dropped += 1
             return
-        self.discovery.append(key)
+        self._found = (*found, reason, source)
 
     def discovery_records(self) -> list[dict[str, Any]]:
         """The ways this page was found, as pages.jsonl `discovery` records."""
@@ -96,6 +155,22 @@ class PageTrack:
             self.add_discovery(reason, source)
         if other.sitemap_lastmod and not self.sitemap_lastmod:
             self.sitemap_lastmod = other.sitemap_lastmod
+
+    def mark_written(self, canonical_url: str, *,
+                     listed: tuple[int, int, str | None] | None = None) -> None:
+        """Its page record was written: remember what the record listed (observed URLs and
+        ways found counted, sitemap lastmod; by default what the track holds now), to spot
+        growth at the end of the crawl."""
+        observed, discovery, lastmod = listed or (
+            len(self.observed), self.discovery_count, self.sitemap_lastmod)
+        self.record_canonical = canonical_url
+        self.written_observed, self.written_discovery = observed, discovery
+        self.written_lastmod = lastmod
+
+    @property
+    def written(self) -> bool:
+        """True once this track's page record was written."""
+        return self.written_observed >= 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,13 +226,14 @@ class Frontier:
         self.robots: dict[str, RobotsPolicy] = {}
         self.admitted = 0
         self.limited = False  # True once max_pages/max_depth refused a URL: crawl incomplete
-        self._seen: set[str] = set()
-        self._tracks: dict[str, PageTrack] = {}  # raw URL -> its track (claimed or alias)
+        # Every URL seen -> its track (claimed or merged as an alias), else None: one
+        # table for both, since a large crawl holds one entry per URL it ever saw.
+        self._seen: dict[str, PageTrack | None] = {}
         self._claims: dict[str, PageTrack] = {}  # normalized URL -> the track that owns it
 
     def track_for(self, url: str) -> PageTrack | None:
         """The track a raw URL belongs to, if it was claimed or merged as an alias."""
-        return self._tracks.get(url)
+        return self._seen.get(url)
 
     def owner_of(self, normalized: str) -> PageTrack | None:
         """The track that claimed a normalized URL."""
@@ -165,24 +241,23 @@ class Frontier:
 
     def tracks(self) -> list[PageTrack]:
         """Every claimed track, in claim order."""
-        return list(dict.fromkeys(self._claims.values()))
+        return list({id(track): track for track in self._claims.values()}.values())
 
     def adopt(self, track: PageTrack) -> None:
         """Take over a track claimed by another worker (distributed mode)."""
-        self._seen.add(track.url)
         self._claims.setdefault(track.key, track)
-        for url in track.observed:
-            self._tracks.setdefault(url, track)
-            self._seen.add(url)
+        for url in (track.url, *track.observed):
+            if self._seen.get(url) is None:
+                self._seen[url] = track
 
     def offer(self, url: str, reason: str, source: str | None, depth: int) -> Verdict:
         """Policy checks that need no robots.txt; `wait_robots` when they pass."""
         if url in self._seen:
-            track = self._tracks.get(url)
+            track = self._seen[url]
             if track is not None:
                 track.add_discovery(reason, source)
             return Verdict("known", track=track)
-        self._seen.add(url)
+        self._seen[url] = None
         return self.check(url, depth)
 
     def check(self, url: str, depth: int | None) -> Verdict:
@@ -220,7 +295,7 @@ class Frontier:
             owner.add_discovery(reason, source)
             if inherit is not None:
                 owner.absorb(inherit)
-            self._tracks[url] = owner
+            self._seen[url] = owner
             return Verdict("skip", "duplicate_url", key, track=owner)
         if inherit is None and self.max_pages is not None and self.admitted >= self.max_pages:
             self.limited = True
@@ -229,15 +304,15 @@ class Frontier:
             return Verdict("skip", "trap", trap)
         if inherit is None:
             self.admitted += 1  # a redirect target continues its source's page slot
-        track = PageTrack(url=url, key=key, depth=depth, discovery=[], sitemap_lastmod=lastmod)
+        track = PageTrack(url, key, depth, sitemap_lastmod=lastmod)
         if inherit is not None:
             track.fetched_url = inherit.fetched_url or inherit.key
-            track.redirect_chain = list(inherit.redirect_chain)
+            track.redirect_chain = inherit.redirect_chain
             track.absorb(inherit)
         track.add_discovery(reason, source)
         track.observe(url)
         self._claims[key] = track
-        self._tracks[url] = track
+        self._seen[url] = track
         return Verdict("fetch", track=track)
 
     def restore(
@@ -247,13 +322,15 @@ class Frontier:
         """Resume (JOBDIR): take back the URLs seen and the tracks claimed by the
         interrupted run (`claims`: track fields and whether a redirect target claimed it,
         which takes no `max_pages` slot)."""
-        self._seen.update(seen)
+        for url in seen:
+            self._seen.setdefault(url, None)
         for fields, inherited in claims:
             track = track_from_fields(fields)
             self._claims[track.key] = track
-            self._tracks[track.url] = track
+            self._seen[track.url] = track
             for url in track.observed:
-                self._tracks.setdefault(url, track)
+                if self._seen.get(url) is None:
+                    self._seen[url] = track
             if not inherited:
                 self.admitted += 1
                 self.traps.admit(track.key)
@@ -267,7 +344,7 @@ class Frontier:
         owner.observe(url)
         if discovery:
             owner.add_discovery(discovery.get("reason") or "", discovery.get("from"))
-        self._tracks[url] = owner
+        self._seen[url] = owner
 
 
 def track_fields(track: PageTrack) -> dict[str, Any]:
@@ -277,7 +354,7 @@ def track_fields(track: PageTrack) -> dict[str, Any]:
         "discovery": track.discovery_records(), "observed": list(track.observed),
         "sitemap_lastmod": track.sitemap_lastmod, "redirect_chain": list(track.redirect_chain),
         "fetched_url": track.fetched_url,
-        "discovery_dropped": getattr(track, "discovery_dropped", 0),
+        "discovery_dropped": track.discovery_dropped,
     }
 
 
@@ -288,11 +365,11 @@ def track_from_fields(fields: dict[str, Any]) -> PageTrack:
         depth=int(fields.get("depth") or 0),
         discovery=discovery_entries(fields.get("discovery") or []),
         sitemap_lastmod=fields.get("sitemap_lastmod"),
-        redirect_chain=list(fields.get("redirect_chain") or []),
+        redirect_chain=fields.get("redirect_chain") or (),
         fetched_url=fields.get("fetched_url"),
     )
     for url in fields.get("observed") or []:
         track.observe(url)
-    if fields.get("discovery_dropped") and hasattr(track, "discovery_dropped"):
+    if fields.get("discovery_dropped"):
         track.discovery_dropped = int(fields["discovery_dropped"])
     return track

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
+from collections.abc import MutableSet
 from pathlib import Path
 from typing import Any
 
 from docscrawl.changes import compute_change, removed_pages
 from docscrawl.finalize import page_ref_updater, page_updater
 from docscrawl.jsonl import JsonlWriter
+from docscrawl.ledger import SqlSet
 from docscrawl.state import Run, StateRow, StateStore
 
 
@@ -26,17 +28,19 @@ def body_hash(body: bytes) -> str:
 class Incremental:
     """State store, current run and changes.jsonl of one crawl."""
 
-    def __init__(self, state_dir: Path, changes_path: Path, *, run_id: str | None = None) -> None:
+    def __init__(self, state_dir: Path, changes_path: Path, *, run_id: str | None = None,
+                 reported: MutableSet[str] | SqlSet | None = None) -> None:
+        """`reported`: where to keep the canonical URLs reported in this run (the crawl's
+        ledger; a set in memory by default)."""
         self.store = StateStore.open(state_dir)
         self.run: Run = self.store.begin_run(run_id)
         self.changes = JsonlWriter(changes_path, append=run_id is not None)
-        self._reported: set[str] = set()  # canonical URLs with a changes line in this run
+        self._reported = reported if reported is not None else set()
         self.counts: Counter[str] = Counter()
 
-    @property
-    def reported(self) -> frozenset[str]:
-        """Canonical URLs with a changes line in this run."""
-        return frozenset(self._reported)
+    def was_reported(self, canonical_url: str) -> bool:
+        """True when the canonical URL has a changes line in this run."""
+        return canonical_url in self._reported
 
     def restore_reported(self, reported: set[str], counts: Counter[str]) -> None:
         """Resume (JOBDIR): the canonical URLs this run already has a changes line for."""

@@ -11,14 +11,14 @@ Requests that cannot be serialized still go to the memory queue (Scrapy's own fa
 
 from __future__ import annotations
 
-import os
 import shutil
-import tempfile
 from pathlib import Path
 from typing import Any, Self
 
 from scrapy.core.scheduler import Scheduler
 from scrapy.crawler import Crawler
+
+from docscrawl.scratch import make_scratch_dir, remove_stale_dirs
 
 QUEUE_PREFIX = "docscrawl-queue-"
 
@@ -26,29 +26,12 @@ QUEUE_PREFIX = "docscrawl-queue-"
 def make_queue_dir() -> str:
     """A new temporary queue directory named after this process; directories of processes
     that no longer run (a crawl killed with `kill -9`) are removed first."""
-    remove_stale_queue_dirs(Path(tempfile.gettempdir()))
-    return tempfile.mkdtemp(prefix=f"{QUEUE_PREFIX}{os.getpid()}-")
+    return make_scratch_dir(QUEUE_PREFIX)
 
 
 def remove_stale_queue_dirs(parent: Path) -> list[Path]:
     """Remove `docscrawl-queue-<pid>-*` directories under `parent` whose process is gone."""
-    removed = []
-    for path in parent.glob(f"{QUEUE_PREFIX}*-*"):
-        pid = path.name[len(QUEUE_PREFIX):].split("-", 1)[0]
-        if pid.isdigit() and not _process_alive(int(pid)):
-            shutil.rmtree(path, ignore_errors=True)
-            removed.append(path)
-    return removed
-
-
-def _process_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # another user's process
-        return True
-    return True
+    return remove_stale_dirs(parent, QUEUE_PREFIX)
 
 
 class DiskQueueScheduler(Scheduler):

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import logging
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -41,6 +40,7 @@ from docscrawl.frontier import (
 )
 from docscrawl.incremental import Incremental
 from docscrawl.jsonl import JsonlWriter, dumps_line, write_json_atomic
+from docscrawl.ledger import ContentGroup, Ledger
 from docscrawl.resume import (
     FRONTIER_JOURNAL,
     RUN_MARKER,
@@ -62,32 +62,24 @@ OUTPUT_FILES = ("pages.jsonl", "chunks.jsonl", "structure.jsonl", "crawl_log.jso
 INVENTORY_STATE = "inventory-state"  # the state directory of an extract=off crawl
 
 
-@dataclass(slots=True)
-class WrittenPage:
-    """What a written page record said about its URLs, to spot later growth."""
-
-    tracks: list[PageTrack]
-    observed: int
-    discovery: int
-    lastmod: str | None
-
-    def growth(self) -> dict[str, Any]:
-        """Fields to update when the page's tracks learned more after it was written."""
-        observed: dict[str, None] = {}
-        discovery: list[Discovery] = []
-        lastmod = self.lastmod
-        for track in self.tracks:
-            observed.update(track.observed)
-            lastmod = lastmod or track.sitemap_lastmod
-            for item in track.discovery:
-                if item not in discovery:
-                    discovery.append(item)
-        if (len(observed), len(discovery), lastmod) == (
-            self.observed, self.discovery, self.lastmod
-        ):
-            return {}
-        return {"observed_urls": list(observed), "discovery": discovery_records(discovery),
-                "sitemap_lastmod": lastmod}
+def record_growth(tracks: list[PageTrack]) -> dict[str, Any]:
+    """Fields to update in a written page record whose tracks learned more after it was
+    written (`tracks[0]` wrote it; the others are its content duplicates)."""
+    first = tracks[0]
+    observed: dict[str, None] = {}
+    discovery: list[Discovery] = []
+    lastmod = first.written_lastmod
+    for track in tracks:
+        observed.update(dict.fromkeys(track.observed))
+        lastmod = lastmod or track.sitemap_lastmod
+        for item in track.discovery:
+            if item not in discovery:
+                discovery.append(item)
+    if (len(observed), len(discovery), lastmod) == (
+            first.written_observed, first.written_discovery, first.written_lastmod):
+        return {}
+    return {"observed_urls": list(observed), "discovery": discovery_records(discovery),
+            "sitemap_lastmod": lastmod}
 
 
 class CrawlSession:
@@ -109,11 +101,15 @@ class CrawlSession:
         self.resumes = 0
         self.resume_open: list[str] = []  # URLs the interrupted run left without an outcome
         self.resume_offers: dict[str, dict[str, Any]] = {}  # their frontier journal lines
-        self.resume_groups: list[tuple[tuple[str | None, str], str, bool]] = []  # dedup
         replay = self._prepare_resume() if self.resumed else None
         append = self.resumed
+        # What grows with the site is kept on disk (docscrawl.ledger), not in memory.
+        self.ledger = Ledger.open()
+        self.content_groups = self.ledger.content_groups()  # deduplication
+        self.canonicals_taken = self.ledger.url_set("canonicals_taken")
         self.log = CrawlLog(JsonlWriter(self.out_dir / "crawl_log.jsonl", append=append),
-                            stats=stats)
+                            stats=stats, open_urls=self.ledger.url_set("open_urls"),
+                            closed=self.ledger.url_set("closed_urls"))
         self.pages = JsonlWriter(self.out_dir / "pages.jsonl", append=append)
         self.chunks = JsonlWriter(self.out_dir / "chunks.jsonl", append=append)
         self.structure = JsonlWriter(self.out_dir / "structure.jsonl", append=append)
@@ -125,7 +121,8 @@ class CrawlSession:
             self.out_dir / INVENTORY_STATE)
         self.incremental = Incremental(state_dir,
                                        self.out_dir / "changes.jsonl",
-                                       run_id=run_id if self.resumed else None)
+                                       run_id=run_id if self.resumed else None,
+                                       reported=self.ledger.url_set("reported_pages"))
         self.frontier = Frontier(
             Scope(config.site, allow=config.allow, deny=config.deny),
             AddressGuard(_host_of(config.site)),
@@ -134,7 +131,7 @@ class CrawlSession:
             traps=TrapGuard(per_pattern=trap_limits[0], per_path_queries=trap_limits[1]),
         )
         self.politeness: dict[str, Any] = {}  # request pacing, for run.json
-        self.written: dict[str, WrittenPage] = {}  # canonical URL -> what was written
+        self._restored_tracks: list[PageTrack] = []  # resume: written, not in the frontier
         self.renames: dict[str, str] = {}  # canonical URL written -> better one found later
         self.removed = 0
         self.finished = False
@@ -193,22 +190,19 @@ class CrawlSession:
             summary = pages.get(canonical)
             if summary is None:
                 continue
-            track = self.frontier.track_for(url) or PageTrack(
-                url=url, key=normalize_url(url), depth=0, discovery=[])
+            track = self.frontier.track_for(url)
+            if track is None:
+                track = PageTrack(url, normalize_url(url), 0)
+                self._restored_tracks.append(track)
             for observed in summary.observed_urls:
                 track.observe(observed)
             for entry in summary.discovery:
                 track.add_discovery(entry.get("reason") or "", entry.get("from"))
             track.sitemap_lastmod = track.sitemap_lastmod or summary.sitemap_lastmod
-            track.record_canonical = canonical
-            self.written[canonical] = WrittenPage(
-                [track], len(summary.observed_urls), len(summary.discovery),
-                summary.sitemap_lastmod)
+            track.mark_written(canonical, listed=(
+                len(summary.observed_urls), len(summary.discovery), summary.sitemap_lastmod))
         for old, new in journal.renames:
             self.renames[old] = new
-            entry = self.written.pop(old, None)
-            if entry is not None:
-                self.written[new] = entry
         for url, target in replay.redirects:  # the target's page gained the source's URLs
             source, page = self.frontier.track_for(url), self.frontier.track_for(target)
             if source is not None and page is not None and page is not source:
@@ -221,8 +215,10 @@ class CrawlSession:
                 self.record_merged(resolved.get(duplicate_of, duplicate_of), track)
         for summary in pages.values():
             canonical = resolved.get(summary.canonical_url, summary.canonical_url)
-            self.resume_groups.append(((url_version(summary.final_url), summary.content_hash),
-                                       canonical, journal.declared.get(canonical, True)))
+            self.content_groups.setdefault(
+                (url_version(summary.final_url), summary.content_hash),
+                ContentGroup(canonical, journal.declared.get(canonical, True)))
+            self.canonicals_taken.add(canonical)
         logger.info("docscrawl: resuming run %s (resume %d): %d pages written, %d URLs open",
                     self.incremental.run.run_id, self.resumes, len(pages), len(replay.open))
 
@@ -235,7 +231,7 @@ class CrawlSession:
         for url, (event, canonical) in replay.written.items():
             row = incremental.row_for(canonical)
             if (row is None or row.last_seen_run != run_id
-                    or canonical not in incremental.reported):
+                    or not incremental.was_reported(canonical)):
                 todo[canonical] = (event, url)
         if not todo:
             return
@@ -287,17 +283,11 @@ class CrawlSession:
 
     def record_written(self, canonical_url: str, track: PageTrack) -> None:
         """Remember a written page record and the track it came from."""
-        track.record_canonical = canonical_url
-        self.written[canonical_url] = WrittenPage(
-            [track], len(track.observed), len(track.discovery), track.sitemap_lastmod
-        )
+        track.mark_written(canonical_url)
 
     def record_merged(self, canonical_url: str, track: PageTrack) -> None:
         """A content duplicate joins a written record: its URLs count for that record."""
         track.merged_into = canonical_url
-        entry = self.written.get(canonical_url)
-        if entry is not None:
-            entry.tracks.append(track)
         self.incremental.add_aliases(canonical_url, list(track.observed))
 
     def elapsed_s(self) -> float:
@@ -309,9 +299,6 @@ class CrawlSession:
         self.renames[old] = new
         if self.journal is not None:
             self.journal.write({"kind": "rename", "old": old, "new": new})
-        entry = self.written.pop(old, None)
-        if entry is not None:
-            self.written[new] = entry
 
     def finish(self, finish_reason: str) -> dict[str, Any]:
         """Close open URLs, update grown or renamed records, write run.json, close files."""
@@ -333,7 +320,9 @@ class CrawlSession:
         if self.journal is not None:
             self.journal.close()
         self._write_marker("finished")
-        return self._write_run("finished", finish_reason, updated=updated)
+        run = self._write_run("finished", finish_reason, updated=updated)
+        self.ledger.close()
+        return run
 
     def _pause(self, finish_reason: str) -> dict[str, Any]:
         """JOBDIR crawl stopped early (Ctrl-C...): keep everything open for the resume."""
@@ -347,7 +336,9 @@ class CrawlSession:
         self._write_marker("paused")
         logger.info("docscrawl: paused (%s); resume with the same JOBDIR and output "
                     "directory", finish_reason)
-        return self._write_run("paused", finish_reason)
+        run = self._write_run("paused", finish_reason)
+        self.ledger.close()
+        return run
 
     def _complete(self, finish_reason: str | None) -> bool:
         """A crawl that ran to its natural end, limited by neither max_pages nor max_depth."""
@@ -355,9 +346,9 @@ class CrawlSession:
 
     def _update_written_records(self) -> int:
         """Rewrite output files once when written records gained URLs or a new canonical."""
-        grown = {canonical: update for canonical, entry in self.written.items()
-                 if (update := entry.growth())}
         renames = resolve_renames(self.renames)
+        grown = {canonical: update for canonical, tracks in self._written_groups(renames).items()
+                 if (update := record_growth(tracks))}
         if grown or renames:
             rewrite_jsonl(self.out_dir / "pages.jsonl", page_updater(grown, renames),
                           leading=PAGE_LEADING_FIELDS)
@@ -366,6 +357,23 @@ class CrawlSession:
                 rewrite_jsonl(self.out_dir / name, page_ref_updater(renames))
             rewrite_jsonl(self.out_dir / "crawl_log.jsonl", log_updater(renames))
         return len(set(grown) | set(renames.values()))
+
+    def _written_groups(self, renames: dict[str, str]) -> dict[str, list[PageTrack]]:
+        """Final canonical URL -> the track that wrote its record, then its duplicates."""
+        groups: dict[str, list[PageTrack]] = {}
+        merged: list[PageTrack] = []
+        for track in (*self.frontier.tracks(), *self._restored_tracks):
+            if track.written and track.record_canonical is not None:
+                canonical = renames.get(track.record_canonical, track.record_canonical)
+                groups[canonical] = [track]  # the last one written, as a dict entry would
+            elif track.merged_into is not None:
+                merged.append(track)
+        for track in merged:
+            assert track.merged_into is not None
+            group = groups.get(renames.get(track.merged_into, track.merged_into))
+            if group is not None:
+                group.append(track)
+        return groups
 
     def _write_run(self, status: str, finish_reason: str | None, *,
                    updated: int = 0) -> dict[str, Any]:

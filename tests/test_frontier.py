@@ -106,8 +106,48 @@ def test_discovery_list_is_bounded_but_keeps_every_reason() -> None:
     track.add_discovery("redirect", "https://d.example/v2/old-b.html")  # aliases: all kept
     assert track.discovery[-2:] == [("redirect", "https://d.example/v2/old-a.html"),
                                     ("redirect", "https://d.example/v2/old-b.html")]
-    del track.discovery[-2:]
-    assert len(track.discovery) == MAX_DISCOVERY_ENTRIES + 1
+    assert track.discovery_count == MAX_DISCOVERY_ENTRIES + 3
     assert track.discovery_dropped == 51
-    assert track.discovery_records()[-1] == {"reason": "footer_navigation",
+    assert track.discovery_records()[-3] == {"reason": "footer_navigation",
                                              "from": "https://d.example/v2/p9.html"}
+
+
+def test_track_survives_the_disk_queue_and_shares_equal_strings() -> None:
+    """Requests are pickled into Scrapy's disk queue with their track."""
+    import pickle
+
+    from docscrawl.frontier import PageTrack
+
+    url = "https://d.example/v2/a.html"
+    track = PageTrack(url, "https://d.example/v2/a.html", 2, [("sitemap", None)],
+                      sitemap_lastmod="2026-01-01", redirect_chain=["https://d.example/old"])
+    assert track.key is track.url  # equal normalized URL: one string kept, not two
+    track.observe(url)
+    track.observe(url)
+    track.add_discovery("sidebar", "https://d.example/v2/")
+    track.mark_written("https://d.example/v2/a.html")
+    copy = pickle.loads(pickle.dumps(track))
+    assert copy == track and copy is not track
+    assert copy.observed == (url,) and copy.redirect_chain == ("https://d.example/old",)
+    assert copy.discovery == [("sitemap", None), ("sidebar", "https://d.example/v2/")]
+    assert (copy.written, copy.written_observed, copy.written_discovery,
+            copy.written_lastmod) == (True, 1, 2, "2026-01-01")
+    copy.add_discovery("in_page", "https://d.example/v2/b.html")
+    assert copy != track
+
+
+def test_an_alias_and_the_page_share_one_track() -> None:
+    frontier = make_frontier()
+    page = f"{SITE}a.html"
+    assert offer_and_admit(frontier, page).action == "fetch"
+    alias = "https://DOCS.example.com:443/v2/a.html?utm_source=x"
+    assert offer_and_admit(frontier, alias).reason == "duplicate_url"
+    track = frontier.track_for(page)
+    assert track is not None and frontier.track_for(alias) is track
+    again = frontier.offer(alias, "footer_navigation", page, 2)
+    assert again.action == "known" and again.track is track
+    assert ("footer_navigation", page) in track.discovery
+    skipped = offer_and_admit(frontier, f"{SITE}private/x.html")
+    assert skipped.reason == "robots" and frontier.track_for(f"{SITE}private/x.html") is None
+    assert frontier.offer(f"{SITE}private/x.html", "in_page", SITE, 1).action == "known"
+    assert frontier.tracks() == [track]

@@ -123,9 +123,10 @@ def _parse_xml(body: bytes, base_url: str) -> ParsedSitemap:
     if kind not in _ENTRY_TAGS:
         raise SitemapError(f"not a sitemap: root element is <{_one_line(kind)}>")
     entries = []
+    lastmods: dict[str, str] = {}  # one string per distinct date: tracks keep them
     for element in root:
         if _localname(element) == _ENTRY_TAGS[kind]:
-            entry = _entry(element, base_url)
+            entry = _entry(element, base_url, lastmods)
             if entry is not None:
                 entries.append(entry)
     return ParsedSitemap(kind=kind, entries=entries)
@@ -136,7 +137,8 @@ def _localname(element: etree._Element) -> str | None:
     return etree.QName(element).localname if isinstance(element.tag, str) else None
 
 
-def _entry(element: etree._Element, base_url: str) -> SitemapEntry | None:
+def _entry(element: etree._Element, base_url: str,
+           lastmods: dict[str, str]) -> SitemapEntry | None:
     """Read `loc` and `lastmod` from one `<url>`/`<sitemap>`; None without `loc`."""
     values: dict[str, str] = {}
     for child in element:
@@ -146,7 +148,10 @@ def _entry(element: etree._Element, base_url: str) -> SitemapEntry | None:
     loc = values.get("loc")
     if not loc:
         return None
-    return SitemapEntry(loc=urljoin(base_url, loc), lastmod=values.get("lastmod") or None)
+    lastmod = values.get("lastmod") or None
+    if lastmod is not None:
+        lastmod = lastmods.setdefault(lastmod, lastmod)
+    return SitemapEntry(loc=urljoin(base_url, loc), lastmod=lastmod)
 
 
 def _own_text(element: etree._Element) -> str:

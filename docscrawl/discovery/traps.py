@@ -7,7 +7,8 @@ many when the pattern has a single number and no query, like `/docs/chapter-{n}.
 numbered pages are common in real documentation, endless calendars need two), and at most
 `per_path_queries` distinct query strings of one path; the rest are `skipped` with reason
 `trap` and a rule naming the pattern. Hash routes (`?_hashroute=/guide/x`) count as paths,
-not as query strings. Memory grows with the number of patterns, not URLs.
+not as query strings. Memory grows with the number of patterns with a number or a query,
+not URLs.
 """
 
 from __future__ import annotations
@@ -41,6 +42,11 @@ class TrapGuard:
         self._patterns: Counter[str] = Counter()
         self._queries: Counter[str] = Counter()
 
+    @property
+    def patterns_counted(self) -> int:
+        """How many patterns have a count (memory grows with this, not with URLs)."""
+        return len(self._patterns)
+
     def admit(self, url: str) -> str | None:
         """Count `url` and return None, or return the rule that refuses it."""
         parts = urlsplit(url)
@@ -53,7 +59,8 @@ class TrapGuard:
         counted_query = parts.query and HASH_ROUTE_PARAM not in parts.query
         if counted_query and self._queries[parts.path] >= self.per_path_queries:
             return f"more than {self.per_path_queries} query strings on {parts.path}"
-        self._patterns[pattern] += 1
+        if "{n}" in pattern or "?" in pattern:  # else the pattern is this one URL's path:
+            self._patterns[pattern] += 1  # counting it would keep one entry per URL
         if counted_query:
             self._queries[parts.path] += 1
         return None

@@ -9,7 +9,6 @@ the pages that served the content, whatever order they were fetched in.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from scrapy.crawler import Crawler
@@ -19,36 +18,28 @@ from docscrawl.dedup.canonical import CanonicalChoice, choose_canonical, prefere
 from docscrawl.dedup.content import content_hash, url_version
 from docscrawl.discovery.urls import normalize_url
 from docscrawl.items import CarriedPage, FetchedPage
+from docscrawl.ledger import ContentGroup, ContentGroups, GroupKey, SqlSet
 from docscrawl.pipelines.base import SessionPipeline
 
 
-@dataclass(slots=True)
-class ContentGroup:
-    """The pages sharing one (version, content hash): one record."""
-
-    canonical: str
-    declared: bool  # the canonical came from a rel=canonical
-
-
 class DedupPipeline(SessionPipeline):
-    """Sets `canonical_url` and `content_hash`; drops content duplicates as `duplicate`."""
+    """Sets `canonical_url` and `content_hash`; drops content duplicates as `duplicate`.
+
+    Its groups and the canonical URLs in use are the session's (kept in the crawl's
+    ledger, on disk: they grow with the site)."""
 
     def __init__(self, crawler: Crawler) -> None:
         super().__init__(crawler)
-        self._groups: dict[tuple[str | None, str], ContentGroup] = {}
-        self._taken: set[str] = set()  # canonical URLs in use
 
-    def _seed_resumed(self) -> None:
-        """A resumed JOBDIR crawl: the groups of the pages the interrupted run wrote."""
-        session = self.session
-        for key, canonical, declared in session.resume_groups:
-            self._groups.setdefault(key, ContentGroup(canonical, declared))
-            self._taken.add(canonical)
-        session.resume_groups = []
+    @property
+    def _groups(self) -> ContentGroups:
+        return self.session.content_groups
+
+    @property
+    def _taken(self) -> SqlSet:
+        return self.session.canonicals_taken
 
     def process_item(self, item: Any) -> Any:
-        if self.session.resume_groups:
-            self._seed_resumed()
         if isinstance(item, CarriedPage):
             return self._carried(item)
         if not isinstance(item, FetchedPage):
@@ -63,7 +54,7 @@ class DedupPipeline(SessionPipeline):
                                   self.session.frontier.scope)
         group = self._groups.get(key)
         if group is not None:
-            self._reelect(group, choice)
+            self._reelect(key, group, choice)
             self._merge_duplicate(item, group.canonical)
             raise DropItem(f"duplicate of {group.canonical}", log_level="DEBUG")
         if choice.warning:
@@ -71,7 +62,7 @@ class DedupPipeline(SessionPipeline):
         canonical = self._unused(item, choice.url)
         item.canonical_url = canonical
         declared = choice.declared and canonical == choice.url
-        self._groups[key] = ContentGroup(canonical, declared)
+        self._groups.put(key, ContentGroup(canonical, declared))
         self._taken.add(canonical)
         self.session.journal_group(canonical, declared)
         return item
@@ -97,7 +88,7 @@ class DedupPipeline(SessionPipeline):
             canonical = group.canonical if group is not None else row.canonical_url
             self._merge_duplicate(item, canonical)
             raise DropItem(f"duplicate of {canonical}", log_level="DEBUG")
-        self._groups[key] = ContentGroup(row.canonical_url, declared=True)
+        self._groups.put(key, ContentGroup(row.canonical_url, declared=True))
         self._taken.add(row.canonical_url)
         return item
 
@@ -115,7 +106,7 @@ class DedupPipeline(SessionPipeline):
             raise DropItem(f"canonical conflict {own}", log_level="DEBUG")
         return own
 
-    def _reelect(self, group: ContentGroup, choice: CanonicalChoice) -> None:
+    def _reelect(self, key: GroupKey, group: ContentGroup, choice: CanonicalChoice) -> None:
         """A duplicate may carry a better canonical than the one written."""
         if group.declared or choice.url in self._taken:
             return
@@ -124,6 +115,7 @@ class DedupPipeline(SessionPipeline):
             self._taken.add(choice.url)
             self.session.rename_canonical(group.canonical, choice.url)
             group.canonical, group.declared = choice.url, choice.declared
+            self._groups.put(key, group)
             self.session.journal_group(choice.url, choice.declared)
 
     def _merge_duplicate(self, item: FetchedPage | CarriedPage, canonical: str) -> None:

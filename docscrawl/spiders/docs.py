@@ -404,13 +404,16 @@ class DocsSpider(scrapy.Spider):
                        rule=f"{type(exc).__name__}: {exc}"[:300], status=response.status,
                        fetch_mode=fetch_mode)
             return
+        # The pages it links to keep its URL as their `from` until the crawl ends: one
+        # string object, the track's own, rather than one more per page.
+        page_url = track.url if response.url == track.url else response.url
         # Links first: in distributed mode they must be queued before the page's outcome.
-        follow = list(self._follow_links(track, root, structure, response.url))
+        follow = list(self._follow_links(track, root, structure, page_url))
         if fetch_mode == "browser":  # client-side router links exist in a rendered DOM only
             for url, region in hash_route_links(root, structure.base_url,
                                                 region_map=structure.regions):
                 follow.extend(self._discover(url, REGION_TO_DISCOVERY.get(region, "in_page"),
-                                             response.url, track.depth + 1))
+                                             page_url, track.depth + 1))
         if not self.config.extract:  # inventory crawl: the `fetched` event ends the page
             log.settle(track.url)
             yield from follow
@@ -475,7 +478,7 @@ class DocsSpider(scrapy.Spider):
         """Every hop (HTTP 3xx or meta refresh) is checked like a discovered link."""
         log = self.session.log
         target = strip_fragment(location)
-        chain = [*track.redirect_chain, response.url]
+        chain = (*track.redirect_chain, response.url)
         if target in chain or len(chain) > MAX_REDIRECTS:
             reason = "redirect_loop" if target in chain else "too_many_redirects"
             log.record(track.url, "failed", reason=reason,

@@ -39,3 +39,15 @@ def test_hash_routes_are_paths_not_query_strings() -> None:
     for n in range(10):
         assert guard.admit(f"https://d.example/docs/?_hashroute=/guide/page-{n}") is None
     assert url_pattern("https://d.example/docs/?_hashroute=/cal/2026&x=1") == "/docs/#/cal/{n}?x"
+
+
+def test_urls_without_a_number_or_query_are_not_counted() -> None:
+    """Their pattern is their own path: counting would keep one entry per URL of the site."""
+    guard = TrapGuard(per_pattern=2)
+    for n in ("alpha", "beta", "gamma", "delta"):
+        assert guard.admit(f"https://d.example/docs/{n}.html") is None
+    assert guard.patterns_counted == 0
+    for n in range(20):
+        assert guard.admit(f"https://d.example/docs/page{n}.html") is None
+    assert guard.admit("https://d.example/docs/page20.html") is not None  # 10 x 2 for one number
+    assert guard.patterns_counted == 1

@@ -1,0 +1,148 @@
+"""Per-crawl sets and maps that grow with the site, kept in SQLite instead of memory.
+
+A crawl of 50,000 pages must not hold 50,000 entries of everything it checks once per page:
+which URLs have their terminal crawl-log event, which content hashes and canonical URLs are
+taken, which pages have their changes.jsonl line. They live in one scratch database (a
+temporary directory named after the process, `docscrawl.scratch`; deleted at close). It is
+not durable and need not be: a resumed crawl rebuilds it from its output files.
+
+    ledger = Ledger.open()
+    closed = ledger.url_set("closed_urls")
+    closed.add(url); url in closed
+    groups = ledger.content_groups()
+    ledger.close()
+"""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from docscrawl.scratch import make_scratch_dir
+
+LEDGER_PREFIX = "docscrawl-ledger-"
+CACHE_KIB = 4096  # SQLite's page cache: the ledger's whole memory
+
+
+class Ledger:
+    """One scratch SQLite database; hands out the tables below."""
+
+    def __init__(self, directory: Path, *, temporary: bool) -> None:
+        self.directory = directory
+        self._temporary = temporary
+        self._conn = sqlite3.connect(directory / "ledger.sqlite3", isolation_level=None,
+                                     check_same_thread=False)
+        for pragma in ("journal_mode = OFF", "synchronous = OFF", "temp_store = MEMORY",
+                       f"cache_size = -{CACHE_KIB}"):
+            self._conn.execute(f"PRAGMA {pragma}")
+
+    @classmethod
+    def open(cls, directory: Path | None = None) -> Ledger:
+        """A ledger in `directory`, or in a new temporary directory deleted at close."""
+        if directory is not None:
+            directory.mkdir(parents=True, exist_ok=True)
+            return cls(directory, temporary=False)
+        return cls(Path(make_scratch_dir(LEDGER_PREFIX)), temporary=True)
+
+    def url_set(self, name: str) -> SqlSet:
+        """A persistent set of strings in table `name` (created when missing)."""
+        return SqlSet(self._conn, name)
+
+    def content_groups(self) -> ContentGroups:
+        """The (version, content hash) -> canonical URL map of deduplication."""
+        return ContentGroups(self._conn)
+
+    def close(self) -> None:
+        """Close the database; a temporary ledger's directory is deleted."""
+        self._conn.close()
+        if self._temporary:
+            shutil.rmtree(self.directory, ignore_errors=True)
+
+
+class SqlSet:
+    """A set of strings in one table: `in`, `add`, `discard`, `len`, iteration."""
+
+    def __init__(self, conn: sqlite3.Connection, table: str) -> None:
+        if not table.isidentifier():
+            raise ValueError(f"bad table name {table!r}")
+        self._conn = conn
+        conn.execute(f"CREATE TABLE IF NOT EXISTS {table} (value TEXT PRIMARY KEY) WITHOUT ROWID")
+        self._has = f"SELECT 1 FROM {table} WHERE value = ?"
+        self._add = f"INSERT OR IGNORE INTO {table} (value) VALUES (?)"
+        self._discard = f"DELETE FROM {table} WHERE value = ?"
+        self._count = f"SELECT count(*) FROM {table}"
+        self._all = f"SELECT value FROM {table}"
+
+    def __contains__(self, value: object) -> bool:
+        return self._conn.execute(self._has, (value,)).fetchone() is not None
+
+    def add(self, value: str) -> None:
+        """Add one value (no-op when present)."""
+        self._conn.execute(self._add, (value,))
+
+    def update(self, values: Iterable[str]) -> None:
+        """Add many values."""
+        self._conn.executemany(self._add, ((value,) for value in values))
+
+    def discard(self, value: str) -> None:
+        """Remove one value if present."""
+        self._conn.execute(self._discard, (value,))
+
+    def __len__(self) -> int:
+        return int(self._conn.execute(self._count).fetchone()[0])
+
+    def __iter__(self) -> Iterator[str]:
+        return (row[0] for row in self._conn.execute(self._all).fetchall())
+
+
+@dataclass(slots=True)
+class ContentGroup:
+    """The pages sharing one (version, content hash): one record."""
+
+    canonical: str
+    declared: bool  # the canonical came from a rel=canonical
+
+
+GroupKey = tuple[str | None, str]  # (documentation version or None, content hash)
+
+
+class ContentGroups:
+    """(version, content hash) -> ContentGroup; `put` stores a new or changed group."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+        conn.execute("CREATE TABLE IF NOT EXISTS content_groups (version TEXT NOT NULL, "
+                     "hash TEXT NOT NULL, canonical TEXT NOT NULL, declared INTEGER NOT NULL, "
+                     "PRIMARY KEY (version, hash)) WITHOUT ROWID")
+
+    def get(self, key: GroupKey) -> ContentGroup | None:
+        """The group of a (version, hash), if one was stored."""
+        row = self._conn.execute(
+            "SELECT canonical, declared FROM content_groups WHERE version = ? AND hash = ?",
+            (_version_column(key[0]), key[1])).fetchone()
+        return ContentGroup(row[0], bool(row[1])) if row is not None else None
+
+    def put(self, key: GroupKey, group: ContentGroup) -> None:
+        """Store a group (replacing the key's previous one)."""
+        self._conn.execute(
+            "INSERT OR REPLACE INTO content_groups (version, hash, canonical, declared) "
+            "VALUES (?, ?, ?, ?)",
+            (_version_column(key[0]), key[1], group.canonical, int(group.declared)))
+
+    def setdefault(self, key: GroupKey, group: ContentGroup) -> None:
+        """Store a group unless the key has one."""
+        self._conn.execute(
+            "INSERT OR IGNORE INTO content_groups (version, hash, canonical, declared) "
+            "VALUES (?, ?, ?, ?)",
+            (_version_column(key[0]), key[1], group.canonical, int(group.declared)))
+
+    def __len__(self) -> int:
+        return int(self._conn.execute("SELECT count(*) FROM content_groups").fetchone()[0])
+
+
+def _version_column(version: str | None) -> str:
+    """NULL is never equal in SQL: an unversioned page is stored under a marker."""
+    return "\x00" if version is None else version

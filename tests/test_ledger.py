@@ -1,0 +1,56 @@
+"""The crawl ledger: sets and content groups in a scratch SQLite database."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from docscrawl.ledger import LEDGER_PREFIX, ContentGroup, Ledger
+
+
+def test_set_and_groups_round_trip(tmp_path: Path) -> None:
+    ledger = Ledger.open(tmp_path / "ledger")
+    closed = ledger.url_set("closed_urls")
+    assert "https://d.example/a" not in closed
+    closed.add("https://d.example/a")
+    closed.add("https://d.example/a")
+    closed.update(["https://d.example/b", "https://d.example/c"])
+    closed.discard("https://d.example/c")
+    assert "https://d.example/a" in closed and "https://d.example/c" not in closed
+    assert len(closed) == 2 and sorted(closed) == ["https://d.example/a", "https://d.example/b"]
+
+    groups = ledger.content_groups()
+    assert groups.get((None, "sha256:1")) is None
+    groups.put((None, "sha256:1"), ContentGroup("https://d.example/a", declared=False))
+    groups.put(("3.6", "sha256:1"), ContentGroup("https://d.example/3.6/a", declared=True))
+    groups.setdefault((None, "sha256:1"), ContentGroup("https://d.example/other", True))
+    assert groups.get((None, "sha256:1")) == ContentGroup("https://d.example/a", False)
+    assert groups.get(("3.6", "sha256:1")) == ContentGroup("https://d.example/3.6/a", True)
+    groups.put((None, "sha256:1"), ContentGroup("https://d.example/b", declared=True))
+    assert groups.get((None, "sha256:1")) == ContentGroup("https://d.example/b", True)
+    assert len(groups) == 2
+    ledger.close()
+    assert (tmp_path / "ledger" / "ledger.sqlite3").exists()  # a named directory is kept
+
+
+def test_temporary_ledger_is_named_after_the_process_and_deleted(monkeypatch,
+                                                                tmp_path: Path) -> None:
+    import tempfile
+
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    ledger = Ledger.open()
+    assert ledger.directory.parent == tmp_path
+    assert ledger.directory.name.startswith(f"{LEDGER_PREFIX}{os.getpid()}-")
+    ledger.url_set("reported_pages").add("https://d.example/a")
+    ledger.close()
+    assert not ledger.directory.exists()
+
+
+def test_table_names_are_checked(tmp_path: Path) -> None:
+    ledger = Ledger.open(tmp_path)
+    with pytest.raises(ValueError):
+        ledger.url_set("x; DROP TABLE y")
+    ledger.close()
