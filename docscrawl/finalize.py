@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -92,7 +92,7 @@ def resolve_renames(renames: dict[str, str]) -> dict[str, str]:
     return resolved
 
 
-def page_updater(grown: dict[str, dict[str, Any]], renames: dict[str, str]) -> Transform:
+def page_updater(grown: Mapping[str, dict[str, Any]], renames: dict[str, str]) -> Transform:
     """pages.jsonl: new canonical URL and id, grown observed URLs and discovery."""
     def update(record: dict[str, Any]) -> dict[str, Any]:
         old = record.get("canonical_url")

@@ -60,12 +60,12 @@ class PageTrack:
 
     __slots__ = (
         "_found",
+        "_observed",
         "depth",
         "discovery_dropped",
         "fetched_url",
         "key",
         "merged_into",
-        "observed",
         "record_canonical",
         "redirect_chain",
         "sitemap_lastmod",
@@ -85,7 +85,8 @@ class PageTrack:
         self.depth = depth
         self._found: tuple[str | None, ...] = tuple(
             item for pair in discovery for item in pair)  # reason, source, reason, ...
-        self.observed: tuple[str, ...] = ()  # an ordered set: a page has a few URLs at most
+        # the URLs that serve it (an ordered set); None stands for `(url,)`, the usual case
+        self._observed: tuple[str, ...] | None = ()
         self.sitemap_lastmod = sitemap_lastmod
         self.redirect_chain: tuple[str, ...] = tuple(redirect_chain)
         self.fetched_url = fetched_url  # first URL requested, when a redirect led here
@@ -114,6 +115,11 @@ class PageTrack:
             setattr(self, name, value)
 
     @property
+    def observed(self) -> tuple[str, ...]:
+        """The URLs that serve (or lead to) this page, in the order seen."""
+        return (self.url,) if self._observed is None else self._observed
+
+    @property
     def discovery(self) -> list[Discovery]:
         """The ways this page was found, as (reason, source) pairs (a copy)."""
         found = self._found
@@ -126,8 +132,10 @@ class PageTrack:
 
     def observe(self, url: str) -> None:
         """Remember a URL that serves (or leads to) this page."""
-        if url not in self.observed:
-            self.observed += (url,)
+        observed = self.observed
+        if url not in observed:
+            observed += (url,)
+            self._observed = None if observed == (self.url,) else observed
 
     def add_discovery(self, reason: str, source: str | None) -> None:
         """Add one way this page was found, once. Past MAX_DISCOVERY_ENTRIES only a new
@@ -229,7 +237,9 @@ class Frontier:
         # Every URL seen -> its track (claimed or merged as an alias), else None: one
         # table for both, since a large crawl holds one entry per URL it ever saw.
         self._seen: dict[str, PageTrack | None] = {}
-        self._claims: dict[str, PageTrack] = {}  # normalized URL -> the track that owns it
+        # Normalized URL -> the track that owns it, when that is not its own first URL:
+        # usually it is, and `_seen` already holds it (see `owner_of`).
+        self._claims: dict[str, PageTrack] = {}
 
     def track_for(self, url: str) -> PageTrack | None:
         """The track a raw URL belongs to, if it was claimed or merged as an alias."""
@@ -237,18 +247,33 @@ class Frontier:
 
     def owner_of(self, normalized: str) -> PageTrack | None:
         """The track that claimed a normalized URL."""
-        return self._claims.get(normalized)
+        owner = self._claims.get(normalized)
+        if owner is None:
+            owner = self._seen.get(normalized)
+            if owner is not None and owner.key != normalized:
+                owner = None
+        return owner
 
     def tracks(self) -> list[PageTrack]:
         """Every claimed track, in claim order."""
-        return list({id(track): track for track in self._claims.values()}.values())
+        claimed = (track for track in (*self._seen.values(), *self._claims.values())
+                   if track is not None and self.owner_of(track.key) is track)
+        return list({id(track): track for track in claimed}.values())
 
     def adopt(self, track: PageTrack) -> None:
         """Take over a track claimed by another worker (distributed mode)."""
-        self._claims.setdefault(track.key, track)
+        if self.owner_of(track.key) is None:
+            self._claim(track)
         for url in (track.url, *track.observed):
             if self._seen.get(url) is None:
                 self._seen[url] = track
+
+    def _claim(self, track: PageTrack) -> None:
+        """Make `track` the owner of its normalized URL."""
+        if self._seen.get(track.key) is track:
+            self._claims.pop(track.key, None)
+        else:
+            self._claims[track.key] = track
 
     def offer(self, url: str, reason: str, source: str | None, depth: int) -> Verdict:
         """Policy checks that need no robots.txt; `wait_robots` when they pass."""
@@ -289,7 +314,7 @@ class Frontier:
         if not decision.allowed:
             return Verdict("skip", "robots", decision.rule or "robots.txt")
         key = normalize_url(url)
-        owner = self._claims.get(key)
+        owner = self.owner_of(key)
         if owner is not None:
             owner.observe(url)
             owner.add_discovery(reason, source)
@@ -311,8 +336,8 @@ class Frontier:
             track.absorb(inherit)
         track.add_discovery(reason, source)
         track.observe(url)
-        self._claims[key] = track
         self._seen[url] = track
+        self._claim(track)
         return Verdict("fetch", track=track)
 
     def restore(
@@ -326,8 +351,8 @@ class Frontier:
             self._seen.setdefault(url, None)
         for fields, inherited in claims:
             track = track_from_fields(fields)
-            self._claims[track.key] = track
             self._seen[track.url] = track
+            self._claim(track)
             for url in track.observed:
                 if self._seen.get(url) is None:
                     self._seen[url] = track
@@ -338,7 +363,7 @@ class Frontier:
 
     def restore_alias(self, url: str, key: str, discovery: dict[str, Any] | None) -> None:
         """Resume: a URL the interrupted run skipped as `duplicate_url` of `key`."""
-        owner = self._claims.get(key)
+        owner = self.owner_of(key)
         if owner is None:
             return
         owner.observe(url)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import time
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -80,6 +81,22 @@ def record_growth(tracks: list[PageTrack]) -> dict[str, Any]:
         return {}
     return {"observed_urls": list(observed), "discovery": discovery_records(discovery),
             "sitemap_lastmod": lastmod}
+
+
+class GrownRecords(Mapping[str, dict[str, Any]]):
+    """Canonical URL -> fields to update, computed from the record's tracks on lookup."""
+
+    def __init__(self) -> None:
+        self.groups: dict[str, list[PageTrack]] = {}
+
+    def __getitem__(self, canonical: str) -> dict[str, Any]:
+        return record_growth(self.groups[canonical])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.groups)
+
+    def __len__(self) -> int:
+        return len(self.groups)
 
 
 class CrawlSession:
@@ -347,8 +364,7 @@ class CrawlSession:
     def _update_written_records(self) -> int:
         """Rewrite output files once when written records gained URLs or a new canonical."""
         renames = resolve_renames(self.renames)
-        grown = {canonical: update for canonical, tracks in self._written_groups(renames).items()
-                 if (update := record_growth(tracks))}
+        grown = self._grown_records(renames)
         if grown or renames:
             rewrite_jsonl(self.out_dir / "pages.jsonl", page_updater(grown, renames),
                           leading=PAGE_LEADING_FIELDS)
@@ -358,22 +374,26 @@ class CrawlSession:
             rewrite_jsonl(self.out_dir / "crawl_log.jsonl", log_updater(renames))
         return len(set(grown) | set(renames.values()))
 
-    def _written_groups(self, renames: dict[str, str]) -> dict[str, list[PageTrack]]:
-        """Final canonical URL -> the track that wrote its record, then its duplicates."""
-        groups: dict[str, list[PageTrack]] = {}
-        merged: list[PageTrack] = []
-        for track in (*self.frontier.tracks(), *self._restored_tracks):
+    def _grown_records(self, renames: dict[str, str]) -> GrownRecords:
+        """Final canonical URL -> the tracks of each written record that grew (the one that
+        wrote it first, then its content duplicates); the update itself is computed when
+        its line is rewritten, so the crawl never holds every update at once."""
+        duplicates: dict[str, list[PageTrack]] = {}
+        tracks = (*self.frontier.tracks(), *self._restored_tracks)
+        for track in tracks:
+            if not track.written and track.merged_into is not None:
+                canonical = renames.get(track.merged_into, track.merged_into)
+                duplicates.setdefault(canonical, []).append(track)
+        grown = GrownRecords()
+        for track in tracks:
             if track.written and track.record_canonical is not None:
                 canonical = renames.get(track.record_canonical, track.record_canonical)
-                groups[canonical] = [track]  # the last one written, as a dict entry would
-            elif track.merged_into is not None:
-                merged.append(track)
-        for track in merged:
-            assert track.merged_into is not None
-            group = groups.get(renames.get(track.merged_into, track.merged_into))
-            if group is not None:
-                group.append(track)
-        return groups
+                group = [track, *duplicates.get(canonical, ())]
+                if record_growth(group):
+                    grown.groups[canonical] = group
+                else:  # the last one written counts, as it replaced the record
+                    grown.groups.pop(canonical, None)
+        return grown
 
     def _write_run(self, status: str, finish_reason: str | None, *,
                    updated: int = 0) -> dict[str, Any]:

@@ -7,9 +7,12 @@ rather than consuming memory or reading files.
 
 from __future__ import annotations
 
+import io
 import re
 import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Any
 from urllib.parse import urljoin
 
 from lxml import etree
@@ -19,6 +22,8 @@ __all__ = [
     "ParsedSitemap",
     "SitemapEntry",
     "SitemapError",
+    "SitemapStream",
+    "iter_sitemap",
     "parse_llms_txt",
     "parse_sitemap",
 ]
@@ -43,7 +48,7 @@ class SitemapError(ValueError):
     """The body is not a sitemap we can read; the message is one line."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class SitemapEntry:
     """One `<url>` or `<sitemap>`: absolute `loc` and `lastmod` as given."""
 
@@ -67,6 +72,17 @@ def parse_sitemap(
     Raises SitemapError for bodies over *max_size* (after decompression), bad
     gzip data, and anything that is not a sitemap.
     """
+    stream = iter_sitemap(body, base_url=base_url, max_size=max_size)
+    return ParsedSitemap(kind=stream.kind, entries=list(stream))
+
+
+def iter_sitemap(
+    body: bytes, *, base_url: str, max_size: int = MAX_SITEMAP_BYTES
+) -> SitemapStream:
+    """`parse_sitemap`, streamed: the kind is read at once (bad bodies raise SitemapError
+    here), the entries one by one while the XML is parsed, each element freed once read,
+    so a 50,000-entry sitemap never becomes a 50,000-element tree. Iterating may still
+    raise SitemapError (unsafe XML found past the first entries)."""
     if body.startswith(_GZIP_MAGIC):
         body = _gunzip(body, max_size)
     elif len(body) > max_size:
@@ -75,8 +91,19 @@ def parse_sitemap(
     if not text_start:
         raise SitemapError("sitemap is empty")
     if text_start.startswith(b"<"):
-        return _parse_xml(body, base_url)
-    return _parse_plain(text_start, base_url)
+        return _XmlSitemap(body, base_url)
+    return SitemapStream("urlset", _iter_plain(text_start, base_url))
+
+
+class SitemapStream:
+    """The entries of one sitemap, read as they are iterated (once)."""
+
+    def __init__(self, kind: str, entries: Iterator[SitemapEntry]) -> None:
+        self.kind = kind  # urlset | sitemapindex
+        self._entries = entries
+
+    def __iter__(self) -> Iterator[SitemapEntry]:
+        return self._entries
 
 
 def _gunzip(body: bytes, max_size: int) -> bytes:
@@ -91,45 +118,56 @@ def _gunzip(body: bytes, max_size: int) -> bytes:
     return data
 
 
-def _xml_parser() -> etree.XMLParser:
-    """A parser that never expands entities, loads DTDs or uses the network.
-
-    `recover` keeps the entries of real-world sitemaps with stray `&` or
-    truncated tails, as Scrapy's sitemap parser does.
-    """
-    return etree.XMLParser(
-        resolve_entities=False,
-        no_network=True,
-        huge_tree=False,
-        load_dtd=False,
-        remove_comments=True,
-        remove_pis=True,
-        recover=True,
-    )
+# A parser that never expands entities, loads DTDs or uses the network. `recover` keeps
+# the entries of real-world sitemaps with stray `&` or truncated tails, as Scrapy's
+# sitemap parser does.
+_PARSER_OPTIONS: dict[str, Any] = {
+    "resolve_entities": False, "no_network": True, "huge_tree": False, "load_dtd": False,
+    "remove_comments": True, "remove_pis": True, "recover": True,
+}
 
 
-def _parse_xml(body: bytes, base_url: str) -> ParsedSitemap:
-    parser = _xml_parser()
-    try:
-        root = etree.fromstring(body, parser=parser)
-    except etree.LxmlError as exc:
-        raise SitemapError(f"unreadable XML: {_one_line(str(exc))}") from exc
-    for error in parser.error_log:
-        if error.type_name == "ERR_RESOURCE_LIMIT":  # e.g. entity amplification
-            raise SitemapError(f"unsafe XML: {_one_line(error.message)}")
-    if root is None or not isinstance(root.tag, str):
-        raise SitemapError("unreadable XML: no root element")
-    kind = etree.QName(root).localname
-    if kind not in _ENTRY_TAGS:
-        raise SitemapError(f"not a sitemap: root element is <{_one_line(kind)}>")
-    entries = []
-    lastmods: dict[str, str] = {}  # one string per distinct date: tracks keep them
-    for element in root:
-        if _localname(element) == _ENTRY_TAGS[kind]:
-            entry = _entry(element, base_url, lastmods)
-            if entry is not None:
-                entries.append(entry)
-    return ParsedSitemap(kind=kind, entries=entries)
+class _XmlSitemap(SitemapStream):
+    """An XML sitemap parsed incrementally (`etree.iterparse`)."""
+
+    def __init__(self, body: bytes, base_url: str) -> None:
+        self._events = etree.iterparse(io.BytesIO(body), events=("start", "end"),
+                                       **_PARSER_OPTIONS)
+        try:
+            _, root = next(self._events)
+        except StopIteration:
+            raise SitemapError("unreadable XML: no root element") from None
+        except etree.LxmlError as exc:
+            raise SitemapError(f"unreadable XML: {_one_line(str(exc))}") from exc
+        kind = etree.QName(root).localname
+        if kind not in _ENTRY_TAGS:
+            raise SitemapError(f"not a sitemap: root element is <{_one_line(kind)}>")
+        super().__init__(kind, self._read(root, base_url))
+
+    def _read(self, root: etree._Element, base_url: str) -> Iterator[SitemapEntry]:
+        entry_tag = _ENTRY_TAGS[self.kind]
+        lastmods: dict[str, str] = {}  # one string per distinct date: tracks keep them
+        depth = 0  # below the root
+        try:
+            for event, element in self._events:
+                if event == "start":
+                    depth += 1
+                    continue
+                depth -= 1
+                if depth != 0:  # inside an entry, or the root's own end
+                    continue
+                if _localname(element) == entry_tag:
+                    entry = _entry(element, base_url, lastmods)
+                    if entry is not None:
+                        yield entry
+                element.clear()
+                while element.getprevious() is not None:
+                    del root[0]
+        except etree.LxmlError as exc:
+            raise SitemapError(f"unreadable XML: {_one_line(str(exc))}") from exc
+        for error in self._events.error_log:
+            if error.type_name == "ERR_RESOURCE_LIMIT":  # e.g. entity amplification
+                raise SitemapError(f"unsafe XML: {_one_line(error.message)}")
 
 
 def _localname(element: etree._Element) -> str | None:
@@ -161,18 +199,16 @@ def _own_text(element: etree._Element) -> str:
     return "".join(parts).strip()
 
 
-def _parse_plain(body: bytes, base_url: str) -> ParsedSitemap:
-    """One absolute http(s) URL per line; any other non-empty line is an error."""
-    entries = []
+def _iter_plain(body: bytes, base_url: str) -> Iterator[SitemapEntry]:
+    """One absolute http(s) URL per line; any other non-empty line is an error (raised
+    before any entry: the lines are checked first)."""
     text = body.decode("utf-8", errors="replace")
     for number, line in enumerate(text.splitlines(), start=1):
         url = line.strip()
-        if not url:
-            continue
-        if not _PLAIN_URL(url):
+        if url and not _PLAIN_URL(url):
             raise SitemapError(f"not a sitemap: line {number} is not an http(s) URL")
-        entries.append(SitemapEntry(loc=urljoin(base_url, url), lastmod=None))
-    return ParsedSitemap(kind="urlset", entries=entries)
+    return (SitemapEntry(loc=urljoin(base_url, line.strip()), lastmod=None)
+            for line in text.splitlines() if line.strip())
 
 
 def _one_line(text: str) -> str:

@@ -28,7 +28,7 @@ from docscrawl.crawllog import utc_now
 from docscrawl.discovery.hashroutes import hash_route_links
 from docscrawl.discovery.refresh import meta_refresh_target
 from docscrawl.discovery.robots import RobotsPolicy
-from docscrawl.discovery.sitemaps import SitemapError, parse_llms_txt, parse_sitemap
+from docscrawl.discovery.sitemaps import SitemapError, iter_sitemap, parse_llms_txt
 from docscrawl.discovery.urls import is_crawlable_url, normalize_url, strip_fragment
 from docscrawl.extract.links import discovery_links
 from docscrawl.extract.metadata import canonical_href
@@ -302,18 +302,17 @@ class DocsSpider(scrapy.Spider):
             return
         reason = response.meta["sitemap_reason"]
         depth = response.meta["sitemap_depth"]
-        try:
-            sitemap = parse_sitemap(response.body, base_url=response.url)
-        except SitemapError as exc:
+        try:  # streamed: entries are offered while the XML is read
+            sitemap = iter_sitemap(response.body, base_url=response.url)
+            for entry in sitemap:
+                if sitemap.kind == "sitemapindex":
+                    yield from self._sitemap_request(entry.loc, reason, depth=depth + 1)
+                else:
+                    yield from self._discover(strip_fragment(entry.loc), reason,
+                                              response.url, 1, lastmod=entry.lastmod)
+        except SitemapError as exc:  # entries read before the error are kept: hints
             self.session.log.record(response.url, "failed", reason="parse_error",
                                     rule=str(exc), parser="sitemap", status=response.status)
-            return
-        for entry in sitemap.entries:
-            if sitemap.kind == "sitemapindex":
-                yield from self._sitemap_request(entry.loc, reason, depth=depth + 1)
-            else:
-                yield from self._discover(strip_fragment(entry.loc), reason, response.url, 1,
-                                          lastmod=entry.lastmod)
 
     def parse_llms_txt(self, response: Response) -> Iterable[Request]:
         """Links listed in /llms.txt."""

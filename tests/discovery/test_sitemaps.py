@@ -5,7 +5,10 @@ from __future__ import annotations
 import gzip
 import re
 import resource
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -13,6 +16,7 @@ from docscrawl.discovery.sitemaps import (
     ParsedSitemap,
     SitemapEntry,
     SitemapError,
+    iter_sitemap,
     parse_llms_txt,
     parse_sitemap,
 )
@@ -215,3 +219,37 @@ def test_parse_llms_txt() -> None:
 )
 def test_parse_llms_txt_table(text: str, expected: list[str]) -> None:
     assert parse_llms_txt(text, base_url="https://d.example/llms.txt") == expected
+
+
+def test_iter_sitemap_reads_the_kind_first_and_entries_as_iterated() -> None:
+    body = (b'<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+            b"<sitemap><loc>/a.xml</loc><lastmod>2026-01-01</lastmod></sitemap>"
+            b"<!-- c --><sitemap><loc>https://d.example/b.xml</loc></sitemap>"
+            b"<sitemap><lastmod>2026-01-02</lastmod></sitemap></sitemapindex>")
+    stream = iter_sitemap(body, base_url=BASE)
+    assert stream.kind == "sitemapindex"
+    entries = iter(stream)
+    assert next(entries) == SitemapEntry("https://d.example/a.xml", "2026-01-01")
+    assert list(entries) == [SitemapEntry("https://d.example/b.xml", None)]
+    with pytest.raises(SitemapError, match="root element is <html>"):
+        iter_sitemap(b"<html><body>x</body></html>", base_url=BASE)  # before any entry
+
+
+def test_a_large_sitemap_is_streamed_not_held_as_a_tree() -> None:
+    """100,000 entries: a whole-tree parse takes over 100 MB; the stream frees each entry."""
+    code = (
+        "import resource, sys\n"
+        "from docscrawl.discovery.sitemaps import iter_sitemap\n"
+        "body = b'<urlset>' + b''.join(b'<url><loc>https://d.example/docs/page-%d.html</loc>"
+        "<lastmod>2026-01-%02d</lastmod></url>' % (i, i % 28 + 1) for i in range(100000))"
+        " + b'</urlset>'\n"
+        "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+        "count = sum(1 for _ in iter_sitemap(body, base_url='https://d.example/'))\n"
+        "after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+        "print(count, (after - before) // 1024)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True, cwd=Path(__file__).resolve().parents[2])
+    count, grown_mib = map(int, done.stdout.split())
+    assert count == 100_000
+    assert grown_mib < 20, f"parsing grew the process by {grown_mib} MiB"
