@@ -9,7 +9,7 @@ duplicate normalized URL, `max_pages` and crawler-trap caps.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -41,6 +41,23 @@ ALWAYS_LISTED = frozenset({"redirect"})
 Discovery = tuple[str, str | None]  # (reason, URL of the page it was found on)
 
 
+_PAIRS: dict[Discovery, Discovery] = {}
+_PAIRS_KEPT = 512
+
+
+def shared_pair(reason: str, source: str | None) -> Discovery:
+    """One tuple object for equal (reason, source) pairs found close together: the 50
+    sidebar links of a page give 50 tracks the same pair (a small memo, emptied when
+    full: sharing matters within a page and the next few, not across the crawl)."""
+    pair = (reason, source)
+    known = _PAIRS.get(pair)
+    if known is None:
+        if len(_PAIRS) >= _PAIRS_KEPT:
+            _PAIRS.clear()
+        _PAIRS[pair] = known = pair
+    return known
+
+
 def discovery_entries(records: Iterable[dict[str, Any]]) -> list[Discovery]:
     """`{"reason", "from"}` records (as in pages.jsonl) as compact entries."""
     return [(d.get("reason") or "", d.get("from")) for d in records]
@@ -55,8 +72,8 @@ class PageTrack:
     """One claimed page fetch: the URL it started from and everything seen serving it.
 
     A large crawl holds one per page until it ends, so it is kept small: slots, the ways
-    found as one flat tuple of (reason, source) pairs, the observed URLs as a short tuple
-    (both rebuilt on the rare change: a few entries each)."""
+    found as a tuple of shared (reason, source) pairs (`shared_pair`), the observed URLs
+    as a short tuple (both rebuilt on the rare change: a few entries each)."""
 
     __slots__ = (
         "_found",
@@ -83,8 +100,7 @@ class PageTrack:
         self.url = url
         self.key = url if key == url else key  # one string object when they are equal
         self.depth = depth
-        self._found: tuple[str | None, ...] = tuple(
-            item for pair in discovery for item in pair)  # reason, source, reason, ...
+        self._found: tuple[Discovery, ...] = tuple(shared_pair(*pair) for pair in discovery)
         # the URLs that serve it (an ordered set); None stands for `(url,)`, the usual case
         self._observed: tuple[str, ...] | None = ()
         self.sitemap_lastmod = sitemap_lastmod
@@ -122,13 +138,12 @@ class PageTrack:
     @property
     def discovery(self) -> list[Discovery]:
         """The ways this page was found, as (reason, source) pairs (a copy)."""
-        found = self._found
-        return [(found[i] or "", found[i + 1]) for i in range(0, len(found), 2)]
+        return list(self._found)
 
     @property
     def discovery_count(self) -> int:
         """How many ways found are listed."""
-        return len(self._found) // 2
+        return len(self._found)
 
     def observe(self, url: str) -> None:
         """Remember a URL that serves (or leads to) this page."""
@@ -141,15 +156,13 @@ class PageTrack:
         """Add one way this page was found, once. Past MAX_DISCOVERY_ENTRIES only a new
         reason (or a redirect) is still listed; the others are counted."""
         found = self._found
-        reasons = found[0::2]
-        for i, known in enumerate(reasons):
-            if known == reason and found[2 * i + 1] == source:
-                return
-        if (len(reasons) >= MAX_DISCOVERY_ENTRIES and reason not in ALWAYS_LISTED
-                and reason in reasons):
+        if (reason, source) in found:
+            return
+        if (len(found) >= MAX_DISCOVERY_ENTRIES and reason not in ALWAYS_LISTED
+                and any(known == reason for known, _ in found)):
             self.discovery_dropped += 1
             return
-        self._found = (*found, reason, source)
+        self._found = (*found, shared_pair(reason, source))
 
     def discovery_records(self) -> list[dict[str, Any]]:
         """The ways this page was found, as pages.jsonl `discovery` records."""
@@ -171,7 +184,8 @@ class PageTrack:
         growth at the end of the crawl."""
         observed, discovery, lastmod = listed or (
             len(self.observed), self.discovery_count, self.sitemap_lastmod)
-        self.record_canonical = canonical_url
+        # the same text as its key is kept as one string
+        self.record_canonical = self.key if canonical_url == self.key else canonical_url
         self.written_observed, self.written_discovery = observed, discovery
         self.written_lastmod = lastmod
 
@@ -254,11 +268,14 @@ class Frontier:
                 owner = None
         return owner
 
-    def tracks(self) -> list[PageTrack]:
-        """Every claimed track, in claim order."""
-        claimed = (track for track in (*self._seen.values(), *self._claims.values())
-                   if track is not None and self.owner_of(track.key) is track)
-        return list({id(track): track for track in claimed}.values())
+    def tracks(self) -> Iterator[PageTrack]:
+        """Every claimed track, once each (as it is found: no list of them all)."""
+        for url, track in self._seen.items():
+            if track is not None and url == track.url and self.owner_of(track.key) is track:
+                yield track
+        for track in self._claims.values():
+            if self._seen.get(track.url) is not track:
+                yield track
 
     def adopt(self, track: PageTrack) -> None:
         """Take over a track claimed by another worker (distributed mode)."""

@@ -150,4 +150,4 @@ def test_an_alias_and_the_page_share_one_track() -> None:
     skipped = offer_and_admit(frontier, f"{SITE}private/x.html")
     assert skipped.reason == "robots" and frontier.track_for(f"{SITE}private/x.html") is None
     assert frontier.offer(f"{SITE}private/x.html", "in_page", SITE, 1).action == "known"
-    assert frontier.tracks() == [track]
+    assert list(frontier.tracks()) == [track]
