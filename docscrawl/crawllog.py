@@ -14,7 +14,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 from docscrawl.jsonl import JsonlWriter
-from docscrawl.ledger import SqlSet
 
 logger = logging.getLogger(__name__)
 
@@ -32,15 +31,15 @@ class CrawlLog:
     """Writes crawl_log.jsonl and counts events, skip reasons and failure reasons."""
 
     def __init__(self, writer: JsonlWriter, *, stats: Any = None,
-                 open_urls: MutableSet[str] | SqlSet | None = None,
-                 closed: MutableSet[str] | SqlSet | None = None) -> None:
+                 open_urls: MutableSet[str] | None = None,
+                 closed: MutableSet[str] | None = None) -> None:
         """`open_urls`, `closed`: where to keep the URLs discovered without and with their
         terminal event (the crawl's ledger, on disk, since a sitemap can open every URL of
         the site at once; sets in memory by default)."""
         self._writer = writer
         self._stats = stats
-        self._open = open_urls if open_urls is not None else set()
-        self._closed = closed if closed is not None else set()
+        self._open: MutableSet[str] = open_urls if open_urls is not None else set()
+        self._closed: MutableSet[str] = closed if closed is not None else set()
         self.events: Counter[str] = Counter()
         self.skip_reasons: Counter[str] = Counter()
         self.failure_reasons: Counter[str] = Counter()
@@ -55,8 +54,8 @@ class CrawlLog:
         """Resume (JOBDIR): take back the open and ended URLs and the counts of the
         interrupted run, as read from its crawl_log.jsonl."""
         self.resumed = True
-        self._open.update(open_urls)  # type: ignore[arg-type]
-        self._closed.update(closed)  # type: ignore[arg-type]
+        self._open |= set(open_urls)
+        self._closed |= set(closed)
         self.events.update(events)
         self.skip_reasons.update(skip_reasons)
         self.failure_reasons.update(failure_reasons)

@@ -16,7 +16,6 @@ from typing import Any
 from docscrawl.changes import compute_change, removed_pages
 from docscrawl.finalize import page_ref_updater, page_updater
 from docscrawl.jsonl import JsonlWriter
-from docscrawl.ledger import SqlSet
 from docscrawl.state import Run, StateRow, StateStore
 
 
@@ -29,13 +28,13 @@ class Incremental:
     """State store, current run and changes.jsonl of one crawl."""
 
     def __init__(self, state_dir: Path, changes_path: Path, *, run_id: str | None = None,
-                 reported: MutableSet[str] | SqlSet | None = None) -> None:
+                 reported: MutableSet[str] | None = None) -> None:
         """`reported`: where to keep the canonical URLs reported in this run (the crawl's
         ledger; a set in memory by default)."""
         self.store = StateStore.open(state_dir)
         self.run: Run = self.store.begin_run(run_id)
         self.changes = JsonlWriter(changes_path, append=run_id is not None)
-        self._reported = reported if reported is not None else set()
+        self._reported: MutableSet[str] = reported if reported is not None else set()
         self.counts: Counter[str] = Counter()
 
     def was_reported(self, canonical_url: str) -> bool:
@@ -44,7 +43,7 @@ class Incremental:
 
     def restore_reported(self, reported: set[str], counts: Counter[str]) -> None:
         """Resume (JOBDIR): the canonical URLs this run already has a changes line for."""
-        self._reported.update(reported)
+        self._reported |= set(reported)
         self.counts.update(counts)
 
     def pause(self) -> None:

@@ -8,7 +8,7 @@ not durable and need not be: a resumed crawl rebuilds it from its output files.
 
     ledger = Ledger.open()
     closed = ledger.url_set("closed_urls")
-    closed.add(url); url in closed
+    closed.add(url); url in closed; closed |= more_urls
     groups = ledger.content_groups()
     ledger.close()
 """
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import shutil
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, MutableSet
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,8 +33,7 @@ class Ledger:
     def __init__(self, directory: Path, *, temporary: bool) -> None:
         self.directory = directory
         self._temporary = temporary
-        self._conn = sqlite3.connect(directory / "ledger.sqlite3", isolation_level=None,
-                                     check_same_thread=False)
+        self._conn = sqlite3.connect(directory / "ledger.sqlite3", isolation_level=None)
         for pragma in ("journal_mode = OFF", "synchronous = OFF", "temp_store = MEMORY",
                        f"cache_size = -{CACHE_KIB}"):
             self._conn.execute(f"PRAGMA {pragma}")
@@ -62,8 +61,9 @@ class Ledger:
             shutil.rmtree(self.directory, ignore_errors=True)
 
 
-class SqlSet:
-    """A set of strings in one table: `in`, `add`, `discard`, `len`, iteration."""
+class SqlSet(MutableSet[str]):
+    """A set of strings in one table: a `MutableSet` (`in`, `add`, `discard`, `len`,
+    iteration, `|=` in one statement)."""
 
     def __init__(self, conn: sqlite3.Connection, table: str) -> None:
         if not table.isidentifier():
@@ -83,9 +83,10 @@ class SqlSet:
         """Add one value (no-op when present)."""
         self._conn.execute(self._add, (value,))
 
-    def update(self, values: Iterable[str]) -> None:
-        """Add many values."""
+    def __ior__(self, values: Iterable[str]) -> SqlSet:  # type: ignore[override,misc]
+        """Add many values (any iterable, as `set.update` takes)."""
         self._conn.executemany(self._add, ((value,) for value in values))
+        return self
 
     def discard(self, value: str) -> None:
         """Remove one value if present."""

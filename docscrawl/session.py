@@ -376,16 +376,15 @@ class CrawlSession:
 
     def _grown_records(self, renames: dict[str, str]) -> GrownRecords:
         """Final canonical URL -> the tracks of each written record that grew (the one that
-        wrote it first, then its content duplicates); the update itself is computed when
-        its line is rewritten, so the crawl never holds every update at once."""
+        wrote it, then its content duplicates); the update itself is computed when its
+        line is rewritten, so the crawl never holds every update at once."""
         duplicates: dict[str, list[PageTrack]] = {}
-        tracks = (*self.frontier.tracks(), *self._restored_tracks)
-        for track in tracks:
+        for track in self._all_tracks():
             if not track.written and track.merged_into is not None:
                 canonical = renames.get(track.merged_into, track.merged_into)
                 duplicates.setdefault(canonical, []).append(track)
         grown = GrownRecords()
-        for track in tracks:
+        for track in self._all_tracks():
             if track.written and track.record_canonical is not None:
                 canonical = renames.get(track.record_canonical, track.record_canonical)
                 group = [track, *duplicates.get(canonical, ())]
@@ -394,6 +393,11 @@ class CrawlSession:
                 else:  # the last one written counts, as it replaced the record
                     grown.groups.pop(canonical, None)
         return grown
+
+    def _all_tracks(self) -> Iterator[PageTrack]:
+        """The frontier's tracks, then those a resume restored outside it (no copy)."""
+        yield from self.frontier.tracks()
+        yield from self._restored_tracks
 
     def _write_run(self, status: str, finish_reason: str | None, *,
                    updated: int = 0) -> dict[str, Any]:

@@ -16,7 +16,7 @@ def test_set_and_groups_round_trip(tmp_path: Path) -> None:
     assert "https://d.example/a" not in closed
     closed.add("https://d.example/a")
     closed.add("https://d.example/a")
-    closed.update(["https://d.example/b", "https://d.example/c"])
+    closed |= ["https://d.example/b", "https://d.example/c"]  # one statement
     closed.discard("https://d.example/c")
     assert "https://d.example/a" in closed and "https://d.example/c" not in closed
     assert len(closed) == 2 and sorted(closed) == ["https://d.example/a", "https://d.example/b"]

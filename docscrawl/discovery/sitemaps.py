@@ -201,14 +201,17 @@ def _own_text(element: etree._Element) -> str:
 
 def _iter_plain(body: bytes, base_url: str) -> Iterator[SitemapEntry]:
     """One absolute http(s) URL per line; any other non-empty line is an error (raised
-    before any entry: the lines are checked first)."""
+    before any entry: every line is checked first)."""
     text = body.decode("utf-8", errors="replace")
+    urls = []
     for number, line in enumerate(text.splitlines(), start=1):
         url = line.strip()
-        if url and not _PLAIN_URL(url):
+        if not url:
+            continue
+        if not _PLAIN_URL(url):
             raise SitemapError(f"not a sitemap: line {number} is not an http(s) URL")
-    return (SitemapEntry(loc=urljoin(base_url, line.strip()), lastmod=None)
-            for line in text.splitlines() if line.strip())
+        urls.append(url)
+    return (SitemapEntry(loc=urljoin(base_url, url), lastmod=None) for url in urls)
 
 
 def _one_line(text: str) -> str:

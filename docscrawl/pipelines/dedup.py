@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from scrapy.crawler import Crawler
 from scrapy.exceptions import DropItem
 
 from docscrawl.dedup.canonical import CanonicalChoice, choose_canonical, preference
@@ -27,9 +26,6 @@ class DedupPipeline(SessionPipeline):
 
     Its groups and the canonical URLs in use are the session's (kept in the crawl's
     ledger, on disk: they grow with the site)."""
-
-    def __init__(self, crawler: Crawler) -> None:
-        super().__init__(crawler)
 
     @property
     def _groups(self) -> ContentGroups:
