@@ -44,7 +44,9 @@ class CrawlLog:
         self.skip_reasons: Counter[str] = Counter()
         self.failure_reasons: Counter[str] = Counter()
         self.skip_examples: dict[str, tuple[str, str | None]] = {}
-        self.on_terminal: Callable[[str], None] | None = None  # distributed mode: ack tasks
+        # Called with each URL whose story ends: the frontier lets its track leave memory,
+        # a distributed worker acks its task.
+        self.terminal_hooks: list[Callable[[str], None]] = []
         self.resumed = False  # JOBDIR resume: a late second response is expected, not a bug
 
     def restore(self, *, open_urls: Iterable[str], closed: Iterable[str],
@@ -90,8 +92,7 @@ class CrawlLog:
         if url in self._open:
             self._open.discard(url)
             self._closed.add(url)
-            if self.on_terminal is not None:
-                self.on_terminal(url)
+            self._ended(url)
 
     def discovered(self, url: str, discovery: dict[str, Any]) -> None:
         """Log the first discovery of `url`."""
@@ -121,8 +122,7 @@ class CrawlLog:
                 # after a resume, a page the interrupted run ended may answer once more
                 log = logger.debug if self.resumed else logger.error
                 log("docscrawl: second terminal event %s for %s ignored", event, url)
-                if self.on_terminal is not None:
-                    self.on_terminal(url)  # the work is over all the same: let it be acked
+                self._ended(url)  # the work is over all the same: let it be acked
                 return False
             if url in self._open:
                 self._open.discard(url)
@@ -145,9 +145,13 @@ class CrawlLog:
         line.update(extra)
         self._writer.write(line)
         self._count(event, reason, url, rule)
-        if event in TERMINAL and self.on_terminal is not None:
-            self.on_terminal(url)
+        if event in TERMINAL:
+            self._ended(url)
         return True
+
+    def _ended(self, url: str) -> None:
+        for hook in self.terminal_hooks:
+            hook(url)
 
     def close_open(self, reason: str, rule: str) -> int:
         """End every still-open URL with a `failed` event; returns how many."""

@@ -99,6 +99,14 @@ class FaultHandler(BaseHTTPRequestHandler):
             return
         handler(self, path)
 
+    def end_headers(self) -> None:
+        """Every response closes its connection. Over a kept-alive connection the crawler's
+        HTTP pool (Twisted's) resends a GET by itself when the connection drops before the
+        answer: one crawler attempt would then count as two requests here."""
+        self.send_header("Connection", "close")
+        self.close_connection = True
+        super().end_headers()
+
     def send_bytes(self, status: int, body: bytes, *, content_type: str = "text/html",
                    headers: dict[str, str] | None = None) -> None:
         """One complete response."""

@@ -2,9 +2,11 @@
 
 A crawl of 50,000 pages must not hold 50,000 entries of everything it checks once per page:
 which URLs have their terminal crawl-log event, which content hashes and canonical URLs are
-taken, which pages have their changes.jsonl line. They live in one scratch database (a
-temporary directory named after the process, `docscrawl.scratch`; deleted at close). It is
-not durable and need not be: a resumed crawl rebuilds it from its output files.
+taken, which pages have their changes.jsonl line, the page tracks not in use
+(`docscrawl.trackstore`) and the end of the crawl's record updates. They live in one
+scratch database (a temporary directory named after the process, `docscrawl.scratch`;
+deleted at close). It is not durable and need not be: a resumed crawl rebuilds it from its
+output files.
 
     ledger = Ledger.open()
     closed = ledger.url_set("closed_urls")
@@ -15,11 +17,13 @@ not durable and need not be: a resumed crawl rebuilds it from its output files.
 
 from __future__ import annotations
 
+import json
 import shutil
 import sqlite3
-from collections.abc import Iterable, Iterator, MutableSet
+from collections.abc import Iterable, Iterator, MutableMapping, MutableSet
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from docscrawl.scratch import make_scratch_dir
 
@@ -53,6 +57,14 @@ class Ledger:
     def content_groups(self) -> ContentGroups:
         """The (version, content hash) -> canonical URL map of deduplication."""
         return ContentGroups(self._conn)
+
+    def track_table(self) -> TrackTable:
+        """The page tracks not kept in memory (`docscrawl.trackstore`)."""
+        return TrackTable(self._conn)
+
+    def json_map(self, name: str) -> JsonMap:
+        """A persistent map of strings to JSON values in table `name` (created when missing)."""
+        return JsonMap(self._conn, name)
 
     def close(self) -> None:
         """Close the database; a temporary ledger's directory is deleted."""
@@ -97,6 +109,70 @@ class SqlSet(MutableSet[str]):
 
     def __iter__(self) -> Iterator[str]:
         return (row[0] for row in self._conn.execute(self._all).fetchall())
+
+
+class TrackTable:
+    """Normalized URL -> a page track's frozen state (`docscrawl.trackstore.freeze`); rows
+    keep the order they were first stored in."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+        conn.execute("CREATE TABLE IF NOT EXISTS tracks "
+                     "(key TEXT PRIMARY KEY, state BLOB NOT NULL)")
+
+    def get(self, key: str) -> bytes | None:
+        """The state stored for `key`, if any."""
+        row = self._conn.execute("SELECT state FROM tracks WHERE key = ?", (key,)).fetchone()
+        return None if row is None else bytes(row[0])
+
+    def put_many(self, rows: list[tuple[str, bytes]]) -> None:
+        """Store (key, state) rows; a stored key keeps its place in the order."""
+        self._conn.executemany(
+            "INSERT INTO tracks (key, state) VALUES (?, ?) "
+            "ON CONFLICT (key) DO UPDATE SET state = excluded.state", rows)
+
+    def __iter__(self) -> Iterator[tuple[str, bytes]]:
+        """Every (key, state), in the order first stored, read as it goes."""
+        return ((key, bytes(state)) for key, state in
+                self._conn.execute("SELECT key, state FROM tracks ORDER BY rowid"))
+
+    def __len__(self) -> int:
+        return int(self._conn.execute("SELECT count(*) FROM tracks").fetchone()[0])
+
+
+class JsonMap(MutableMapping[str, Any]):
+    """A map of strings to JSON values in one table: a `MutableMapping`."""
+
+    def __init__(self, conn: sqlite3.Connection, table: str) -> None:
+        if not table.isidentifier():
+            raise ValueError(f"bad table name {table!r}")
+        self._conn = conn
+        conn.execute(f"CREATE TABLE IF NOT EXISTS {table} "
+                     "(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID")
+        self._get = f"SELECT value FROM {table} WHERE key = ?"
+        self._set = f"INSERT OR REPLACE INTO {table} (key, value) VALUES (?, ?)"
+        self._delete = f"DELETE FROM {table} WHERE key = ?"
+        self._count = f"SELECT count(*) FROM {table}"
+        self._keys = f"SELECT key FROM {table}"
+
+    def __getitem__(self, key: str) -> Any:
+        row = self._conn.execute(self._get, (key,)).fetchone()
+        if row is None:
+            raise KeyError(key)
+        return json.loads(row[0])
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self._conn.execute(self._set, (key, json.dumps(value, ensure_ascii=False)))
+
+    def __delitem__(self, key: str) -> None:
+        if self._conn.execute(self._delete, (key,)).rowcount == 0:
+            raise KeyError(key)
+
+    def __len__(self) -> int:
+        return int(self._conn.execute(self._count).fetchone()[0])
+
+    def __iter__(self) -> Iterator[str]:
+        return (row[0] for row in self._conn.execute(self._keys))
 
 
 @dataclass(slots=True)

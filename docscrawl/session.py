@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -41,7 +41,7 @@ from docscrawl.frontier import (
 )
 from docscrawl.incremental import Incremental
 from docscrawl.jsonl import JsonlWriter, dumps_line, write_json_atomic
-from docscrawl.ledger import ContentGroup, Ledger
+from docscrawl.ledger import ContentGroup, JsonMap, Ledger
 from docscrawl.resume import (
     FRONTIER_JOURNAL,
     RUN_MARKER,
@@ -55,6 +55,7 @@ from docscrawl.resume import (
     reported_changes,
     roll_back_unlogged,
 )
+from docscrawl.trackstore import DEFAULT_KEEP, TrackStore
 
 logger = logging.getLogger(__name__)
 
@@ -83,30 +84,17 @@ def record_growth(tracks: list[PageTrack]) -> dict[str, Any]:
             "sitemap_lastmod": lastmod}
 
 
-class GrownRecords(Mapping[str, dict[str, Any]]):
-    """Canonical URL -> fields to update, computed from the record's tracks on lookup."""
-
-    def __init__(self) -> None:
-        self.groups: dict[str, list[PageTrack]] = {}
-
-    def __getitem__(self, canonical: str) -> dict[str, Any]:
-        return record_growth(self.groups[canonical])
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.groups)
-
-    def __len__(self) -> int:
-        return len(self.groups)
-
-
 class CrawlSession:
     """Config, frontier, crawl log and output writers of one crawl."""
 
     def __init__(self, config: CrawlConfig, *, stats: Any = None,
                  trap_limits: tuple[int, int] = (1000, 100), run_id: str | None = None,
+                 tracks_in_memory: int = DEFAULT_KEEP,
                  jobdir: Path | None = None, resume: bool = False) -> None:
         """`jobdir`: Scrapy's JOBDIR (pause and resume); `resume` with `run_id`: continue
-        the unfinished run whose files are in the output directory (`docscrawl.resume`)."""
+        the unfinished run whose files are in the output directory (`docscrawl.resume`);
+        `tracks_in_memory`: page tracks kept in memory besides those in use (the others
+        wait in the ledger, `docscrawl.trackstore`)."""
         self.config = config
         self.out_dir = config.out_dir
         self.out_dir.mkdir(parents=True, exist_ok=True)
@@ -140,13 +128,16 @@ class CrawlSession:
                                        self.out_dir / "changes.jsonl",
                                        run_id=run_id if self.resumed else None,
                                        reported=self.ledger.url_set("reported_pages"))
+        self.tracks = TrackStore(self.ledger.track_table(), keep=tracks_in_memory)
         self.frontier = Frontier(
             Scope(config.site, allow=config.allow, deny=config.deny),
             AddressGuard(_host_of(config.site)),
             max_pages=config.max_pages,
             max_depth=config.max_depth,
             traps=TrapGuard(per_pattern=trap_limits[0], per_path_queries=trap_limits[1]),
+            tracks=self.tracks,
         )
+        self.log.terminal_hooks.append(self.frontier.release)
         self.politeness: dict[str, Any] = {}  # request pacing, for run.json
         self._restored_tracks: list[PageTrack] = []  # resume: written, not in the frontier
         self.renames: dict[str, str] = {}  # canonical URL written -> better one found later
@@ -331,6 +322,8 @@ class CrawlSession:
             writer.close()
         self.log.close()
         updated = self._update_written_records()
+        if self.stats is not None:
+            self.stats.set_value("docscrawl/tracks_spilled", self.tracks.spilled)
         for old, new in resolve_renames(self.renames).items():
             self.incremental.rename(old, new)
         self.removed = self.incremental.finish(complete=self._complete(finish_reason))
@@ -365,33 +358,34 @@ class CrawlSession:
         """Rewrite output files once when written records gained URLs or a new canonical."""
         renames = resolve_renames(self.renames)
         grown = self._grown_records(renames)
-        if grown or renames:
+        if len(grown) or renames:
             rewrite_jsonl(self.out_dir / "pages.jsonl", page_updater(grown, renames),
                           leading=PAGE_LEADING_FIELDS)
         if renames:
             for name in ("structure.jsonl", "chunks.jsonl"):
                 rewrite_jsonl(self.out_dir / name, page_ref_updater(renames))
             rewrite_jsonl(self.out_dir / "crawl_log.jsonl", log_updater(renames))
-        return len(set(grown) | set(renames.values()))
+        return len(grown) + sum(1 for new in set(renames.values()) if new not in grown)
 
-    def _grown_records(self, renames: dict[str, str]) -> GrownRecords:
-        """Final canonical URL -> the tracks of each written record that grew (the one that
-        wrote it, then its content duplicates); the update itself is computed when its
-        line is rewritten, so the crawl never holds every update at once."""
+    def _grown_records(self, renames: dict[str, str]) -> JsonMap:
+        """Final canonical URL -> the fields to update in each written record that grew
+        (from the track that wrote it and its content duplicates'), kept in the ledger:
+        the crawl never holds every update, nor every track, at once."""
         duplicates: dict[str, list[PageTrack]] = {}
         for track in self._all_tracks():
             if not track.written and track.merged_into is not None:
                 canonical = renames.get(track.merged_into, track.merged_into)
                 duplicates.setdefault(canonical, []).append(track)
-        grown = GrownRecords()
+        grown = self.ledger.json_map("grown_records")
+        grown.clear()
         for track in self._all_tracks():
             if track.written and track.record_canonical is not None:
                 canonical = renames.get(track.record_canonical, track.record_canonical)
-                group = [track, *duplicates.get(canonical, ())]
-                if record_growth(group):
-                    grown.groups[canonical] = group
+                fields = record_growth([track, *duplicates.get(canonical, ())])
+                if fields:
+                    grown[canonical] = fields
                 else:  # the last one written counts, as it replaced the record
-                    grown.groups.pop(canonical, None)
+                    grown.pop(canonical, None)
         return grown
 
     def _all_tracks(self) -> Iterator[PageTrack]:

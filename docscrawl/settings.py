@@ -99,6 +99,9 @@ DOCSCRAWL_OUTPUT_ROOT = "output"
 # distinct query strings fetched per path.
 DOCSCRAWL_TRAP_PATTERN_LIMIT = 1000
 DOCSCRAWL_TRAP_QUERY_LIMIT = 100
+# Page tracks (how each page was found, its URLs) kept in memory besides those of pages in
+# progress; the others wait in the crawl's scratch ledger on disk.
+DOCSCRAWL_TRACKS_IN_MEMORY = 2048
 # A region whose link set repeats on this many pages is template navigation.
 DOCSCRAWL_TEMPLATE_MIN_PAGES = 3
 # Retrieval chunks: target size in approximate tokens (see README), hard maximum (0: 2x target).

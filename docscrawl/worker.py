@@ -56,7 +56,7 @@ class Worker:
         """Register, take over the page budget, start pulling tasks."""
         session = self.spider.session
         session.frontier.max_pages = None  # the budget is crawl-wide, kept in Redis
-        session.log.on_terminal = self._terminal
+        session.log.terminal_hooks.append(self._terminal)
         self.shared.register_worker(self.worker_id, {"pid": os.getpid(),
                                                      "out": str(session.out_dir)})
         self.shared.mark_started()

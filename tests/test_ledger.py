@@ -54,3 +54,21 @@ def test_table_names_are_checked(tmp_path: Path) -> None:
     with pytest.raises(ValueError):
         ledger.url_set("x; DROP TABLE y")
     ledger.close()
+
+
+def test_json_map_holds_json_values_by_key() -> None:
+    ledger = Ledger.open()
+    try:
+        grown = ledger.json_map("grown_records")
+        grown["https://a/"] = {"observed_urls": ["https://a/", "https://a/index.html"]}
+        grown["https://b/"] = {"discovery": [{"reason": "nav", "from": None}]}
+        assert grown["https://a/"]["observed_urls"][1] == "https://a/index.html"
+        assert grown.get("https://c/") is None and "https://b/" in grown
+        assert sorted(grown) == ["https://a/", "https://b/"] and len(grown) == 2
+        del grown["https://a/"]
+        with pytest.raises(KeyError):
+            del grown["https://a/"]
+        grown.clear()
+        assert len(grown) == 0
+    finally:
+        ledger.close()

@@ -539,6 +539,7 @@ class DocsSpider(scrapy.Spider):
         owner = session.frontier.owner_of(track.key)
         if owner is not None and owner.url == track.url:
             track = owner
+            session.frontier.pin(track)  # in memory until the page's story ends
         if not session.resumed:
             return track
         if session.log.is_closed(track.url):
@@ -588,6 +589,7 @@ class DocsSpider(scrapy.Spider):
             resume=resume,
             trap_limits=(settings.getint("DOCSCRAWL_TRAP_PATTERN_LIMIT"),
                          settings.getint("DOCSCRAWL_TRAP_QUERY_LIMIT")),
+            tracks_in_memory=settings.getint("DOCSCRAWL_TRACKS_IN_MEMORY"),
         )
         self.session.politeness = politeness_summary(settings)
         if isinstance(state, dict):

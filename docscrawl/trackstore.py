@@ -1,0 +1,118 @@
+"""The crawl's page tracks by normalized URL: the ones in use in memory, the others on disk.
+
+A crawl keeps one `PageTrack` per page until it ends: the ways a page was found and the URLs
+that serve it go into its record, and may grow after it is written. At 50,000 pages these
+would be most of the crawl's memory, and a sitemap admits them all at once. So the store
+keeps in memory only the tracks used last (`keep` of them) and those pinned while their page
+is fetched, extracted and written: the pipeline holds those objects, and a copy must not be
+changed behind its back. The others go to the crawl ledger (`docscrawl.ledger.TrackTable`),
+and come back as new objects when asked for.
+
+Without a table every track stays in memory (the frontier's unit tests, small tools).
+"""
+
+from __future__ import annotations
+
+import marshal
+from collections.abc import Iterator
+from itertools import islice
+from typing import Protocol
+
+from docscrawl.pagetrack import PageTrack
+
+DEFAULT_KEEP = 2048  # tracks kept in memory past the pinned ones
+SPILL_BATCH = 256  # tracks written to disk together once `keep` is passed by this many
+
+
+class TrackRows(Protocol):
+    """Where spilled tracks live (`docscrawl.ledger.TrackTable`)."""
+
+    def get(self, key: str) -> bytes | None: ...
+    def put_many(self, rows: list[tuple[str, bytes]]) -> None: ...
+    def __iter__(self) -> Iterator[tuple[str, bytes]]: ...
+
+
+def freeze(track: PageTrack) -> bytes:
+    """A track's state as bytes (marshal: its fields are strings, ints, None and tuples)."""
+    return marshal.dumps(track.__getstate__())
+
+
+def thaw(state: bytes) -> PageTrack:
+    """A track from `freeze`'s bytes."""
+    track = PageTrack.__new__(PageTrack)
+    track.__setstate__(marshal.loads(state))
+    return track
+
+
+class TrackStore:
+    """Normalized URL -> its claimed track; recently used and pinned tracks in memory."""
+
+    def __init__(self, rows: TrackRows | None = None, *, keep: int = DEFAULT_KEEP) -> None:
+        self._rows = rows
+        self.keep = max(1, keep)
+        self._live: dict[str, PageTrack] = {}  # least recently used first (with rows)
+        self._pinned: set[str] = set()
+        self.spilled = 0  # tracks written to disk, for the crawl's stats
+
+    def get(self, key: str) -> PageTrack | None:
+        """The track claimed for `key`: the same object as long as it stays in memory."""
+        if self._rows is None:
+            return self._live.get(key)
+        track = self._live.pop(key, None)
+        if track is None:
+            state = self._rows.get(key)
+            if state is None:
+                return None
+            track = thaw(state)
+        self._live[key] = track
+        self._spill()
+        return track
+
+    def put(self, track: PageTrack) -> None:
+        """Store a track under its key (replacing the key's previous track)."""
+        if self._rows is not None:
+            self._live.pop(track.key, None)
+        self._live[track.key] = track
+        self._spill()
+
+    def pin(self, track: PageTrack) -> None:
+        """Keep this track in memory until `release`: its page is being worked on."""
+        if self._live.get(track.key) is track:
+            self._pinned.add(track.key)
+
+    def release(self, key: str) -> None:
+        """The page of `key` has ended: its track may go to disk."""
+        self._pinned.discard(key)
+
+    @property
+    def in_memory(self) -> int:
+        """How many tracks are in memory now."""
+        return len(self._live)
+
+    def __iter__(self) -> Iterator[PageTrack]:
+        """Every track, in the order first stored; the ones in memory as they are."""
+        if self._rows is None:
+            yield from list(self._live.values())
+            return
+        self._write(list(self._live.values()))
+        for key, state in self._rows:
+            live = self._live.get(key)
+            yield live if live is not None else thaw(state)
+
+    def _spill(self) -> None:
+        """Past `keep` (plus the pinned ones) by a batch, write the least recently used
+        unpinned tracks to disk and drop them from memory."""
+        excess = len(self._live) - len(self._pinned) - self.keep
+        if self._rows is None or excess < min(SPILL_BATCH, self.keep):
+            return
+        pinned = self._pinned
+        oldest = list(islice((track for key, track in self._live.items() if key not in pinned),
+                             excess))
+        self._write(oldest)
+        for track in oldest:
+            del self._live[track.key]
+        self.spilled += len(oldest)
+
+    def _write(self, tracks: list[PageTrack]) -> None:
+        assert self._rows is not None
+        self._rows.put_many([(track.key, freeze(track)) for track in tracks])

@@ -1,0 +1,93 @@
+"""Page tracks that leave memory (`docscrawl.trackstore`) come back unchanged: a crawl that
+keeps one track in memory writes the same records as one that keeps them all."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+
+from docscrawl.devserver import FixtureServer
+from docscrawl.faultserver import RunningFaultServer
+from tests.conftest import CrawlOutput, assert_log_invariants, crawl
+
+pytestmark = pytest.mark.e2e
+FAULT_SETTINGS = {"DOWNLOAD_TIMEOUT": "3", "DOCSCRAWL_TRAP_PATTERN_LIMIT": "5",
+                  "DOCSCRAWL_RETRY_BACKOFF": "0.1"}
+SERIAL = {"CONCURRENT_REQUESTS": "1", "DOWNLOAD_MAXSIZE": "100000"}
+
+
+def _records(output: CrawlOutput, base: str = "") -> dict[str, dict[str, Any]]:
+    """What a page record takes from its track, by canonical URL (order-free lists; the
+    site's `base` URL replaced, when given)."""
+    if base:
+        return json.loads(json.dumps(_records(output)).replace(base, "BASE"))
+    return {
+        page["canonical_url"]: {
+            "observed_urls": sorted(page["observed_urls"]),
+            "discovery": sorted((d["reason"], d["from"] or "") for d in page["discovery"]),
+            "discovery_truncated": page.get("discovery_truncated"),
+            "sitemap_lastmod": page.get("sitemap_lastmod"),
+            "fetched_url": page.get("fetched_url"),
+            "redirect_chain": page.get("redirect_chain"),
+            "content_hash": page["content_hash"],
+        }
+        for page in output.pages
+    }
+
+
+def _spilled(output: CrawlOutput) -> int:
+    found = re.search(r"'docscrawl/tracks_spilled': (\d+)", output.result.stderr)
+    assert found, output.result.stderr[-2000:]
+    return int(found.group(1))
+
+
+@pytest.fixture(scope="module")
+def pair(demo_site: FixtureServer,
+         tmp_path_factory: pytest.TempPathFactory) -> tuple[CrawlOutput, CrawlOutput]:
+    base = tmp_path_factory.mktemp("spill")
+    kept = crawl(f"{demo_site.url}/docs/", base / "kept", settings=SERIAL)
+    spilled = crawl(f"{demo_site.url}/docs/", base / "spilled",
+                    settings={**SERIAL, "DOCSCRAWL_TRACKS_IN_MEMORY": "1"})
+    return kept, spilled
+
+
+def test_tracks_went_to_disk_only_when_memory_is_short(
+        pair: tuple[CrawlOutput, CrawlOutput]) -> None:
+    kept, spilled = pair
+    assert _spilled(kept) == 0
+    assert _spilled(spilled) >= len(spilled.pages)
+
+
+def test_records_are_the_same_either_way(pair: tuple[CrawlOutput, CrawlOutput]) -> None:
+    kept, spilled = pair
+    assert_log_invariants(spilled)
+    assert spilled.run["status"] == "finished"
+    assert len(kept.pages) > 5
+    assert _records(spilled) == _records(kept)
+
+
+@pytest.fixture(scope="module")
+def fault_pair(tmp_path_factory: pytest.TempPathFactory) -> tuple[CrawlOutput, CrawlOutput]:
+    """The fault site: redirect chains, aliases, session ids, a 100,000-link page."""
+    base = tmp_path_factory.mktemp("spill-faults")
+    outputs = []
+    for name, keep in (("kept", "2048"), ("spilled", "1")):
+        with RunningFaultServer() as server:
+            output = crawl(f"{server.url}/docs/", base / name, settings={
+                **FAULT_SETTINGS, "DOCSCRAWL_TRACKS_IN_MEMORY": keep}, timeout=300)
+        output.base = server.url  # type: ignore[attr-defined]
+        outputs.append(output)
+    return outputs[0], outputs[1]
+
+
+def test_fault_site_records_are_the_same_either_way(
+        fault_pair: tuple[CrawlOutput, CrawlOutput]) -> None:
+    kept, spilled = fault_pair
+    assert _spilled(spilled) > 0
+    assert_log_invariants(spilled)
+    assert len(kept.pages) > 20
+    assert (_records(spilled, spilled.base)  # type: ignore[attr-defined]
+            == _records(kept, kept.base))  # type: ignore[attr-defined]

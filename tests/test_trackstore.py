@@ -1,0 +1,85 @@
+"""TrackStore: tracks past `keep` go to the ledger and come back with the same state."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from docscrawl.ledger import Ledger
+from docscrawl.pagetrack import PageTrack
+from docscrawl.trackstore import TrackStore, freeze, thaw
+
+
+@pytest.fixture
+def ledger() -> Iterator[Ledger]:
+    ledger = Ledger.open()
+    yield ledger
+    ledger.close()
+
+
+def _track(n: int) -> PageTrack:
+    url = f"https://docs.example.com/p{n}"
+    track = PageTrack(url, url, n % 3, [("sitemap", None)], sitemap_lastmod="2026-01-01")
+    track.add_discovery("in_page", f"https://docs.example.com/p{n - 1}")
+    track.observe(url + "?utm_source=x")
+    return track
+
+
+def test_freeze_and_thaw_keep_every_field() -> None:
+    track = _track(7)
+    track.redirect_chain = ("https://docs.example.com/old",)
+    track.mark_written("https://docs.example.com/p7")
+    track.discovery_dropped = 3
+    assert thaw(freeze(track)) == track
+
+
+def test_least_recently_used_tracks_leave_memory_and_come_back(ledger: Ledger) -> None:
+    store = TrackStore(ledger.track_table(), keep=4)
+    tracks = [_track(n) for n in range(20)]
+    for track in tracks:
+        store.put(track)
+    assert store.in_memory <= 8 and store.spilled >= 12
+    first = store.get(tracks[0].key)
+    assert first is not None and first is not tracks[0] and first == tracks[0]
+    first.add_discovery("nav", "https://docs.example.com/index")
+    for track in tracks[1:]:  # pushes the changed copy out again
+        store.get(track.key)
+    again = store.get(tracks[0].key)
+    assert again is not None and again is not first
+    assert ("nav", "https://docs.example.com/index") in again.discovery
+    assert store.get("https://docs.example.com/missing") is None
+
+
+def test_pinned_tracks_stay_the_same_object(ledger: Ledger) -> None:
+    store = TrackStore(ledger.track_table(), keep=2)
+    pinned = _track(0)
+    store.put(pinned)
+    store.pin(pinned)
+    for n in range(1, 50):
+        store.put(_track(n))
+    assert store.get(pinned.key) is pinned
+    store.release(pinned.key)
+    for n in range(1, 50):
+        store.get(_track(n).key)
+    assert store.get(pinned.key) is not pinned
+
+
+def test_iteration_gives_every_track_once_in_first_stored_order(ledger: Ledger) -> None:
+    store = TrackStore(ledger.track_table(), keep=3)
+    tracks = [_track(n) for n in range(30)]
+    for track in tracks:
+        store.put(track)
+    store.get(tracks[5].key)  # used again: moves in memory, not in the order
+    assert [t.key for t in store] == [t.key for t in tracks]
+    assert list(store) == tracks
+
+
+def test_without_a_table_everything_stays_in_memory() -> None:
+    store = TrackStore(keep=1)
+    tracks = [_track(n) for n in range(10)]
+    for track in tracks:
+        store.put(track)
+    assert store.spilled == 0 and store.in_memory == 10
+    assert all(store.get(t.key) is t for t in tracks)
+    assert list(store) == tracks
