@@ -29,6 +29,7 @@ from docscrawl.pagetrack import (  # noqa: F401  (re-exported)
     track_fields,
     track_from_fields,
 )
+from docscrawl.seenurls import ABSENT, SeenUrls
 from docscrawl.trackstore import TrackStore
 
 NON_HTML_EXTENSIONS = frozenset({
@@ -87,6 +88,7 @@ class Frontier:
         max_depth: int | None = None,
         traps: TrapGuard | None = None,
         tracks: TrackStore | None = None,
+        seen: SeenUrls | None = None,
     ) -> None:
         self.scope = scope
         self.guard = guard
@@ -97,9 +99,9 @@ class Frontier:
         self.admitted = 0
         self.limited = False  # True once max_pages/max_depth refused a URL: crawl incomplete
         # Every URL seen -> the key of the track it belongs to (claimed or merged as an
-        # alias), else None; the tracks themselves are in `tracks` (a crawl's session
-        # keeps the ones not in use on disk).
-        self._seen: dict[str, str | None] = {}
+        # alias), else None; the tracks themselves are in `tracks`. A crawl's session keeps
+        # the URLs and tracks not used lately on disk (`seen`, `tracks`).
+        self._seen = seen if seen is not None else SeenUrls()
         self._tracks = tracks if tracks is not None else TrackStore()
 
     def track_for(self, url: str) -> PageTrack | None:
@@ -135,8 +137,8 @@ class Frontier:
 
     def offer(self, url: str, reason: str, source: str | None, depth: int) -> Verdict:
         """Policy checks that need no robots.txt; `wait_robots` when they pass."""
-        if url in self._seen:
-            key = self._seen[url]
+        key = self._seen.lookup(url)
+        if key is not ABSENT:
             track = None if key is None else self._tracks.get(key)
             if track is not None:
                 track.add_discovery(reason, source)
@@ -206,8 +208,7 @@ class Frontier:
         """Resume (JOBDIR): take back the URLs seen and the tracks claimed by the
         interrupted run (`claims`: track fields and whether a redirect target claimed it,
         which takes no `max_pages` slot)."""
-        for url in seen:
-            self._seen.setdefault(url, None)
+        self._seen.add_all(seen)
         for fields, inherited in claims:
             track = track_from_fields(fields)
             self._seen[track.url] = track.key

@@ -62,6 +62,10 @@ class Ledger:
         """The page tracks not kept in memory (`docscrawl.trackstore`)."""
         return TrackTable(self._conn)
 
+    def seen_table(self) -> SeenTable:
+        """The seen URLs not kept in memory (`docscrawl.seenurls`)."""
+        return SeenTable(self._conn)
+
     def json_map(self, name: str) -> JsonMap:
         """A persistent map of strings to JSON values in table `name` (created when missing)."""
         return JsonMap(self._conn, name)
@@ -138,6 +142,32 @@ class TrackTable:
 
     def __len__(self) -> int:
         return int(self._conn.execute("SELECT count(*) FROM tracks").fetchone()[0])
+
+
+class SeenTable:
+    """URL -> the key of its page track, or NULL (seen, no track); '' when the key is the
+    URL itself."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+        conn.execute("CREATE TABLE IF NOT EXISTS seen_urls (url TEXT PRIMARY KEY, key TEXT) "
+                     "WITHOUT ROWID")
+
+    def lookup(self, url: str) -> tuple[bool, str | None]:
+        """(seen, key) for a URL."""
+        row = self._conn.execute("SELECT key FROM seen_urls WHERE url = ?", (url,)).fetchone()
+        if row is None:
+            return False, None
+        return True, (url if row[0] == "" else row[0])
+
+    def put_many(self, rows: list[tuple[str, str | None]]) -> None:
+        """Store (url, key) rows, replacing what a URL had."""
+        self._conn.executemany(
+            "INSERT OR REPLACE INTO seen_urls (url, key) VALUES (?, ?)",
+            [(url, "" if key == url else key) for url, key in rows])
+
+    def __len__(self) -> int:
+        return int(self._conn.execute("SELECT count(*) FROM seen_urls").fetchone()[0])
 
 
 class JsonMap(MutableMapping[str, Any]):

@@ -55,6 +55,8 @@ from docscrawl.resume import (
     reported_changes,
     roll_back_unlogged,
 )
+from docscrawl.seenurls import DEFAULT_KEEP as SEEN_KEEP
+from docscrawl.seenurls import SeenUrls
 from docscrawl.trackstore import DEFAULT_KEEP, TrackStore
 
 logger = logging.getLogger(__name__)
@@ -89,12 +91,13 @@ class CrawlSession:
 
     def __init__(self, config: CrawlConfig, *, stats: Any = None,
                  trap_limits: tuple[int, int] = (1000, 100), run_id: str | None = None,
-                 tracks_in_memory: int = DEFAULT_KEEP,
+                 tracks_in_memory: int = DEFAULT_KEEP, seen_in_memory: int = SEEN_KEEP,
                  jobdir: Path | None = None, resume: bool = False) -> None:
         """`jobdir`: Scrapy's JOBDIR (pause and resume); `resume` with `run_id`: continue
         the unfinished run whose files are in the output directory (`docscrawl.resume`);
         `tracks_in_memory`: page tracks kept in memory besides those in use (the others
-        wait in the ledger, `docscrawl.trackstore`)."""
+        wait in the ledger, `docscrawl.trackstore`); `seen_in_memory`: the same for seen
+        URLs (`docscrawl.seenurls`)."""
         self.config = config
         self.out_dir = config.out_dir
         self.out_dir.mkdir(parents=True, exist_ok=True)
@@ -129,6 +132,7 @@ class CrawlSession:
                                        run_id=run_id if self.resumed else None,
                                        reported=self.ledger.url_set("reported_pages"))
         self.tracks = TrackStore(self.ledger.track_table(), keep=tracks_in_memory)
+        self.seen_urls = SeenUrls(self.ledger.seen_table(), keep=seen_in_memory)
         self.frontier = Frontier(
             Scope(config.site, allow=config.allow, deny=config.deny),
             AddressGuard(_host_of(config.site)),
@@ -136,6 +140,7 @@ class CrawlSession:
             max_depth=config.max_depth,
             traps=TrapGuard(per_pattern=trap_limits[0], per_path_queries=trap_limits[1]),
             tracks=self.tracks,
+            seen=self.seen_urls,
         )
         self.log.terminal_hooks.append(self.frontier.release)
         self.politeness: dict[str, Any] = {}  # request pacing, for run.json
@@ -324,6 +329,8 @@ class CrawlSession:
         updated = self._update_written_records()
         if self.stats is not None:
             self.stats.set_value("docscrawl/tracks_spilled", self.tracks.spilled)
+            self.stats.set_value("docscrawl/seen_urls_spilled", self.seen_urls.spilled)
+            self.stats.set_value("docscrawl/tracks_pinned_at_end", self.tracks.pinned)
         for old, new in resolve_renames(self.renames).items():
             self.incremental.rename(old, new)
         self.removed = self.incremental.finish(complete=self._complete(finish_reason))

@@ -102,6 +102,7 @@ DOCSCRAWL_TRAP_QUERY_LIMIT = 100
 # Page tracks (how each page was found, its URLs) kept in memory besides those of pages in
 # progress; the others wait in the crawl's scratch ledger on disk.
 DOCSCRAWL_TRACKS_IN_MEMORY = 2048
+DOCSCRAWL_SEEN_URLS_IN_MEMORY = 16_384  # the same for the URLs seen
 # A region whose link set repeats on this many pages is template navigation.
 DOCSCRAWL_TEMPLATE_MIN_PAGES = 3
 # Retrieval chunks: target size in approximate tokens (see README), hard maximum (0: 2x target).

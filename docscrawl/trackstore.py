@@ -85,6 +85,11 @@ class TrackStore:
         self._pinned.discard(key)
 
     @property
+    def pinned(self) -> int:
+        """How many tracks are pinned now."""
+        return len(self._pinned)
+
+    @property
     def in_memory(self) -> int:
         """How many tracks are in memory now."""
         return len(self._live)

@@ -590,6 +590,7 @@ class DocsSpider(scrapy.Spider):
             trap_limits=(settings.getint("DOCSCRAWL_TRAP_PATTERN_LIMIT"),
                          settings.getint("DOCSCRAWL_TRAP_QUERY_LIMIT")),
             tracks_in_memory=settings.getint("DOCSCRAWL_TRACKS_IN_MEMORY"),
+            seen_in_memory=settings.getint("DOCSCRAWL_SEEN_URLS_IN_MEMORY"),
         )
         self.session.politeness = politeness_summary(settings)
         if isinstance(state, dict):

@@ -1,5 +1,6 @@
-"""Page tracks that leave memory (`docscrawl.trackstore`) come back unchanged: a crawl that
-keeps one track in memory writes the same records as one that keeps them all."""
+"""Page tracks and seen URLs that leave memory (`docscrawl.trackstore`, `docscrawl.seenurls`)
+come back unchanged: a crawl that keeps one of each in memory writes the same records as
+one that keeps them all."""
 
 from __future__ import annotations
 
@@ -38,8 +39,11 @@ def _records(output: CrawlOutput, base: str = "") -> dict[str, dict[str, Any]]:
     }
 
 
-def _spilled(output: CrawlOutput) -> int:
-    found = re.search(r"'docscrawl/tracks_spilled': (\d+)", output.result.stderr)
+SHORT = {"DOCSCRAWL_TRACKS_IN_MEMORY": "1", "DOCSCRAWL_SEEN_URLS_IN_MEMORY": "1"}
+
+
+def _spilled(output: CrawlOutput, what: str = "tracks") -> int:
+    found = re.search(rf"'docscrawl/{what}_spilled': (\d+)", output.result.stderr)
     assert found, output.result.stderr[-2000:]
     return int(found.group(1))
 
@@ -50,15 +54,18 @@ def pair(demo_site: FixtureServer,
     base = tmp_path_factory.mktemp("spill")
     kept = crawl(f"{demo_site.url}/docs/", base / "kept", settings=SERIAL)
     spilled = crawl(f"{demo_site.url}/docs/", base / "spilled",
-                    settings={**SERIAL, "DOCSCRAWL_TRACKS_IN_MEMORY": "1"})
+                    settings={**SERIAL, **SHORT})
     return kept, spilled
 
 
 def test_tracks_went_to_disk_only_when_memory_is_short(
         pair: tuple[CrawlOutput, CrawlOutput]) -> None:
     kept, spilled = pair
-    assert _spilled(kept) == 0
+    assert _spilled(kept) == 0 and _spilled(kept, "seen_urls") == 0
     assert _spilled(spilled) >= len(spilled.pages)
+    assert _spilled(spilled, "seen_urls") >= len(spilled.pages)
+    # every page's story ended, so no track is still held in memory for it
+    assert "'docscrawl/tracks_pinned_at_end': 0" in spilled.result.stderr
 
 
 def test_records_are_the_same_either_way(pair: tuple[CrawlOutput, CrawlOutput]) -> None:
@@ -74,10 +81,10 @@ def fault_pair(tmp_path_factory: pytest.TempPathFactory) -> tuple[CrawlOutput, C
     """The fault site: redirect chains, aliases, session ids, a 100,000-link page."""
     base = tmp_path_factory.mktemp("spill-faults")
     outputs = []
-    for name, keep in (("kept", "2048"), ("spilled", "1")):
+    for name, short in (("kept", {}), ("spilled", SHORT)):
         with RunningFaultServer() as server:
-            output = crawl(f"{server.url}/docs/", base / name, settings={
-                **FAULT_SETTINGS, "DOCSCRAWL_TRACKS_IN_MEMORY": keep}, timeout=300)
+            output = crawl(f"{server.url}/docs/", base / name,
+                           settings={**FAULT_SETTINGS, **short}, timeout=300)
         output.base = server.url  # type: ignore[attr-defined]
         outputs.append(output)
     return outputs[0], outputs[1]
@@ -86,7 +93,7 @@ def fault_pair(tmp_path_factory: pytest.TempPathFactory) -> tuple[CrawlOutput, C
 def test_fault_site_records_are_the_same_either_way(
         fault_pair: tuple[CrawlOutput, CrawlOutput]) -> None:
     kept, spilled = fault_pair
-    assert _spilled(spilled) > 0
+    assert _spilled(spilled) > 0 and _spilled(spilled, "seen_urls") > 0
     assert_log_invariants(spilled)
     assert len(kept.pages) > 20
     assert (_records(spilled, spilled.base)  # type: ignore[attr-defined]
