@@ -86,7 +86,7 @@ from redis import Redis
 if TYPE_CHECKING:
     from redis.client import Pipeline
 
-    from docscrawl.frontier import PageTrack
+    from docscrawl.pagetrack import PageTrack
 
 __all__ = ["Admission", "SharedFrontier", "task_from_track", "track_from_task"]
 
@@ -575,7 +575,7 @@ def task_from_track(track: PageTrack) -> dict[str, Any]:
 
 def track_from_task(task: dict[str, Any]) -> PageTrack:
     """Rebuild, in the worker that popped it, the track of a task made by `task_from_track`."""
-    from docscrawl.frontier import PageTrack, discovery_entries
+    from docscrawl.pagetrack import PageTrack, discovery_entries
 
     track = PageTrack(url=task["url"], key=task.get("key") or task["url"],
                       depth=int(task.get("depth") or 0),

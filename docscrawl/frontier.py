@@ -19,16 +19,7 @@ from docscrawl.discovery.robots import RobotsPolicy
 from docscrawl.discovery.scope import Scope
 from docscrawl.discovery.traps import TrapGuard
 from docscrawl.discovery.urls import normalize_url
-from docscrawl.pagetrack import (  # noqa: F401  (re-exported)
-    MAX_DISCOVERY_ENTRIES,
-    Discovery,
-    PageTrack,
-    discovery_entries,
-    discovery_records,
-    shared_pair,
-    track_fields,
-    track_from_fields,
-)
+from docscrawl.pagetrack import PageTrack, track_from_fields
 from docscrawl.seenurls import ABSENT, SeenUrls
 from docscrawl.trackstore import TrackStore
 
@@ -135,13 +126,27 @@ class Frontier:
             if self._seen.get(url) is None:
                 self._seen[url] = track.key
 
-    def offer(self, url: str, reason: str, source: str | None, depth: int) -> Verdict:
-        """Policy checks that need no robots.txt; `wait_robots` when they pass."""
+    def offer(
+        self, url: str, reason: str, source: str | None, depth: int, *,
+        lastmod: str | None = None, inherit: PageTrack | None = None,
+    ) -> Verdict:
+        """Policy checks that need no robots.txt; `wait_robots` when they pass. A known
+        URL's page learns the way found (and the sitemap `lastmod`, and the URLs of the
+        page a redirect came from: `inherit`); the verdict carries its track when it is
+        in memory."""
         key = self._seen.lookup(url)
         if key is not ABSENT:
-            track = None if key is None else self._tracks.get(key)
+            if key is None:
+                return Verdict("known")
+            if inherit is None and not lastmod:
+                return Verdict("known", track=self._tracks.add_discovery(key, reason, source))
+            track = self._tracks.get(key)
             if track is not None:
                 track.add_discovery(reason, source)
+                if inherit is not None:
+                    track.absorb(inherit)
+                if lastmod and not track.sitemap_lastmod:
+                    track.sitemap_lastmod = lastmod
             return Verdict("known", track=track)
         self._seen[url] = None
         return self.check(url, depth)

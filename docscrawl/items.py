@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from docscrawl.frontier import PageTrack
+from docscrawl.pagetrack import PageTrack
 
 
 @dataclass(slots=True, repr=False)

@@ -38,9 +38,13 @@ class Ledger:
         self.directory = directory
         self._temporary = temporary
         self._conn = sqlite3.connect(directory / "ledger.sqlite3", isolation_level=None)
+        # One connection owns the file, and nothing needs to survive a crash: an exclusive
+        # lock and one transaction for the whole crawl spare a lock, a header check and a
+        # page write per statement (file-system calls that cost more than the statements).
         for pragma in ("journal_mode = OFF", "synchronous = OFF", "temp_store = MEMORY",
-                       f"cache_size = -{CACHE_KIB}"):
+                       f"cache_size = -{CACHE_KIB}", "locking_mode = EXCLUSIVE"):
             self._conn.execute(f"PRAGMA {pragma}")
+        self._conn.execute("BEGIN")
 
     @classmethod
     def open(cls, directory: Path | None = None) -> Ledger:
@@ -72,6 +76,8 @@ class Ledger:
 
     def close(self) -> None:
         """Close the database; a temporary ledger's directory is deleted."""
+        if self._conn.in_transaction:
+            self._conn.execute("COMMIT")
         self._conn.close()
         if self._temporary:
             shutil.rmtree(self.directory, ignore_errors=True)
@@ -123,6 +129,9 @@ class TrackTable:
         self._conn = conn
         conn.execute("CREATE TABLE IF NOT EXISTS tracks "
                      "(key TEXT PRIMARY KEY, state BLOB NOT NULL)")
+        conn.execute("CREATE TABLE IF NOT EXISTS late_found (key TEXT NOT NULL, "
+                     "seq INTEGER NOT NULL, reason TEXT NOT NULL, source TEXT, "
+                     "PRIMARY KEY (key, seq)) WITHOUT ROWID")
 
     def get(self, key: str) -> bytes | None:
         """The state stored for `key`, if any."""
@@ -134,6 +143,24 @@ class TrackTable:
         self._conn.executemany(
             "INSERT INTO tracks (key, state) VALUES (?, ?) "
             "ON CONFLICT (key) DO UPDATE SET state = excluded.state", rows)
+
+    def add_late(self, rows: list[tuple[str, int, str, str | None]]) -> None:
+        """Store (key, sequence number, reason, source) ways found not yet in their track."""
+        self._conn.executemany(
+            "INSERT INTO late_found (key, seq, reason, source) VALUES (?, ?, ?, ?)", rows)
+
+    def take_late(self, key: str) -> list[tuple[str, str | None]]:
+        """The ways found stored for `key`, in order; they are removed."""
+        rows = self._conn.execute(
+            "SELECT reason, source FROM late_found WHERE key = ? ORDER BY seq", (key,)).fetchall()
+        if rows:
+            self._conn.execute("DELETE FROM late_found WHERE key = ?", (key,))
+        return [(reason, source) for reason, source in rows]
+
+    def late_keys(self, limit: int) -> list[str]:
+        """Up to `limit` keys that have ways found stored for them."""
+        return [row[0] for row in self._conn.execute(
+            "SELECT DISTINCT key FROM late_found LIMIT ?", (limit,))]
 
     def __iter__(self) -> Iterator[tuple[str, bytes]]:
         """Every (key, state), in the order first stored, read as it goes."""

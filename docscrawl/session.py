@@ -32,16 +32,11 @@ from docscrawl.finalize import (
     resolve_renames,
     rewrite_jsonl,
 )
-from docscrawl.frontier import (
-    Discovery,
-    Frontier,
-    PageTrack,
-    discovery_records,
-    track_fields,
-)
+from docscrawl.frontier import Frontier
 from docscrawl.incremental import Incremental
 from docscrawl.jsonl import JsonlWriter, dumps_line, write_json_atomic
 from docscrawl.ledger import ContentGroup, JsonMap, Ledger
+from docscrawl.pagetrack import Discovery, PageTrack, discovery_records, track_fields
 from docscrawl.resume import (
     FRONTIER_JOURNAL,
     RUN_MARKER,
@@ -329,6 +324,7 @@ class CrawlSession:
         updated = self._update_written_records()
         if self.stats is not None:
             self.stats.set_value("docscrawl/tracks_spilled", self.tracks.spilled)
+            self.stats.set_value("docscrawl/discovery_deferred", self.tracks.deferred)
             self.stats.set_value("docscrawl/seen_urls_spilled", self.seen_urls.spilled)
             self.stats.set_value("docscrawl/tracks_pinned_at_end", self.tracks.pinned)
         for old, new in resolve_renames(self.renames).items():

@@ -18,10 +18,11 @@ from collections.abc import Iterator
 from itertools import islice
 from typing import Protocol
 
-from docscrawl.pagetrack import PageTrack
+from docscrawl.pagetrack import Discovery, PageTrack, shared_pair
 
 DEFAULT_KEEP = 2048  # tracks kept in memory past the pinned ones
 SPILL_BATCH = 256  # tracks written to disk together once `keep` is passed by this many
+LATE_BATCH = 4096  # ways found for tracks on disk, written to disk together
 
 
 class TrackRows(Protocol):
@@ -30,6 +31,9 @@ class TrackRows(Protocol):
     def get(self, key: str) -> bytes | None: ...
     def put_many(self, rows: list[tuple[str, bytes]]) -> None: ...
     def __iter__(self) -> Iterator[tuple[str, bytes]]: ...
+    def add_late(self, rows: list[tuple[str, int, str, str | None]]) -> None: ...
+    def take_late(self, key: str) -> list[Discovery]: ...
+    def late_keys(self, limit: int) -> list[str]: ...
 
 
 def freeze(track: PageTrack) -> bytes:
@@ -52,7 +56,13 @@ class TrackStore:
         self.keep = max(1, keep)
         self._live: dict[str, PageTrack] = {}  # least recently used first (with rows)
         self._pinned: set[str] = set()
+        # Ways found for tracks on disk, not yet added to them: here, then in the table's
+        # `late` rows; they are added, in order, when the track is read back.
+        self._late: dict[str, list[Discovery]] = {}
+        self._late_count = 0
+        self._late_seq = 0
         self.spilled = 0  # tracks written to disk, for the crawl's stats
+        self.deferred = 0  # ways found recorded without reading their track from disk
 
     def get(self, key: str) -> PageTrack | None:
         """The track claimed for `key`: the same object as long as it stays in memory."""
@@ -63,13 +73,29 @@ class TrackStore:
             state = self._rows.get(key)
             if state is None:
                 return None
-            track = thaw(state)
+            track = self._caught_up(thaw(state))
         self._live[key] = track
         self._spill()
         return track
 
+    def add_discovery(self, key: str, reason: str, source: str | None) -> PageTrack | None:
+        """Add a way the page of `key` (which has a track) was found. A track in memory is
+        changed and returned; one on disk is not read for it (a link to a page is found on
+        many pages): the addition waits, and is made when the track is next read."""
+        track = self._live.get(key)
+        if track is not None or self._rows is None:
+            if track is not None:
+                track.add_discovery(reason, source)
+            return track
+        self._late.setdefault(key, []).append(shared_pair(reason, source))
+        self._late_count += 1
+        self.deferred += 1
+        if self._late_count >= LATE_BATCH:
+            self._write_late()
+        return None
+
     def put(self, track: PageTrack) -> None:
-        """Store a track under its key (replacing the key's previous track)."""
+        """Store the track of a newly claimed key (replacing the key's previous track)."""
         if self._rows is not None:
             self._live.pop(track.key, None)
         self._live[track.key] = track
@@ -100,9 +126,49 @@ class TrackStore:
             yield from list(self._live.values())
             return
         self._write(list(self._live.values()))
+        self._settle()
         for key, state in self._rows:
             live = self._live.get(key)
             yield live if live is not None else thaw(state)
+
+    def _settle(self) -> None:
+        """Add every waiting way found to its track on disk (a batch of keys at a time)."""
+        assert self._rows is not None
+        if self._late:
+            self._write_late()
+        while keys := self._rows.late_keys(SPILL_BATCH):
+            caught_up = []
+            for key in keys:
+                state = self._rows.get(key)
+                if state is None:  # its track was replaced: what waited was for the old one
+                    self._rows.take_late(key)
+                    continue
+                caught_up.append(self._caught_up(thaw(state)))
+            self._write(caught_up)
+
+    def _caught_up(self, track: PageTrack) -> PageTrack:
+        """A track read from disk, with the ways found that waited for it added in order."""
+        assert self._rows is not None
+        waiting = self._late.pop(track.key, None)
+        for reason, source in self._rows.take_late(track.key):
+            track.add_discovery(reason, source)
+        if waiting:
+            self._late_count -= len(waiting)
+            for reason, source in waiting:
+                track.add_discovery(reason, source)
+        return track
+
+    def _write_late(self) -> None:
+        """Move the waiting ways found to disk, keeping their order."""
+        assert self._rows is not None
+        rows = []
+        for key, pairs in self._late.items():
+            for reason, source in pairs:
+                self._late_seq += 1
+                rows.append((key, self._late_seq, reason, source))
+        self._rows.add_late(rows)
+        self._late.clear()
+        self._late_count = 0
 
     def _spill(self) -> None:
         """Past `keep` (plus the pinned ones) by a batch, write the least recently used

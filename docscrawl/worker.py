@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Any
 from twisted.internet import task
 
 from docscrawl.distributed import SharedFrontier, task_from_track, track_from_task
-from docscrawl.frontier import PageTrack, origin_of
+from docscrawl.frontier import origin_of
+from docscrawl.pagetrack import PageTrack
 
 if TYPE_CHECKING:
     from docscrawl.spiders.docs import DocsSpider

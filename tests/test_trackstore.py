@@ -83,3 +83,28 @@ def test_without_a_table_everything_stays_in_memory() -> None:
     assert store.spilled == 0 and store.in_memory == 10
     assert all(store.get(t.key) is t for t in tracks)
     assert list(store) == tracks
+
+
+def test_ways_found_for_tracks_on_disk_wait_and_are_added_in_order(ledger: Ledger) -> None:
+    store = TrackStore(ledger.track_table(), keep=2)
+    kept = TrackStore()  # the same additions, everything in memory
+    for n in range(10):
+        store.put(_track(n))
+        kept.put(_track(n))
+    cold = _track(0).key
+    assert store.add_discovery(cold, "nav", "https://docs.example.com/a") is None
+    kept.add_discovery(cold, "nav", "https://docs.example.com/a")
+    assert store.deferred == 1
+    for n in range(6000):  # past LATE_BATCH: the waiting ones go to disk, in order
+        reason = "in_page" if n % 2 else "footer_navigation"
+        for store_ in (store, kept):
+            store_.add_discovery(_track(n % 10).key, reason, f"https://docs.example.com/s{n}")
+    back = store.get(_track(3).key)
+    assert back is not None and back == kept.get(_track(3).key)
+    twice = [list(store), list(store)]  # iterating does not lose what waited
+    assert twice[0] == twice[1]
+    by_key = {t.key: t for t in kept}
+    for track in twice[0]:
+        expected = by_key[track.key]
+        assert track.discovery == expected.discovery, track.key
+        assert track.discovery_dropped == expected.discovery_dropped > 0

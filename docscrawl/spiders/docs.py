@@ -34,10 +34,11 @@ from docscrawl.extract.links import discovery_links
 from docscrawl.extract.metadata import canonical_href
 from docscrawl.extract.page import PageStructure, page_structure
 from docscrawl.failures import classify_failure
-from docscrawl.frontier import PageTrack, Verdict, origin_of, track_from_fields
+from docscrawl.frontier import Verdict, origin_of
 from docscrawl.incremental import body_hash
 from docscrawl.items import CarriedPage, FetchedPage
 from docscrawl.middlewares.render import RenderError
+from docscrawl.pagetrack import PageTrack, track_from_fields
 from docscrawl.parse import response_root
 from docscrawl.politeness import politeness_summary
 from docscrawl.quality import binary_reason
@@ -129,7 +130,8 @@ class DocsSpider(scrapy.Spider):
     ) -> list[Request]:
         """Offer one discovered URL to the frontier and act on its verdict."""
         log = self.session.log
-        verdict = self.session.frontier.offer(url, reason, source, depth)
+        verdict = self.session.frontier.offer(url, reason, source, depth, lastmod=lastmod,
+                                              inherit=inherit)
         if verdict.first:
             if self.worker is not None and not self.worker.first_discovery(url):
                 # Another worker found it first and logs its story; it may have died before
@@ -139,11 +141,6 @@ class DocsSpider(scrapy.Spider):
                 self.session.journal_offer(url, reason, source, depth, lastmod, inherit)
                 log.discovered(url, {"reason": reason, "from": source})
         if verdict.action == "known":
-            if verdict.track is not None:
-                if inherit is not None:
-                    verdict.track.absorb(inherit)
-                if lastmod and not verdict.track.sitemap_lastmod:
-                    verdict.track.sitemap_lastmod = lastmod
             return []
         if verdict.action == "skip":
             self._log_skip(url, verdict)

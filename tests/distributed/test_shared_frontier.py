@@ -7,7 +7,7 @@ import time
 import pytest
 
 from docscrawl.distributed import SharedFrontier, task_from_track, track_from_task
-from docscrawl.frontier import PageTrack
+from docscrawl.pagetrack import PageTrack
 from tests.distributed.conftest import RedisServer
 
 

@@ -42,10 +42,14 @@ def _records(output: CrawlOutput, base: str = "") -> dict[str, dict[str, Any]]:
 SHORT = {"DOCSCRAWL_TRACKS_IN_MEMORY": "1", "DOCSCRAWL_SEEN_URLS_IN_MEMORY": "1"}
 
 
-def _spilled(output: CrawlOutput, what: str = "tracks") -> int:
-    found = re.search(rf"'docscrawl/{what}_spilled': (\d+)", output.result.stderr)
+def _stat(output: CrawlOutput, name: str) -> int:
+    found = re.search(rf"'docscrawl/{name}': (\d+)", output.result.stderr)
     assert found, output.result.stderr[-2000:]
     return int(found.group(1))
+
+
+def _spilled(output: CrawlOutput, what: str = "tracks") -> int:
+    return _stat(output, f"{what}_spilled")
 
 
 @pytest.fixture(scope="module")
@@ -64,6 +68,7 @@ def test_tracks_went_to_disk_only_when_memory_is_short(
     assert _spilled(kept) == 0 and _spilled(kept, "seen_urls") == 0
     assert _spilled(spilled) >= len(spilled.pages)
     assert _spilled(spilled, "seen_urls") >= len(spilled.pages)
+    assert _stat(spilled, "discovery_deferred") > 0
     # every page's story ended, so no track is still held in memory for it
     assert "'docscrawl/tracks_pinned_at_end': 0" in spilled.result.stderr
 
