@@ -149,13 +149,15 @@ class TrackTable:
         self._conn.executemany(
             "INSERT INTO late_found (key, seq, reason, source) VALUES (?, ?, ?, ?)", rows)
 
-    def take_late(self, key: str) -> list[tuple[str, str | None]]:
-        """The ways found stored for `key`, in order; they are removed."""
-        rows = self._conn.execute(
-            "SELECT reason, source FROM late_found WHERE key = ? ORDER BY seq", (key,)).fetchall()
-        if rows:
-            self._conn.execute("DELETE FROM late_found WHERE key = ?", (key,))
-        return [(reason, source) for reason, source in rows]
+    def late_for(self, key: str) -> Iterator[tuple[str, str | None]]:
+        """The ways found stored for `key`, in order, read as they go (a page linked from
+        every page has one per page); `drop_late` removes them once read."""
+        return ((reason, source) for reason, source in self._conn.execute(
+            "SELECT reason, source FROM late_found WHERE key = ? ORDER BY seq", (key,)))
+
+    def drop_late(self, key: str) -> None:
+        """Remove the ways found stored for `key`."""
+        self._conn.execute("DELETE FROM late_found WHERE key = ?", (key,))
 
     def late_keys(self, limit: int) -> list[str]:
         """Up to `limit` keys that have ways found stored for them."""

@@ -32,7 +32,8 @@ class TrackRows(Protocol):
     def put_many(self, rows: list[tuple[str, bytes]]) -> None: ...
     def __iter__(self) -> Iterator[tuple[str, bytes]]: ...
     def add_late(self, rows: list[tuple[str, int, str, str | None]]) -> None: ...
-    def take_late(self, key: str) -> list[Discovery]: ...
+    def late_for(self, key: str) -> Iterator[Discovery]: ...
+    def drop_late(self, key: str) -> None: ...
     def late_keys(self, limit: int) -> list[str]: ...
 
 
@@ -86,6 +87,8 @@ class TrackStore:
         if track is not None or self._rows is None:
             if track is not None:
                 track.add_discovery(reason, source)
+                if self._rows is not None:  # used: it stays in memory longer
+                    self._live[key] = self._live.pop(key)
             return track
         self._late.setdefault(key, []).append(shared_pair(reason, source))
         self._late_count += 1
@@ -141,7 +144,7 @@ class TrackStore:
             for key in keys:
                 state = self._rows.get(key)
                 if state is None:  # its track was replaced: what waited was for the old one
-                    self._rows.take_late(key)
+                    self._rows.drop_late(key)
                     continue
                 caught_up.append(self._caught_up(thaw(state)))
             self._write(caught_up)
@@ -150,8 +153,9 @@ class TrackStore:
         """A track read from disk, with the ways found that waited for it added in order."""
         assert self._rows is not None
         waiting = self._late.pop(track.key, None)
-        for reason, source in self._rows.take_late(track.key):
+        for reason, source in self._rows.late_for(track.key):
             track.add_discovery(reason, source)
+        self._rows.drop_late(track.key)
         if waiting:
             self._late_count -= len(waiting)
             for reason, source in waiting:
