@@ -88,10 +88,7 @@ class SqlSet(MutableSet[str]):
     iteration, `|=` in one statement)."""
 
     def __init__(self, conn: sqlite3.Connection, table: str) -> None:
-        if not table.isidentifier():
-            raise ValueError(f"bad table name {table!r}")
-        self._conn = conn
-        conn.execute(f"CREATE TABLE IF NOT EXISTS {table} (value TEXT PRIMARY KEY) WITHOUT ROWID")
+        self._conn = _create_table(conn, table, "value TEXT PRIMARY KEY")
         self._has = f"SELECT 1 FROM {table} WHERE value = ?"
         self._add = f"INSERT OR IGNORE INTO {table} (value) VALUES (?)"
         self._discard = f"DELETE FROM {table} WHERE value = ?"
@@ -203,11 +200,7 @@ class JsonMap(MutableMapping[str, Any]):
     """A map of strings to JSON values in one table: a `MutableMapping`."""
 
     def __init__(self, conn: sqlite3.Connection, table: str) -> None:
-        if not table.isidentifier():
-            raise ValueError(f"bad table name {table!r}")
-        self._conn = conn
-        conn.execute(f"CREATE TABLE IF NOT EXISTS {table} "
-                     "(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID")
+        self._conn = _create_table(conn, table, "key TEXT PRIMARY KEY, value TEXT NOT NULL")
         self._get = f"SELECT value FROM {table} WHERE key = ?"
         self._set = f"INSERT OR REPLACE INTO {table} (key, value) VALUES (?, ?)"
         self._delete = f"DELETE FROM {table} WHERE key = ?"
@@ -277,6 +270,14 @@ class ContentGroups:
 
     def __len__(self) -> int:
         return int(self._conn.execute("SELECT count(*) FROM content_groups").fetchone()[0])
+
+
+def _create_table(conn: sqlite3.Connection, table: str, columns: str) -> sqlite3.Connection:
+    """Create a WITHOUT ROWID table named by the caller, once its name is checked."""
+    if not table.isidentifier():
+        raise ValueError(f"bad table name {table!r}")
+    conn.execute(f"CREATE TABLE IF NOT EXISTS {table} ({columns}) WITHOUT ROWID")
+    return conn
 
 
 def _version_column(version: str | None) -> str:

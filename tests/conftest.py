@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from docscrawl.devserver import FixtureServer, StaticSite
+from docscrawl.ledger import Ledger
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
@@ -98,3 +99,11 @@ def assert_log_invariants(output: CrawlOutput) -> None:
         check = subprocess.run([sys.executable, str(CONTRACT_CHECK), str(output.out)],
                                capture_output=True, text=True)
         assert check.returncode == 0, check.stdout
+
+
+@pytest.fixture
+def ledger() -> Iterator[Ledger]:
+    """A scratch crawl ledger (`docscrawl.ledger`), closed and deleted after the test."""
+    opened = Ledger.open()
+    yield opened
+    opened.close()

@@ -2,19 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
-
 from docscrawl.ledger import Ledger
 from docscrawl.seenurls import ABSENT, SeenUrls
-
-
-@pytest.fixture
-def ledger() -> Iterator[Ledger]:
-    ledger = Ledger.open()
-    yield ledger
-    ledger.close()
 
 
 def test_urls_leave_memory_and_keep_their_keys(ledger: Ledger) -> None:

@@ -2,20 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
-
 from docscrawl.ledger import Ledger
 from docscrawl.pagetrack import PageTrack
 from docscrawl.trackstore import TrackStore, freeze, thaw
-
-
-@pytest.fixture
-def ledger() -> Iterator[Ledger]:
-    ledger = Ledger.open()
-    yield ledger
-    ledger.close()
 
 
 def _track(n: int) -> PageTrack:
