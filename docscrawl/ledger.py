@@ -18,6 +18,7 @@ output files.
 from __future__ import annotations
 
 import json
+import marshal
 import shutil
 import sqlite3
 from collections.abc import Iterable, Iterator, MutableMapping, MutableSet
@@ -127,7 +128,7 @@ class TrackTable:
         conn.execute("CREATE TABLE IF NOT EXISTS tracks "
                      "(key TEXT PRIMARY KEY, state BLOB NOT NULL)")
         conn.execute("CREATE TABLE IF NOT EXISTS late_found (key TEXT NOT NULL, "
-                     "seq INTEGER NOT NULL, reason TEXT NOT NULL, source TEXT, "
+                     "seq INTEGER NOT NULL, pairs BLOB NOT NULL, "
                      "PRIMARY KEY (key, seq)) WITHOUT ROWID")
 
     def get(self, key: str) -> bytes | None:
@@ -141,16 +142,20 @@ class TrackTable:
             "INSERT INTO tracks (key, state) VALUES (?, ?) "
             "ON CONFLICT (key) DO UPDATE SET state = excluded.state", rows)
 
-    def add_late(self, rows: list[tuple[str, int, str, str | None]]) -> None:
-        """Store (key, sequence number, reason, source) ways found not yet in their track."""
+    def add_late(self, rows: list[tuple[str, int, list[tuple[str, str | None]]]]) -> None:
+        """Store (key, sequence number, [(reason, source), ...]) rows: ways found not yet in
+        their track, one row per key and batch (marshalled: a row per way found made the
+        table the main cost of a large crawl's spilled tracks)."""
         self._conn.executemany(
-            "INSERT INTO late_found (key, seq, reason, source) VALUES (?, ?, ?, ?)", rows)
+            "INSERT INTO late_found (key, seq, pairs) VALUES (?, ?, ?)",
+            [(key, seq, marshal.dumps(pairs)) for key, seq, pairs in rows])
 
     def late_for(self, key: str) -> Iterator[tuple[str, str | None]]:
-        """The ways found stored for `key`, in order, read as they go (a page linked from
-        every page has one per page); `drop_late` removes them once read."""
-        return ((reason, source) for reason, source in self._conn.execute(
-            "SELECT reason, source FROM late_found WHERE key = ? ORDER BY seq", (key,)))
+        """The ways found stored for `key`, in order, read a batch at a time as they go (a
+        page linked from every page has one per page); `drop_late` removes them once read."""
+        for (pairs,) in self._conn.execute(
+                "SELECT pairs FROM late_found WHERE key = ? ORDER BY seq", (key,)):
+            yield from marshal.loads(pairs)
 
     def drop_late(self, key: str) -> None:
         """Remove the ways found stored for `key`."""

@@ -31,7 +31,7 @@ class TrackRows(Protocol):
     def get(self, key: str) -> bytes | None: ...
     def put_many(self, rows: list[tuple[str, bytes]]) -> None: ...
     def __iter__(self) -> Iterator[tuple[str, bytes]]: ...
-    def add_late(self, rows: list[tuple[str, int, str, str | None]]) -> None: ...
+    def add_late(self, rows: list[tuple[str, int, list[Discovery]]]) -> None: ...
     def late_for(self, key: str) -> Iterator[Discovery]: ...
     def drop_late(self, key: str) -> None: ...
     def late_keys(self, limit: int) -> list[str]: ...
@@ -163,13 +163,13 @@ class TrackStore:
         return track
 
     def _write_late(self) -> None:
-        """Move the waiting ways found to disk, keeping their order."""
+        """Move the waiting ways found to disk: one row per key, numbered to keep the order
+        of a key's batches."""
         assert self._rows is not None
         rows = []
         for key, pairs in self._late.items():
-            for reason, source in pairs:
-                self._late_seq += 1
-                rows.append((key, self._late_seq, reason, source))
+            self._late_seq += 1
+            rows.append((key, self._late_seq, pairs))
         self._rows.add_late(rows)
         self._late.clear()
         self._late_count = 0

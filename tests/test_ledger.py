@@ -72,3 +72,18 @@ def test_json_map_holds_json_values_by_key() -> None:
         assert len(grown) == 0
     finally:
         ledger.close()
+
+
+def test_late_ways_found_come_back_in_batch_order_and_go() -> None:
+    ledger = Ledger.open()
+    tracks = ledger.track_table()
+    a, b = "https://d.example/a", "https://d.example/b"
+    tracks.add_late([(a, 2, [("link", "https://d.example/x"), ("sidebar", None)]),
+                     (b, 3, [("link", a)])])
+    tracks.add_late([(a, 1, [("sitemap", None)]), (a, 7, [("link", b)])])
+    assert list(tracks.late_for(a)) == [("sitemap", None), ("link", "https://d.example/x"),
+                                        ("sidebar", None), ("link", b)]
+    assert sorted(tracks.late_keys(10)) == [a, b]
+    tracks.drop_late(a)
+    assert list(tracks.late_for(a)) == [] and tracks.late_keys(10) == [b]
+    ledger.close()
