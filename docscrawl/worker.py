@@ -112,7 +112,7 @@ class Worker:
             session.frontier.adopt(track)
             session.log.adopt(track.url)
             self._task_of[track.url] = leased["task_id"]
-            engine.crawl(self.spider._page_request(track, track.key))
+            engine.crawl(self.spider.page_request(track, track.key))
             pulled += 1
         return pulled
 
@@ -123,9 +123,8 @@ class Worker:
         origin = origin_of(spider.config.site)
         if origin in spider.session.frontier.robots:
             return True
-        if origin not in spider._robots_requested:
-            spider._robots_requested.add(origin)
-            engine.crawl(spider._robots_request(origin + "/robots.txt", origin, hops=0))
+        for request in spider.robots_request_once(origin):
+            engine.crawl(request)
         return False
 
     def keep_open(self) -> bool:

@@ -50,10 +50,16 @@ _VALUES = {name: _strings(f"//@{name}") for name in INDEXED_VALUES}
 @lru_cache(maxsize=128)
 def _attribute_query(name: str) -> etree.XPath:
     return etree.XPath(f"boolean(//@{name})")
-_SCRIPT_SRCS = _strings("//script/@src")
-_INLINE_SCRIPTS = _strings("//script[not(@src)]/text()")
-_STYLESHEETS = _strings("//link/@href")
-_COMMENTS = etree.XPath("//comment()")
+
+
+def _comments(doc_root: Element) -> list[str]:
+    """The text of every comment of the document, in order: those around the root
+    element (a generator's banner before `<html>`) and those inside it."""
+    before = list(doc_root.itersiblings(etree.Comment, preceding=True))
+    before.reverse()
+    found = [*before, *doc_root.iter(etree.Comment),
+             *doc_root.itersiblings(etree.Comment)]
+    return [comment.text for comment in found if comment.text]
 
 
 class TagSet:
@@ -126,12 +132,18 @@ class DocIndex:
         # The attribute queries above already answer `has_attr` for their attributes.
         has_attr = {"class": bool(class_values), "id": bool(ids)}
         has_attr.update((name, bool(found)) for name, found in raw.items())
+        # Scripts, stylesheet links and comments: `iter(tag)` (C) is faster than `//tag`.
+        doc_root = root.getroottree().getroot()
+        scripts = list(doc_root.iter("script"))
         return cls(
             root, TagSet(root), classes, frozenset(ids),
             {name: frozenset(found) for name, found in raw.items()},
-            tuple(_SCRIPT_SRCS(root)),
-            tuple(text[:INLINE_SCRIPT_CHARS] for text in _INLINE_SCRIPTS(root)),
-            tuple(_STYLESHEETS(root)), tuple(c.text for c in _COMMENTS(root) if c.text),
+            tuple(src for script in scripts if (src := script.get("src")) is not None),
+            tuple(script.text[:INLINE_SCRIPT_CHARS] for script in scripts
+                  if script.text and script.get("src") is None),
+            tuple(href for link in doc_root.iter("link")
+                  if (href := link.get("href")) is not None),
+            tuple(_comments(doc_root)),
             has_attr,
         )
 

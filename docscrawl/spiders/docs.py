@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import shutil
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Iterable
 from pathlib import Path
 from typing import Any, Self
 from urllib.parse import urljoin, urlsplit
@@ -27,8 +27,6 @@ from docscrawl.config import CrawlConfig, build_config
 from docscrawl.crawllog import utc_now
 from docscrawl.discovery.hashroutes import hash_route_links
 from docscrawl.discovery.refresh import meta_refresh_target
-from docscrawl.discovery.robots import RobotsPolicy
-from docscrawl.discovery.sitemaps import SitemapError, iter_sitemap, parse_llms_txt
 from docscrawl.discovery.urls import is_crawlable_url, normalize_url, strip_fragment
 from docscrawl.extract.links import discovery_links
 from docscrawl.extract.metadata import canonical_href
@@ -44,6 +42,11 @@ from docscrawl.politeness import politeness_summary
 from docscrawl.quality import binary_reason
 from docscrawl.resume import read_marker
 from docscrawl.session import CrawlSession
+from docscrawl.spiders.site_resources import (
+    REDIRECT_STATUSES,
+    SiteResources,
+    latency_ms,
+)
 from docscrawl.state import StateRow
 from docscrawl.worker import Worker, build_worker
 
@@ -51,11 +54,7 @@ logger = logging.getLogger(__name__)
 
 TRACK = "docscrawl_track"
 STATE_CANONICAL = "docscrawl_state_canonical"  # known page: its canonical URL in state
-REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 MAX_REDIRECTS = 10
-MAX_ROBOTS_REDIRECTS = 5  # RFC 9309 2.3.1.2: follow at least five
-MAX_SITEMAP_DEPTH = 4
-MAX_SITEMAPS = 1000
 HTML_TYPES = ("text/html", "application/xhtml+xml")
 REGION_TO_DISCOVERY = {
     "sidebar_navigation": "sidebar",
@@ -69,7 +68,6 @@ REGION_TO_DISCOVERY = {
     "unknown": "in_page",
 }
 
-Parked = Callable[[], list[Request]]
 
 
 def is_html_type(content_type: str) -> bool:
@@ -77,7 +75,7 @@ def is_html_type(content_type: str) -> bool:
     return content_type.split(";", 1)[0].strip().lower() in HTML_TYPES
 
 
-class DocsSpider(scrapy.Spider):
+class DocsSpider(SiteResources, scrapy.Spider):
     """Crawl one documentation site (`-a site=URL`) into the contract's files."""
 
     name = "docs"
@@ -87,10 +85,6 @@ class DocsSpider(scrapy.Spider):
         super().__init__(*args)
         self.session: CrawlSession
         self.config: CrawlConfig
-        self._parked: dict[str, list[Parked]] = {}
-        self._robots_requested: set[str] = set()
-        self._sitemaps_requested: set[str] = set()
-        self._site_resources_started = False
         self._resume_retried: set[str] = set()
         self._jobdir: Path | None = None
         self._resume_run: tuple[str | None, bool] = (None, False)
@@ -116,9 +110,8 @@ class DocsSpider(scrapy.Spider):
         """Seed the crawl; robots.txt of the seed's origin is fetched first."""
         seed = strip_fragment(self.session.config.site)
         if self.session.resumed:  # robots.txt is not kept: fetch it again (and sitemaps)
-            origin = origin_of(seed)
-            self._robots_requested.add(origin)
-            yield self._robots_request(origin + "/robots.txt", origin, hops=0)
+            for request in self.robots_request_once(origin_of(seed)):
+                yield request
         for request in self._discover(seed, "seed", None, 0):
             yield request
 
@@ -156,10 +149,7 @@ class DocsSpider(scrapy.Spider):
             self._parked.setdefault(origin, []).append(
                 lambda: self._admit_or_park(url, reason, source, depth, lastmod, inherit)
             )
-            if origin in self._robots_requested:
-                return []
-            self._robots_requested.add(origin)
-            return [self._robots_request(origin + "/robots.txt", origin, hops=0)]
+            return self.robots_request_once(origin)
         verdict = self.session.frontier.admit(
             url, reason, source, depth, lastmod=lastmod, inherit=inherit
         )
@@ -172,14 +162,15 @@ class DocsSpider(scrapy.Spider):
                                   quiet=url in self._quiet)
             return []
         self.session.journal_claim(verdict.track, inherited=inherit is not None)
-        return [self._page_request(verdict.track, verdict.track.key)]
+        return [self.page_request(verdict.track, verdict.track.key)]
 
     def _log_skip(self, url: str, verdict: Verdict) -> None:
         if url in self._quiet:
             return
         self.session.log.record(url, "skipped", reason=verdict.reason, rule=verdict.rule)
 
-    def _page_request(self, track: PageTrack, url: str) -> Request:
+    def page_request(self, track: PageTrack, url: str) -> Request:
+        """The request fetching a claimed page (conditional when the state knows it)."""
         meta: dict[str, Any] = {TRACK: track, "handle_httpstatus_all": True,
                                 "dont_redirect": True}
         row = self.session.incremental.row_for(url)
@@ -191,149 +182,6 @@ class DocsSpider(scrapy.Spider):
 
     # -- robots.txt -----------------------------------------------------------------
 
-    def _robots_request(self, url: str, origin: str, *, hops: int) -> Request:
-        return Request(
-            url,
-            callback=self.parse_robots,
-            errback=self.robots_failed,
-            priority=1000,
-            meta={"robots_origin": origin, "robots_hops": hops,
-                  "handle_httpstatus_all": True, "dont_redirect": True},
-        )
-
-    def parse_robots(self, response: Response) -> Iterable[Request]:
-        """Adopt the origin's robots.txt (following up to five redirects)."""
-        origin = response.meta["robots_origin"]
-        self._log_resource(response, "robots")
-        location = response.headers.get("Location")
-        hops = response.meta["robots_hops"]
-        if response.status in REDIRECT_STATUSES and location and hops < MAX_ROBOTS_REDIRECTS:
-            target = urljoin(response.url, location.decode("latin-1"))
-            if is_crawlable_url(target):
-                yield self._robots_request(target, origin, hops=hops + 1)
-                return
-        status: int | None = response.status
-        if response.status in REDIRECT_STATUSES:
-            status = 404  # RFC 9309: too many redirects is "unavailable", i.e. allow all
-        yield from self._adopt_robots(origin, RobotsPolicy.from_response(status, response.body))
-
-    def robots_failed(self, failure: Failure) -> Iterable[Request]:
-        """Unreachable robots.txt: RFC 9309 says disallow everything."""
-        request = failure.request  # type: ignore[attr-defined]
-        reason, _ = classify_failure(failure)
-        self.session.log.record(request.url, "failed", reason=reason, parser="robots")
-        yield from self._adopt_robots(
-            request.meta["robots_origin"], RobotsPolicy.from_response(None, b"")
-        )
-
-    def _adopt_robots(self, origin: str, policy: RobotsPolicy) -> Iterable[Request]:
-        self.session.frontier.robots[origin] = policy
-        if policy.state == "unreachable":
-            rule = policy.decide(origin + "/").rule
-            logger.warning("docscrawl: %s/robots.txt: %s", origin, rule)
-            self.session.log.record(origin + "/robots.txt", "failed",
-                                    reason="robots_unreachable", rule=rule, parser="robots")
-        if policy.crawl_delay:
-            self._apply_crawl_delay(origin, policy.crawl_delay)
-        if (origin == origin_of(self.session.config.site) and not self._site_resources_started
-                and (self.worker is None or self.worker.claim_site_resources())):
-            self._site_resources_started = True
-            yield from self._site_resource_requests(origin, policy)
-        for parked in self._parked.pop(origin, []):
-            yield from parked()
-
-    def _apply_crawl_delay(self, origin: str, delay: float) -> None:
-        """Honour Crawl-delay for this host's download slot."""
-        downloader = self.crawler.engine.downloader if self.crawler.engine else None
-        if downloader is None:
-            return
-        host = urlsplit(origin).hostname or ""
-        current = downloader.per_slot_settings.get(host, {})
-        # Crawl-delay is a minimum: no random jitter below it, one request at a time.
-        downloader.per_slot_settings[host] = {**current, "delay": delay, "concurrency": 1,
-                                              "jitter": 0.0}
-        slot = downloader.slots.get(host)
-        if slot is not None:
-            slot.delay, slot.concurrency, slot.jitter = delay, 1, 0.0
-        logger.info("docscrawl: honouring Crawl-delay %.2fs for %s", delay, host)
-
-    # -- sitemaps and llms.txt ------------------------------------------------------------
-
-    def _site_resource_requests(self, origin: str, policy: RobotsPolicy) -> Iterable[Request]:
-        prefix = self.session.frontier.scope.prefix
-        if policy.sitemaps:
-            for url in policy.sitemaps:
-                yield from self._sitemap_request(url, "robots_sitemap", depth=0)
-        else:
-            for url in dict.fromkeys([origin + "/sitemap.xml", prefix + "sitemap.xml"]):
-                yield from self._sitemap_request(url, "sitemap", depth=0)
-        for url in dict.fromkeys([origin + "/llms.txt", prefix + "llms.txt"]):
-            if self._resource_allowed(url):
-                yield Request(url, callback=self.parse_llms_txt, errback=self.resource_failed,
-                              priority=500, meta={"handle_httpstatus_all": True})
-
-    def _resource_allowed(self, url: str) -> bool:
-        """Site resources (sitemaps, llms.txt) obey the address guard and robots.txt."""
-        if not is_crawlable_url(url):
-            return False
-        if self.session.frontier.guard.check(urlsplit(url).hostname or ""):
-            return False
-        robots = self.session.frontier.robots.get(origin_of(url))
-        return robots is None or robots.decide(url).allowed
-
-    def _sitemap_request(self, url: str, reason: str, *, depth: int) -> Iterable[Request]:
-        url = strip_fragment(url)
-        if url in self._sitemaps_requested or len(self._sitemaps_requested) >= MAX_SITEMAPS:
-            return
-        if depth > MAX_SITEMAP_DEPTH or not self._resource_allowed(url):
-            return
-        self._sitemaps_requested.add(url)
-        yield Request(url, callback=self.parse_sitemap, errback=self.resource_failed,
-                      priority=500, meta={"handle_httpstatus_all": True,
-                                          "sitemap_reason": reason, "sitemap_depth": depth})
-
-    def parse_sitemap(self, response: Response) -> Iterable[Request]:
-        """Sitemaps are hints: every entry is offered like any discovered link."""
-        self._log_resource(response, "sitemap")
-        if response.status != 200:
-            return
-        reason = response.meta["sitemap_reason"]
-        depth = response.meta["sitemap_depth"]
-        try:  # streamed: entries are offered while the XML is read
-            sitemap = iter_sitemap(response.body, base_url=response.url)
-            for entry in sitemap:
-                if sitemap.kind == "sitemapindex":
-                    yield from self._sitemap_request(entry.loc, reason, depth=depth + 1)
-                else:
-                    yield from self._discover(strip_fragment(entry.loc), reason,
-                                              response.url, 1, lastmod=entry.lastmod)
-        except SitemapError as exc:  # entries read before the error are kept: hints
-            self.session.log.record(response.url, "failed", reason="parse_error",
-                                    rule=str(exc), parser="sitemap", status=response.status)
-
-    def parse_llms_txt(self, response: Response) -> Iterable[Request]:
-        """Links listed in /llms.txt."""
-        self._log_resource(response, "llms_txt")
-        if response.status != 200:
-            return
-        text = response.body.decode("utf-8", errors="replace")
-        for url in parse_llms_txt(text, base_url=response.url):
-            if is_crawlable_url(url):
-                yield from self._discover(strip_fragment(url), "llms_txt", response.url, 1)
-
-    def resource_failed(self, failure: Failure) -> None:
-        """A sitemap or llms.txt that could not be fetched (not a page: no terminal)."""
-        request = failure.request  # type: ignore[attr-defined]
-        reason, rule = classify_failure(failure)
-        parser = "sitemap" if "sitemap_reason" in request.meta else "llms_txt"
-        self.session.log.record(request.url, "failed", reason=reason, rule=rule, parser=parser)
-
-    def _log_resource(self, response: Response, parser: str) -> None:
-        self.session.log.record(
-            response.url, "fetched", status=response.status, fetch_mode="http", parser=parser,
-            elapsed_ms=_latency_ms(response), size=len(response.body),
-        )
-
     # -- pages ------------------------------------------------------------------------
 
     def parse_page(self, response: Response) -> Iterable[Any]:
@@ -344,7 +192,7 @@ class DocsSpider(scrapy.Spider):
         log = self.session.log
         fetch_mode = "browser" if "playwright" in response.flags else "http"
         log.record(track.url, "fetched", status=response.status, fetch_mode=fetch_mode,
-                   redirect_chain=track.redirect_chain, elapsed_ms=_latency_ms(response),
+                   redirect_chain=track.redirect_chain, elapsed_ms=latency_ms(response),
                    size=len(response.body), response_url=response.url)
         row = (self.session.incremental.row_for(response.meta[STATE_CANONICAL])
                if STATE_CANONICAL in response.meta else None)
@@ -424,7 +272,7 @@ class DocsSpider(scrapy.Spider):
             fetch_mode=fetch_mode,
             retrieved_at=utc_now(),
             root=root,
-            elapsed_ms=_latency_ms(response),
+            elapsed_ms=latency_ms(response),
             size=len(response.body),
             render_reason=response.meta.get("render_reason"),
             structure=structure,
@@ -453,7 +301,7 @@ class DocsSpider(scrapy.Spider):
         yield CarriedPage(
             track=track, row=row, final_url=response.url, status=response.status,
             etag=_header(response, "ETag"), last_modified=_header(response, "Last-Modified"),
-            fetch_mode="http", body_digest=digest, elapsed_ms=_latency_ms(response),
+            fetch_mode="http", body_digest=digest, elapsed_ms=latency_ms(response),
             size=len(response.body), record=record,
         )
         yield from follow
@@ -557,7 +405,7 @@ class DocsSpider(scrapy.Spider):
             self._resume_retried.add(url)
             owner = frontier.owner_of(normalize_url(url))
             if owner is not None and owner.url == url:
-                requests.append(self._page_request(owner, owner.key))
+                requests.append(self.page_request(owner, owner.key))
                 continue
             if owner is not None:  # its duplicate_url skip was lost
                 owner.observe(url)
@@ -653,11 +501,6 @@ class DocsSpider(scrapy.Spider):
             summary.get("pages_written"), self.session.out_dir,
             counts.get("events"), counts.get("skip_reasons"),
         )
-
-
-def _latency_ms(response: Response) -> float | None:
-    latency = response.meta.get("download_latency")
-    return latency * 1000 if latency is not None else None
 
 
 def _header(response: Response, name: str) -> str | None:

@@ -1,0 +1,214 @@
+"""The `docs` spider's site resources: robots.txt, sitemaps and llms.txt.
+
+A mixin of `DocsSpider` (Scrapy finds callbacks by name on the spider, so these stay
+spider methods): each origin's robots.txt is fetched before any page of it (pages found
+meanwhile are parked), and the seed origin's sitemaps and llms.txt once it is known.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urljoin, urlsplit
+
+from scrapy.http import Request, Response
+from twisted.python.failure import Failure
+
+from docscrawl.discovery.robots import RobotsPolicy
+from docscrawl.discovery.sitemaps import SitemapError, iter_sitemap, parse_llms_txt
+from docscrawl.discovery.urls import is_crawlable_url, strip_fragment
+from docscrawl.failures import classify_failure
+from docscrawl.frontier import origin_of
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+
+    from docscrawl.pagetrack import PageTrack
+    from docscrawl.session import CrawlSession
+    from docscrawl.worker import Worker
+
+logger = logging.getLogger(__name__)
+
+REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+MAX_ROBOTS_REDIRECTS = 5  # RFC 9309 2.3.1.2: follow at least five
+MAX_SITEMAP_DEPTH = 4
+MAX_SITEMAPS = 1000
+
+Parked = Callable[[], list[Request]]
+
+
+def latency_ms(response: Response) -> float | None:
+    """The response's download latency in milliseconds, when Scrapy measured it."""
+    latency = response.meta.get("download_latency")
+    return latency * 1000 if latency is not None else None
+
+
+class SiteResources:
+    """robots.txt, sitemaps and llms.txt for `DocsSpider`."""
+
+    session: CrawlSession
+    worker: Worker | None
+    crawler: Crawler
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._parked: dict[str, list[Parked]] = {}  # origin -> offers waiting for robots
+        self._robots_requested: set[str] = set()
+        self._sitemaps_requested: set[str] = set()
+        self._site_resources_started = False
+
+    if TYPE_CHECKING:  # the spider's: offer one discovered URL to the frontier
+        def _discover(self, url: str, reason: str, source: str | None, depth: int, *,
+                      lastmod: str | None = None,
+                      inherit: PageTrack | None = None) -> list[Request]: ...
+
+    def robots_request_once(self, origin: str) -> list[Request]:
+        """The request for an origin's robots.txt, the first time it is asked for."""
+        if origin in self._robots_requested:
+            return []
+        self._robots_requested.add(origin)
+        return [self._robots_request(origin + "/robots.txt", origin, hops=0)]
+
+    def _robots_request(self, url: str, origin: str, *, hops: int) -> Request:
+        return Request(
+            url,
+            callback=self.parse_robots,
+            errback=self.robots_failed,
+            priority=1000,
+            meta={"robots_origin": origin, "robots_hops": hops,
+                  "handle_httpstatus_all": True, "dont_redirect": True},
+        )
+
+    def parse_robots(self, response: Response) -> Iterable[Request]:
+        """Adopt the origin's robots.txt (following up to five redirects)."""
+        origin = response.meta["robots_origin"]
+        self._log_resource(response, "robots")
+        location = response.headers.get("Location")
+        hops = response.meta["robots_hops"]
+        if response.status in REDIRECT_STATUSES and location and hops < MAX_ROBOTS_REDIRECTS:
+            target = urljoin(response.url, location.decode("latin-1"))
+            if is_crawlable_url(target):
+                yield self._robots_request(target, origin, hops=hops + 1)
+                return
+        status: int | None = response.status
+        if response.status in REDIRECT_STATUSES:
+            status = 404  # RFC 9309: too many redirects is "unavailable", i.e. allow all
+        yield from self._adopt_robots(origin, RobotsPolicy.from_response(status, response.body))
+
+    def robots_failed(self, failure: Failure) -> Iterable[Request]:
+        """Unreachable robots.txt: RFC 9309 says disallow everything."""
+        request = failure.request  # type: ignore[attr-defined]
+        reason, _ = classify_failure(failure)
+        self.session.log.record(request.url, "failed", reason=reason, parser="robots")
+        yield from self._adopt_robots(
+            request.meta["robots_origin"], RobotsPolicy.from_response(None, b"")
+        )
+
+    def _adopt_robots(self, origin: str, policy: RobotsPolicy) -> Iterable[Request]:
+        self.session.frontier.robots[origin] = policy
+        if policy.state == "unreachable":
+            rule = policy.decide(origin + "/").rule
+            logger.warning("docscrawl: %s/robots.txt: %s", origin, rule)
+            self.session.log.record(origin + "/robots.txt", "failed",
+                                    reason="robots_unreachable", rule=rule, parser="robots")
+        if policy.crawl_delay:
+            self._apply_crawl_delay(origin, policy.crawl_delay)
+        if (origin == origin_of(self.session.config.site) and not self._site_resources_started
+                and (self.worker is None or self.worker.claim_site_resources())):
+            self._site_resources_started = True
+            yield from self._site_resource_requests(origin, policy)
+        for parked in self._parked.pop(origin, []):
+            yield from parked()
+
+    def _apply_crawl_delay(self, origin: str, delay: float) -> None:
+        """Honour Crawl-delay for this host's download slot."""
+        downloader = self.crawler.engine.downloader if self.crawler.engine else None
+        if downloader is None:
+            return
+        host = urlsplit(origin).hostname or ""
+        current = downloader.per_slot_settings.get(host, {})
+        # Crawl-delay is a minimum: no random jitter below it, one request at a time.
+        downloader.per_slot_settings[host] = {**current, "delay": delay, "concurrency": 1,
+                                              "jitter": 0.0}
+        slot = downloader.slots.get(host)
+        if slot is not None:
+            slot.delay, slot.concurrency, slot.jitter = delay, 1, 0.0
+        logger.info("docscrawl: honouring Crawl-delay %.2fs for %s", delay, host)
+
+    # -- sitemaps and llms.txt ------------------------------------------------------------
+
+    def _site_resource_requests(self, origin: str, policy: RobotsPolicy) -> Iterable[Request]:
+        prefix = self.session.frontier.scope.prefix
+        if policy.sitemaps:
+            for url in policy.sitemaps:
+                yield from self._sitemap_request(url, "robots_sitemap", depth=0)
+        else:
+            for url in dict.fromkeys([origin + "/sitemap.xml", prefix + "sitemap.xml"]):
+                yield from self._sitemap_request(url, "sitemap", depth=0)
+        for url in dict.fromkeys([origin + "/llms.txt", prefix + "llms.txt"]):
+            if self._resource_allowed(url):
+                yield Request(url, callback=self.parse_llms_txt, errback=self.resource_failed,
+                              priority=500, meta={"handle_httpstatus_all": True})
+
+    def _resource_allowed(self, url: str) -> bool:
+        """Site resources (sitemaps, llms.txt) obey the address guard and robots.txt."""
+        if not is_crawlable_url(url):
+            return False
+        if self.session.frontier.guard.check(urlsplit(url).hostname or ""):
+            return False
+        robots = self.session.frontier.robots.get(origin_of(url))
+        return robots is None or robots.decide(url).allowed
+
+    def _sitemap_request(self, url: str, reason: str, *, depth: int) -> Iterable[Request]:
+        url = strip_fragment(url)
+        if url in self._sitemaps_requested or len(self._sitemaps_requested) >= MAX_SITEMAPS:
+            return
+        if depth > MAX_SITEMAP_DEPTH or not self._resource_allowed(url):
+            return
+        self._sitemaps_requested.add(url)
+        yield Request(url, callback=self.parse_sitemap, errback=self.resource_failed,
+                      priority=500, meta={"handle_httpstatus_all": True,
+                                          "sitemap_reason": reason, "sitemap_depth": depth})
+
+    def parse_sitemap(self, response: Response) -> Iterable[Request]:
+        """Sitemaps are hints: every entry is offered like any discovered link."""
+        self._log_resource(response, "sitemap")
+        if response.status != 200:
+            return
+        reason = response.meta["sitemap_reason"]
+        depth = response.meta["sitemap_depth"]
+        try:  # streamed: entries are offered while the XML is read
+            sitemap = iter_sitemap(response.body, base_url=response.url)
+            for entry in sitemap:
+                if sitemap.kind == "sitemapindex":
+                    yield from self._sitemap_request(entry.loc, reason, depth=depth + 1)
+                else:
+                    yield from self._discover(strip_fragment(entry.loc), reason,
+                                              response.url, 1, lastmod=entry.lastmod)
+        except SitemapError as exc:  # entries read before the error are kept: hints
+            self.session.log.record(response.url, "failed", reason="parse_error",
+                                    rule=str(exc), parser="sitemap", status=response.status)
+
+    def parse_llms_txt(self, response: Response) -> Iterable[Request]:
+        """Links listed in /llms.txt."""
+        self._log_resource(response, "llms_txt")
+        if response.status != 200:
+            return
+        text = response.body.decode("utf-8", errors="replace")
+        for url in parse_llms_txt(text, base_url=response.url):
+            if is_crawlable_url(url):
+                yield from self._discover(strip_fragment(url), "llms_txt", response.url, 1)
+
+    def resource_failed(self, failure: Failure) -> None:
+        """A sitemap or llms.txt that could not be fetched (not a page: no terminal)."""
+        request = failure.request  # type: ignore[attr-defined]
+        reason, rule = classify_failure(failure)
+        parser = "sitemap" if "sitemap_reason" in request.meta else "llms_txt"
+        self.session.log.record(request.url, "failed", reason=reason, rule=rule, parser=parser)
+
+    def _log_resource(self, response: Response, parser: str) -> None:
+        self.session.log.record(
+            response.url, "fetched", status=response.status, fetch_mode="http", parser=parser,
+            elapsed_ms=latency_ms(response), size=len(response.body),
+        )
