@@ -17,6 +17,8 @@ from typing import Any
 from lxml import etree
 from lxml.cssselect import CSSSelector
 
+from docscrawl.extract.profiles import BARE_TAG, find_tag
+
 __all__ = ["DocIndex", "select_all"]
 
 Element = etree._Element
@@ -27,6 +29,8 @@ INLINE_SCRIPT_CHARS = 4000
 def _compiled(selector: str) -> Callable[[Element], Any]:
     if selector.startswith(("/", "(")):
         return etree.XPath(selector)
+    if BARE_TAG.fullmatch(selector):
+        return find_tag(selector)
     return CSSSelector(selector, translator="html")
 
 

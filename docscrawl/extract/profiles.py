@@ -9,8 +9,10 @@ back onto the contract vocabulary.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 from cssselect import HTMLTranslator
 from lxml import etree
@@ -265,9 +267,21 @@ PROFILES: dict[str, Profile] = {
 }
 
 
+BARE_TAG = re.compile(r"[a-z][a-z0-9]*")
+
+
+def find_tag(tag: str) -> Callable[[etree._Element], list[etree._Element]]:
+    """A bare tag selector (`main`): `iter(tag)` runs in C, where the XPath that cssselect
+    makes (`descendant-or-self::main`) walks every node, several times slower. The same
+    elements in the same order, `root` included."""
+    return lambda root: list(root.iter(tag))
+
+
 @lru_cache(maxsize=512)
-def compiled(css: str) -> etree.XPath:
-    """Compile a CSS selector into a reusable lxml XPath (cached: selectors are static)."""
+def compiled(css: str) -> Callable[[etree._Element], Any]:
+    """Compile a CSS selector into a reusable query (cached: selectors are static)."""
+    if BARE_TAG.fullmatch(css):
+        return find_tag(css)
     return etree.XPath(HTMLTranslator().css_to_xpath(css))
 
 

@@ -106,9 +106,13 @@ def _depth(el: Element) -> int:
     return len(ITEM_XPATH(el))
 
 
-def _active_element(sidebar: Element, markers: tuple[str, ...]) -> Element | None:
-    """Deepest active marker in `sidebar` (first in document order on ties)."""
+def _active_element(sidebar: Element, markers: tuple[str, ...],
+                    index: DocIndex) -> Element | None:
+    """Deepest active marker in `sidebar` (first in document order on ties); a marker the
+    document's index rules out is not run."""
     for selector in markers:
+        if not index.may_match(selector):
+            continue
         found = [el for el in select_all(sidebar, selector) if not _in_toc(el, sidebar)]
         if found:
             return max(found, key=_depth)  # max keeps the first of equal depths
@@ -159,7 +163,7 @@ def active_sidebar_trail(
     index = index or DocIndex.of(root)
     for _name, selector, markers in SIDEBARS:
         for sidebar in index.select(selector):
-            active = _active_element(sidebar, markers)
+            active = _active_element(sidebar, markers, index)
             if active is not None:
                 trail = _trail(active, sidebar)
                 if trail:
