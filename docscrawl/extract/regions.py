@@ -50,6 +50,7 @@ REGION_TAGS = (
     "p", "dl",
 )
 LIST_TAGS = ("ul", "ol")
+LANDMARK_TAGS = frozenset({"nav", "menu", "aside", "header", "footer"})  # regions by tag
 # Kinds specific enough to be recognised inside another region (a TOC inside a sidebar,
 # a breadcrumb inside the main content); the general kinds never nest.
 NESTING_KINDS = frozenset({"breadcrumb", "table_of_contents", "pagination", "related_content"})
@@ -111,8 +112,12 @@ class RegionMap:
 
 
 def _attr_tokens(el: etree._Element) -> frozenset[str]:
-    aria = (el.get("aria-label") or "").replace(" ", "-")
-    return vocabulary_tokens(el.get("class"), el.get("id"), aria)
+    return _tokens_of(el.get("class"), el.get("id"), el.get("aria-label"))
+
+
+def _tokens_of(cls: str | None, ident: str | None, aria: str | None) -> frozenset[str]:
+    """Vocabulary tokens of an element's class, id and aria-label values."""
+    return vocabulary_tokens(cls, ident, (aria or "").replace(" ", "-"))
 
 
 def _links(el: etree._Element) -> list[etree._Element]:
@@ -228,9 +233,11 @@ def _generic_kind(
 ) -> tuple[str | None, bool]:
     """(region kind or None, whether the element names its kind) of a landmark element."""
     tag = el.tag
-    role = (el.get("role") or "").lower()
-    hint = ROLE_HINTS.get(role)
-    tokens = _attr_tokens(el)
+    role, cls, ident, aria = el.get("role"), el.get("class"), el.get("id"), el.get("aria-label")
+    if not (role or cls or ident or aria) and tag not in LANDMARK_TAGS:
+        return None, False  # most paragraphs, cells and divs: nothing names a region
+    hint = ROLE_HINTS.get((role or "").lower())
+    tokens = _tokens_of(cls, ident, aria)
     named = vocabulary_region(tokens)
     is_nav = tag in ("nav", "menu") or hint == "nav" or bool(tokens & NAV_TOKENS)
     if not (named or is_nav or hint or tag in ("aside", "header", "footer")):
