@@ -7,10 +7,13 @@ import os
 from pathlib import Path
 from typing import Any, TextIO
 
+# One encoder for every value: `json.dumps` with options builds a new one per call.
+_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+
 
 def dumps_value(value: Any) -> str:
     """Compact JSON of one value, as `dumps_line` writes it (UTF-8 kept, no NaN)."""
-    return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    return _ENCODER.encode(value)
 
 
 def dumps_line(record: dict[str, Any], encoded: dict[str, str] | None = None) -> str:
@@ -53,7 +56,9 @@ class JsonlWriter:
         """Write one already serialized JSON record (no newline inside) as one line."""
         if self._file is None:
             raise ValueError(f"{self.path} is closed")
-        self._file.write(line.rstrip("\n") + "\n")
+        if not line.endswith("\n") or line.endswith("\n\n"):  # else: written as it is
+            line = line.rstrip("\n") + "\n"
+        self._file.write(line)
         self._file.flush()
         self.count += 1
 

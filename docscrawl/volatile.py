@@ -120,6 +120,30 @@ def normalize_for_hash(markdown: str, *, mask_links: bool = True) -> str:
         elif opener:
             fence = opener.group(1)
             out.append(line)
-        elif not is_volatile_line(line):
-            out.append(_mask_line(line, mask_links))
+        else:
+            hashed = _line_for_hash(line, mask_links)
+            if hashed is not None:
+                out.append(hashed)
     return "\n".join(out)
+
+
+# Lines outside code as `normalize_for_hash` keeps them (None: dropped), by line: a page's
+# lines are hashed twice, for its content hash and again in its chunks' ids. Bounded: at
+# most LINE_MEMO entries (emptied when full) of lines up to LINE_MEMO_CHARS.
+LINE_MEMO = 1024
+LINE_MEMO_CHARS = 2000
+_LINE_MEMOS: dict[bool, dict[str, str | None]] = {True: {}, False: {}}
+_ABSENT = object()
+
+
+def _line_for_hash(line: str, mask_links: bool) -> str | None:
+    memo = _LINE_MEMOS[mask_links]
+    found = memo.get(line, _ABSENT)
+    if found is not _ABSENT:
+        return found  # type: ignore[return-value]
+    hashed = None if is_volatile_line(line) else _mask_line(line, mask_links)
+    if len(line) <= LINE_MEMO_CHARS:
+        if len(memo) >= LINE_MEMO:
+            memo.clear()
+        memo[line] = hashed
+    return hashed
