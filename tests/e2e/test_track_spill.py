@@ -107,5 +107,15 @@ def test_fault_site_records_are_the_same_either_way(
     both = kept_records.keys() & spilled_records.keys()
     assert len(both) > 20
     assert len(kept_records.keys() ^ spilled_records.keys()) <= 2
-    assert ({url: spilled_records[url] for url in both}
-            == {url: kept_records[url] for url in both})
+    assert ({url: _without_race(spilled_records[url]) for url in both}
+            == {url: _without_race(kept_records[url]) for url in both})
+
+
+def _without_race(record: dict[str, Any]) -> dict[str, Any]:
+    """A record without what concurrency decides: when several URLs serve one page (the
+    fault site's `paged?page=N`), whichever is fetched first writes the record, so its
+    `fetched_url` is one of the record's observed URLs, not always the same one."""
+    fetched = record["fetched_url"]
+    if fetched is not None and fetched in record["observed_urls"]:
+        return {**record, "fetched_url": "one of observed_urls"}
+    return record
