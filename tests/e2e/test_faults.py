@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import itertools
 import json
+import re
 import time
 from pathlib import Path
 
@@ -56,11 +57,28 @@ def test_crawl_goes_on_and_every_line_is_valid(
     assert elapsed < 120  # 100,000 links, a 60 MB page and a gzip bomb included
 
 
+def _retry_reasons(output: CrawlOutput) -> dict[str, int]:
+    """The crawl's `retry/reason_count/...` stats: why requests were retried."""
+    return {reason: int(count) for reason, count in
+            re.findall(r"'retry/reason_count/([^']+)': (\d+)", output.result.stderr)}
+
+
 def test_retry_after_is_honoured(faults: tuple[CrawlOutput, FaultServer, float]) -> None:
-    _, server, _ = faults
-    hits = [t for path, _, t in server.requests if path == "/docs/retry-after-429"]
-    assert len(hits) == 2
-    assert hits[1] - hits[0] >= 0.9  # Retry-After: 1
+    output, server, _ = faults
+    reasons = _retry_reasons(output)
+    honoured = 0
+    for path, status in (("/docs/retry-after-429", 429), ("/docs/retry-after-503", 503)):
+        requests = [(t, h) for p, h, t in server.requests if p == path]
+        story = output.events(path)
+        hits = [t for t, _ in requests]
+        assert len(hits) == 2, (requests, story, reasons)
+        if not reasons.get(f"HTTP {status}"):
+            # The crawler never received this error answer: the connection failed first,
+            # and that retry waits the plain backoff (seen in about 1 suite run in 10).
+            continue
+        assert hits[1] - hits[0] >= 0.9, (path, requests, story, reasons)  # Retry-After: 1
+        honoured += 1
+    assert honoured, reasons
     long_waits = [(h, t) for p, h, t in server.requests if p == "/docs/retry-after-long"]
     assert len(long_waits) == 1, long_waits
 
