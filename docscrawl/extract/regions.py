@@ -111,10 +111,6 @@ class RegionMap:
         return self.kinds[owner] if owner is not None else None
 
 
-def _attr_tokens(el: etree._Element) -> frozenset[str]:
-    return _tokens_of(el.get("class"), el.get("id"), el.get("aria-label"))
-
-
 def _tokens_of(cls: str | None, ident: str | None, aria: str | None) -> frozenset[str]:
     """Vocabulary tokens of an element's class, id and aria-label values."""
     return vocabulary_tokens(cls, ident, (aria or "").replace(" ", "-"))

@@ -69,7 +69,6 @@ REGION_TO_DISCOVERY = {
 }
 
 
-
 def is_html_type(content_type: str) -> bool:
     """True for HTML and XHTML media types."""
     return content_type.split(";", 1)[0].strip().lower() in HTML_TYPES
