@@ -75,20 +75,39 @@ Command line for the person on call::
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import sys
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from redis import Redis
-
 if TYPE_CHECKING:
+    from redis import Redis
     from redis.client import Pipeline
 
     from docscrawl.pagetrack import PageTrack
 
-__all__ = ["Admission", "SharedFrontier", "task_from_track", "track_from_task"]
+__all__ = ["REDIS_MISSING", "Admission", "SharedFrontier", "redis_installed",
+           "task_from_track", "track_from_task"]
+
+# The one line shown when distributed mode is asked for without the `redis` package.
+REDIS_MISSING = ("distributed mode (DOCSCRAWL_REDIS_URL) needs the redis package: "
+                 "pip install 'docscrawl[distributed]'")
+
+
+def redis_installed() -> bool:
+    """True when `redis` can be imported (checked without importing it)."""
+    return importlib.util.find_spec("redis") is not None
+
+
+def _connect(redis_url: str) -> Redis:
+    """A Redis client; `redis` is imported here, only when distributed mode is used."""
+    if not redis_installed():
+        raise RuntimeError(REDIS_MISSING)
+    from redis import Redis
+
+    return Redis.from_url(redis_url, decode_responses=True)
 
 KEY_NAMES = ("seen", "claims", "queue", "tasks", "leases", "owners", "deliveries", "dead",
              "seq", "stats", "state", "workers", "workers_seen")
@@ -299,7 +318,7 @@ class SharedFrontier:
         self.crawl_key = crawl_key
         self.lease_seconds = float(lease_seconds)
         self.max_deliveries = max_deliveries
-        self.redis: Redis = client or Redis.from_url(redis_url, decode_responses=True)
+        self.redis: Redis = client or _connect(redis_url)
         prefix = f"docscrawl:{{{crawl_key}}}:"
         self.keys = {name: prefix + name for name in KEY_NAMES}
         k = self.keys

@@ -17,6 +17,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from docscrawl import __version__
+from docscrawl.browser import INSTALL_HINT
 from docscrawl.config import CrawlConfig
 from docscrawl.crawllog import CrawlLog, utc_now
 from docscrawl.dedup.content import url_version
@@ -24,6 +25,7 @@ from docscrawl.discovery.netguard import AddressGuard
 from docscrawl.discovery.scope import Scope
 from docscrawl.discovery.traps import TrapGuard
 from docscrawl.discovery.urls import normalize_url
+from docscrawl.failures import BROWSER_UNAVAILABLE
 from docscrawl.finalize import (
     PAGE_LEADING_FIELDS,
     log_updater,
@@ -354,8 +356,10 @@ class CrawlSession:
         return run
 
     def _complete(self, finish_reason: str | None) -> bool:
-        """A crawl that ran to its natural end, limited by neither max_pages nor max_depth."""
-        return finish_reason == "finished" and not self.frontier.limited
+        """A crawl that ran to its natural end, limited by neither max_pages nor max_depth,
+        and with no page left unrendered for want of a browser."""
+        return (finish_reason == "finished" and not self.frontier.limited
+                and not self.log.failure_reasons.get(BROWSER_UNAVAILABLE))
 
     def _update_written_records(self) -> int:
         """Rewrite output files once when written records gained URLs or a new canonical."""
@@ -396,6 +400,11 @@ class CrawlSession:
         yield from self.frontier.tracks()
         yield from self._restored_tracks
 
+    def _browser_note(self) -> dict[str, Any] | None:
+        """Pages that needed rendering without a browser, and how to get one (or None)."""
+        pages = self.log.failure_reasons.get(BROWSER_UNAVAILABLE, 0)
+        return {"pages": pages, "hint": INSTALL_HINT} if pages else None
+
     def _write_run(self, status: str, finish_reason: str | None, *,
                    updated: int = 0) -> dict[str, Any]:
         counts = self.log.summary()
@@ -420,6 +429,7 @@ class CrawlSession:
             "resumed": self.resumes > 0,
             "resumes": self.resumes,
             "counts": counts,
+            "browser_unavailable": self._browser_note(),
             "skip_examples": {
                 reason: {"url": url, "rule": rule}
                 for reason, (url, rule) in sorted(self.log.skip_examples.items())

@@ -35,7 +35,6 @@ from docscrawl.failures import classify_failure
 from docscrawl.frontier import Verdict, origin_of
 from docscrawl.incremental import body_hash
 from docscrawl.items import CarriedPage, FetchedPage
-from docscrawl.middlewares.render import RenderError
 from docscrawl.pagetrack import PageTrack, track_from_fields
 from docscrawl.parse import response_root
 from docscrawl.politeness import politeness_summary
@@ -361,8 +360,6 @@ class DocsSpider(SiteResources, scrapy.Spider):
         if track is None:
             return
         reason, rule = classify_failure(failure)
-        if isinstance(failure.value, RenderError):
-            reason, rule = "render_error", str(failure.value)
         event = "skipped" if reason == "too_large" else "failed"
         if reason == "too_large":
             rule = f"DOWNLOAD_MAXSIZE={self.crawler.settings.getint('DOWNLOAD_MAXSIZE')}"
