@@ -5,7 +5,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: setup system-deps demo test lint clean
+.PHONY: setup system-deps venv-deps demo test lint clean
 
 # Debian packages the test suite uses: Chromium for rendering, Redis for distributed
 # crawls, and the real generator output (documentation packages) the tests read.
@@ -31,7 +31,7 @@ define ensure_debian_packages
 endef
 
 $(BIN)/python:
-	$(call ensure_debian_packages,python3-venv)
+	@$(PYTHON) -c 'import ensurepip' 2>/dev/null || $(MAKE) --no-print-directory venv-deps
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q -U pip
 
@@ -43,6 +43,9 @@ setup: $(VENV)/.installed
 
 system-deps:
 	$(call ensure_debian_packages,$(TEST_PACKAGES))
+
+venv-deps:  # Debian's python3 without ensurepip
+	$(call ensure_debian_packages,python3-venv)
 
 demo: setup
 	$(BIN)/python -m docscrawl.demo
