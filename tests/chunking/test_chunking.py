@@ -54,7 +54,7 @@ def test_label(breadcrumbs: list[str], heading_path: list[str], label: str) -> N
 PAGE = f"""
 # Authentication {{#auth}}
 
-{words(30, "intro")}
+{words(45, "intro")}
 
 ## API keys {{#api-keys}}
 
@@ -121,7 +121,7 @@ def test_one_chunk_per_large_section() -> None:
     ]
 
 
-def test_small_sibling_sections_merge_under_common_parent() -> None:
+def test_short_sibling_sections_are_chunks_of_their_own() -> None:
     page = f"""
 # Install {{#install}}
 
@@ -140,10 +140,58 @@ def test_small_sibling_sections_merge_under_common_parent() -> None:
 {words(40, "win")}
 """
     records = chunks(page)
-    assert paths(records) == [["Install"], ["Install"]]
-    merged = records[1]
-    assert "## Linux" in merged["markdown"] and "## Windows" in merged["markdown"]
-    assert merged["metadata"]["source_url"] == URL + "#install"
+    assert paths(records) == [
+        ["Install"], ["Install", "Linux"], ["Install", "macOS"], ["Install", "Windows"]]
+    assert [r["metadata"]["source_url"] for r in records] == [
+        URL + "#install", URL + "#linux", URL + "#mac", URL + "#win"]
+    assert [r["metadata"]["anchor"] for r in records] == ["install", "linux", "mac", "win"]
+    assert not any("sections" in r["metadata"] for r in records)
+
+
+def test_run_of_tiny_sections_shares_a_chunk_listing_each() -> None:
+    members = "\n\n".join(f"## member_{i} {{#m{i}}}\n\nReturns item {i}." for i in range(60))
+    page = f"# API {{#api}}\n\n{words(380, 'big')}\n\n{members}\n\n## Notes {{#notes}}\n\n" \
+        + words(120, "note")
+    records = chunks(page)
+    shared = [r for r in records if "sections" in r["metadata"]]
+    assert len(shared) >= 2 and all(r["token_count"] <= 400 for r in shared)
+    assert all(r["metadata"]["heading_path"] == ["API"] for r in shared)
+    assert all(r["metadata"]["source_url"] == URL + "#api" for r in shared)
+    listed = [s for r in shared for s in r["metadata"]["sections"]]
+    assert [s["heading_path"] for s in listed] == [["API", f"member_{i}"] for i in range(60)]
+    assert [s["anchor"] for s in listed] == [f"m{i}" for i in range(60)]
+    first = listed[0]["block_range"]
+    assert first == [2, 3]  # the member's heading and its one line
+    # the sibling that is not tiny stays a chunk of its own
+    assert paths(records)[-1] == ["API", "Notes"] and "sections" not in records[-1]["metadata"]
+
+
+def test_bare_heading_joins_its_first_subsection_and_lists_both() -> None:
+    page = f"# Guide {{#guide}}\n\n## Start {{#start}}\n\n{words(300, 's')}\n\n" \
+        f"## Next {{#next}}\n\n{words(300, 'n')}"
+    records = chunks(page)
+    assert paths(records) == [["Guide"], ["Guide", "Next"]]
+    sections = records[0]["metadata"]["sections"]
+    assert [s["heading_path"] for s in sections] == [["Guide"], ["Guide", "Start"]]
+    assert [s["block_range"] for s in sections] == [[0, 0], [1, 2]]
+    assert records[0]["metadata"]["source_url"] == URL + "#guide"
+
+
+def test_every_heading_in_a_chunk_is_named_by_its_path_or_sections() -> None:
+    rng = random.Random(7)
+    parts = []
+    for i in range(80):
+        level = rng.choice([1, 2, 2, 3, 3, 4])
+        parts.append(f"{'#' * level} H{i} {{#h{i}}}")
+        parts.extend(words(rng.choice([3, 10, 30, 80, 200]), f"w{i}x") for _ in range(
+            rng.randint(0, 3)))
+    for record in chunks("\n\n".join(parts)):
+        meta = record["metadata"]
+        named = {meta["heading_path"][-1]} if meta["heading_path"] else set()
+        named |= {s["heading_path"][-1] for s in meta.get("sections", []) if s["heading_path"]}
+        held = {line.split(" ", 1)[1] for line in record["markdown"].split("\n")
+                if line.startswith("#")}
+        assert held <= named, (held - named, meta["heading_path"])
 
 
 def test_whole_small_page_is_one_chunk() -> None:
