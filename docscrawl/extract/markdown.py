@@ -582,6 +582,8 @@ class _Renderer(TableRendering):
             return  # no anchor at all (a C-level search): nothing to walk
         for node in iter_content(el, self.chrome):
             href = (node.get("href") or "").strip() if node.tag == "a" else ""
+            if href and class_tokens(node) & UNWRAPPED_LINK_CLASSES:
+                continue
             text = self.text(node) if href else ""
             if text:
                 self.record_link(node, join_url(self.base_url, href), text)
