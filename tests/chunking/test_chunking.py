@@ -404,3 +404,30 @@ def test_long_section_is_split_into_about_equal_chunks(
     sizes = [r["token_count"] for r in records]
     assert len(records) == expected_chunks
     assert max(sizes) - min(sizes) <= size + 2  # at most one paragraph apart
+
+
+API_PAGE = (
+    f"# API {{#api}}\n\n{words(380, 'big')}\n\n"
+    + "\n\n".join(f"## member_{i} {{#m{i}}}\n\nReturns item {i}." for i in range(40))
+    + "\n\n" + "\n\n".join(f"## Topic {i} {{#t{i}}}\n\n{words(60 + 20 * i, f't{i}x')}"
+                           for i in range(4))
+)
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("Returns item 3.", "Returns item three."),  # a tiny section inside a shared run
+        ("Returns item 39.", "Returns item 39 or none."),  # the run's last member
+        ("t1x5", "t1x5 and more"),  # a short sibling standing alone
+        ("t3x0", "T3X0"),  # the last short sibling
+        ("t1x5", "t1x5 " + words(150, "grown")),  # a sibling grows: its neighbours keep ids
+    ],
+)
+def test_edit_in_a_short_section_changes_only_the_chunk_holding_it(old: str, new: str) -> None:
+    before = chunks(API_PAGE)
+    after = chunks(API_PAGE.replace(old, new, 1))
+    assert old in API_PAGE and len(before) == len(after)
+    changed = [i for i, (a, b) in enumerate(zip(before, after, strict=True)) if a["id"] != b["id"]]
+    assert len(changed) == 1
+    assert new in after[changed[0]]["markdown"]
