@@ -23,7 +23,8 @@ from docscrawl.dedup.content import normalize_markdown, sha256_id
 from docscrawl.extract.model import PageExtract
 from docscrawl.volatile import normalize_for_hash
 
-__all__ = ["DEFAULT_TARGET_TOKENS", "chunk_id", "chunk_label", "chunk_page", "count_tokens"]
+__all__ = ["DEFAULT_TARGET_TOKENS", "chunk_id", "chunk_label", "chunk_page", "count_tokens",
+           "section_citation"]
 
 DEFAULT_TARGET_TOKENS = 400
 MAX_FACTOR = 2  # default hard maximum: MAX_FACTOR * target
@@ -289,3 +290,16 @@ def _sections(pieces: list[Piece], owner: dict[int, Section]) -> list[dict[str, 
         else:
             entry["block_range"][1] = piece.ordinal
     return list(held.values())
+
+
+def section_citation(record: dict[str, Any], block_ordinal: int) -> tuple[list[str], str]:
+    """(heading path, URL) to cite for a block a search matched in a chunk: the listed
+    section whose `block_range` holds it, else the chunk's own label and `source_url`."""
+    meta = record["metadata"]
+    for section in meta.get("sections") or ():
+        first, last = section["block_range"]
+        if first <= block_ordinal <= last:
+            anchor = section["anchor"]
+            url = meta["canonical_url"] + (f"#{anchor}" if anchor else "")
+            return list(section["heading_path"]), url
+    return list(meta["heading_path"]), meta["source_url"]

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from docscrawl.chunking import chunk_id, chunk_label, chunk_page
+from docscrawl.chunking import chunk_id, chunk_label, chunk_page, section_citation
 from docscrawl.chunking_units import count_tokens
 from docscrawl.extract.model import PageExtract
 from tests.chunking.pages import make_extract, words
@@ -162,6 +162,11 @@ def test_run_of_tiny_sections_shares_a_chunk_listing_each() -> None:
     assert [s["anchor"] for s in listed] == [f"m{i}" for i in range(60)]
     first = listed[0]["block_range"]
     assert first == [2, 3]  # the member's heading and its one line
+    # a search hit on a member's line cites that member, not the shared label
+    member = listed[5]
+    owner = next(r for r in shared if member in r["metadata"]["sections"])
+    assert section_citation(owner, member["block_range"][1]) == (["API", "member_5"],
+                                                                 URL + "#m5")
     # the sibling that is not tiny stays a chunk of its own
     assert paths(records)[-1] == ["API", "Notes"] and "sections" not in records[-1]["metadata"]
 
