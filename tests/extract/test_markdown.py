@@ -373,6 +373,11 @@ def test_smoke_real_generator_output(path: Path) -> None:
     '<main><h2><a href="#installation">Installation</a></h2><p>x</p></main>',
     '<main><h2 id="installation"><a href="https://docs.example.com/guide/#installation">'
     'Installation</a></h2><p>x</p></main>',
+    # rustdoc: the heading's text is a link to its own id
+    '<main><h2 id="installation"><a href="#installation">Installation</a></h2><p>x</p></main>',
+    # BoostBook: a named anchor, then the text as a link to the page itself
+    '<main><div class="titlepage"><h2 class="title"><a name="installation"></a>'
+    '<a class="link" href="page.html" title="Installation">Installation</a></h2></div></main>',
     # a link inside the heading text, and inline code
     '<main><h2 id="installation"><code>pip</code> <a href="/other">Installation</a></h2></main>',
 ])
