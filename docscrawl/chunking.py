@@ -1,9 +1,11 @@
-"""Page -> retrieval chunks along its structure (rules in the README, "Chunking").
+"""Page -> retrieval chunks along its structure (rules in the README, "Chunks").
 
-One chunk per heading section; a section whose whole subtree fits the target is one chunk;
-small neighbouring sections are merged under their common parent; long sections are split
-at block boundaries, never inside a block; a code block stays with the prose before it; a
-table over the hard maximum is split by rows with its header repeated. Pure: no Scrapy.
+One chunk per heading section, so a chunk cites its exact section: a section whose whole
+subtree fits the target is one chunk; otherwise no chunk spans two sibling sections, except
+runs of tiny ones (listed in `metadata.sections` under their common parent); long sections
+are split at block boundaries, never inside a block; a code block stays with the prose
+before it; a table over the hard maximum is split by rows with its header repeated.
+Pure: no Scrapy.
 """
 
 from __future__ import annotations
