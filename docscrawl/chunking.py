@@ -54,7 +54,8 @@ class _Group:
 def _units(pieces: list[Piece], hard_max: int) -> list[list[Piece]]:
     """Pieces glued together: a heading to what follows it, a code block to the block
     before it (its introducing prose, or the command it is the output of). A glued unit over
-    `hard_max` is re-packed piece by piece within `hard_max`."""
+    `hard_max` is re-packed piece by piece within `hard_max`, a heading still with the piece
+    after it (a chunk holding a heading alone cites nothing)."""
     units: list[list[Piece]] = []
     for piece in pieces:
         if units and (units[-1][-1].kind == "heading" or piece.kind == "code"):
@@ -64,7 +65,13 @@ def _units(pieces: list[Piece], hard_max: int) -> list[list[Piece]]:
     out: list[list[Piece]] = []
     for unit in units:
         if len(unit) > 1 and sum(p.tokens for p in unit) > hard_max:
-            out.extend(_pack([[p] for p in unit], hard_max, hard_max))
+            parts: list[list[Piece]] = []
+            for piece in unit:
+                if parts and parts[-1][-1].kind == "heading":
+                    parts[-1].append(piece)
+                else:
+                    parts.append([piece])
+            out.extend(_pack(parts, hard_max, hard_max))
         else:
             out.append(unit)
     return out

@@ -286,6 +286,15 @@ def test_single_oversized_paragraph_stands_alone_flagged() -> None:
     assert len(flagged) == 1 and flagged[0]["markdown"] == words(500, "huge")
 
 
+def test_heading_stays_with_an_oversized_block_after_it() -> None:
+    page = f"# Page\n\n{words(200, 'a')}\n\n## Variables\n\n{words(900, 'v')}\n\n## After\n\nx."
+    records = chunks(page)
+    held = [r for r in records if "## Variables" in r["markdown"]]
+    assert len(held) == 1 and held[0]["oversized"]
+    assert held[0]["markdown"] == "## Variables\n\n" + words(900, "v")
+    assert held[0]["metadata"]["heading_path"] == ["Page", "Variables"]
+
+
 def test_fallback_without_blocks_uses_markdown_paragraphs() -> None:
     markdown = f"{words(150, 'a')}\n\n```sh\nmake demo\n```\n\n{words(150, 'b')}\n"
     records = chunks(PageExtract(markdown=markdown), target_tokens=120)
@@ -319,11 +328,14 @@ def test_random_pages_respect_maximum_and_cover_every_block_once(seed: int) -> N
     target = rng.choice([60, 120, 400])
     extract = make_extract("\n\n".join(parts))
     records = chunks(extract, target_tokens=target)
+    kinds = {b.ordinal: b.kind for b in extract.blocks}
     for record in records:
-        assert record["token_count"] <= 2 * target or (
-            record["oversized"] and record["metadata"]["block_range"][0]
-            == record["metadata"]["block_range"][1]
-        )
+        first, last = record["metadata"]["block_range"]
+        # over the maximum only as one block, with the heading that opens it
+        assert record["token_count"] <= 2 * target or (record["oversized"] and (
+            first == last or (last == first + 1 and kinds[first] == "heading")))
+        assert any(kinds[o] != "heading" for o in range(first, last + 1)) or (
+            last == max(kinds) or kinds[last + 1] == "heading")  # no heading left alone
     covered = [o for r in records for o in range(r["metadata"]["block_range"][0],
                                                r["metadata"]["block_range"][1] + 1)]
     assert sorted(set(covered)) == [b.ordinal for b in extract.blocks]
