@@ -478,8 +478,18 @@ class SharedFrontier:
         keys = [self.keys["leases"], self.keys["owners"], self.keys["workers_seen"]]
         return int(self._heartbeat(keys=keys, args=[worker_id, self.lease_seconds]))
 
+    def finish_worker(self, worker_id: str) -> None:
+        """A worker stopped cleanly (its leases given back): `workers()` shows it finished,
+        not silent."""
+        raw = self.redis.hget(self.keys["workers"], worker_id)
+        record = {**json.loads(raw or "{}"), "finished_at": self.server_time()}
+        self.redis.hset(self.keys["workers"], worker_id, json.dumps(record))
+
     def workers(self) -> dict[str, dict[str, Any]]:
-        """Every registered worker: its info, `last_seen`, `silent_seconds` and `leases`."""
+        """Every registered worker: its info, `last_seen`, `silent_seconds`, `leases` and
+        `state`: `finished` (stopped cleanly), `live` (heard from within the lease),
+        `silent` (not heard from, holds nothing: nothing waits on it) or `dead_or_stuck`
+        (not heard from within the lease and still holding leases: the one to look at)."""
         pipe = self.redis.pipeline(transaction=False)
         pipe.hgetall(self.keys["workers"])
         pipe.hgetall(self.keys["workers_seen"])
@@ -489,12 +499,12 @@ class SharedFrontier:
         result: dict[str, dict[str, Any]] = {}
         for worker in sorted(set(info) | set(seen)):
             last = float(seen[worker]) if worker in seen else None
-            result[worker] = {
-                **json.loads(info.get(worker) or "{}"),
-                "last_seen": last,
-                "silent_seconds": round(now - last, 3) if last is not None else None,
-                "leases": sum(1 for owner in owners.values() if owner == worker),
-            }
+            record = json.loads(info.get(worker) or "{}")
+            leases = sum(1 for owner in owners.values() if owner == worker)
+            silent = round(now - last, 3) if last is not None else None
+            result[worker] = {**record, "last_seen": last, "silent_seconds": silent,
+                              "leases": leases,
+                              "state": worker_state(record, silent, leases, self.lease_seconds)}
         return result
 
     # -- counts -----------------------------------------------------------------------------
@@ -547,6 +557,16 @@ class SharedFrontier:
     def _release_keys(self) -> list[str]:
         k = self.keys
         return [k["queue"], k["tasks"], k["leases"], k["owners"], k["deliveries"]]
+
+
+def worker_state(info: dict[str, Any], silent: float | None, leases: int,
+                 lease_seconds: float) -> str:
+    """`finished`, `live`, `silent` or `dead_or_stuck` (see `SharedFrontier.workers`)."""
+    if info.get("finished_at") is not None and leases == 0:
+        return "finished"
+    if silent is not None and silent < lease_seconds:
+        return "live"
+    return "dead_or_stuck" if leases else "silent"
 
 
 def _task_json(task: dict[str, Any]) -> str:

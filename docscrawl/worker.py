@@ -58,6 +58,7 @@ class Worker:
         session = self.spider.session
         session.frontier.max_pages = None  # the budget is crawl-wide, kept in Redis
         session.log.terminal_hooks.append(self._terminal)
+        session.set_worker(self.worker_id)
         self.shared.register_worker(self.worker_id, {"pid": os.getpid(),
                                                      "out": str(session.out_dir)})
         self.shared.mark_started()
@@ -146,6 +147,7 @@ class Worker:
             self.spider.session.log.hand_off(url)
         self.shared.release_worker(self.worker_id)
         self._task_of.clear()
+        self.shared.finish_worker(self.worker_id)
         self.shared.close()
 
     def _terminal(self, url: str) -> None:

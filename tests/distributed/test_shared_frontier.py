@@ -238,6 +238,23 @@ def test_workers_report_silence_and_leases(shared: SharedFrontier) -> None:
     assert info["host"] == "h1"
     assert info["leases"] == 1
     assert 0 <= info["silent_seconds"] < 5
+    assert info["state"] == "live"
+
+
+def test_workers_tell_finished_from_dead(shared: SharedFrontier) -> None:
+    """Only a silent worker still holding leases is flagged; one that stopped cleanly is
+    shown finished however long ago it stopped (lease 0.5 s in this fixture)."""
+    for worker in ("done", "holder", "idle"):
+        shared.register_worker(worker)
+    shared.push(task(1))
+    assert shared.pop("holder") is not None
+    shared.finish_worker("done")
+    time.sleep(0.7)
+    states = {worker: info["state"] for worker, info in shared.workers().items()}
+    assert states == {"done": "finished", "holder": "dead_or_stuck", "idle": "silent"}
+    assert shared.workers()["done"]["silent_seconds"] > shared.lease_seconds
+    shared.register_worker("done")  # the same id started again: live, not finished
+    assert shared.workers()["done"]["state"] == "live"
 
 
 def test_task_round_trip_keeps_redirect_data(shared: SharedFrontier) -> None:
