@@ -105,6 +105,12 @@ class DedupPipeline(SessionPipeline):
     def _reelect(self, key: GroupKey, group: ContentGroup, choice: CanonicalChoice) -> None:
         """A duplicate may carry a better canonical than the one written (`rank`: the same
         choice whatever order the group's pages arrive in)."""
+        if choice.url == group.canonical:  # named again, now perhaps by a rel=canonical
+            if choice.declared and not group.declared:
+                group.declared = True
+                self._groups.put(key, group)
+                self.session.journal_group(group.canonical, True)
+            return
         if choice.url in self._taken:
             return
         if rank(choice.url, declared=choice.declared) < rank(group.canonical,
