@@ -90,11 +90,20 @@ if TYPE_CHECKING:
 
 __all__ = ["Admission", "SharedFrontier", "task_from_track", "track_from_task"]
 
-KEY_NAMES = ("seen", "claims", "queue", "tasks", "leases", "owners", "deliveries", "dead",
+KEY_NAMES = ("seen", "untold", "claims", "queue", "tasks", "leases", "owners", "deliveries", "dead",
              "seq", "stats", "state", "workers", "workers_seen")
 DEFAULT_LEASE_SECONDS = 60.0
 DEFAULT_MAX_DELIVERIES = 5
 REQUEUE_BATCH = 100  # expired leases moved back per script call (pop repeats it)
+
+# KEYS: seen untold   ARGV: url
+FIRST_SCRIPT = """
+if redis.call('SADD', KEYS[1], ARGV[1]) == 1 then
+  redis.call('SADD', KEYS[2], ARGV[1])
+  return 1
+end
+return 0
+"""
 
 _NOW = """
 local function now()
@@ -306,6 +315,7 @@ class SharedFrontier:
         self._lease_keys = [k["queue"], k["tasks"], k["leases"], k["owners"], k["deliveries"],
                             k["dead"], k["stats"]]
         self._push_keys = [k["queue"], k["tasks"], k["seq"], k["state"], k["stats"]]
+        self._first = self.redis.register_script(FIRST_SCRIPT)
         self._requeue = self.redis.register_script(REQUEUE_SCRIPT)
         self._pop = self.redis.register_script(POP_SCRIPT)
         self._push = self.redis.register_script(PUSH_SCRIPT)
@@ -342,8 +352,20 @@ class SharedFrontier:
     # -- discovery and claims ------------------------------------------------------------
 
     def first_discovery(self, raw_url: str) -> bool:
-        """True only for the first worker that ever discovers `raw_url` (log `discovered`)."""
-        return bool(self.redis.sadd(self.keys["seen"], raw_url))
+        """True only for the first worker that ever discovers `raw_url` (log `discovered`).
+
+        The URL is also `untold` until that worker calls `told`: its discovery and outcome
+        (or its hand-over to the queue) are written. A worker killed in between leaves it
+        untold, and the next worker that meets the URL tells its story (`untold`)."""
+        return bool(self._first(keys=[self.keys["seen"], self.keys["untold"]], args=[raw_url]))
+
+    def told(self, raw_url: str) -> None:
+        """The story of a URL this worker discovered first is written (see `first_discovery`)."""
+        self.redis.srem(self.keys["untold"], raw_url)
+
+    def untold(self, raw_url: str) -> bool:
+        """True when the first discoverer of `raw_url` has not written its story (yet)."""
+        return bool(self.redis.sismember(self.keys["untold"], raw_url))
 
     def claim(self, normalized_url: str, owner: str) -> str | None:
         """Claim a normalized URL: None when this call claimed it, else the stored owner."""

@@ -28,7 +28,7 @@ from tests.distributed.compare import Output, differences
 pytestmark = pytest.mark.e2e
 PACE = {"CONCURRENT_REQUESTS": "2", "DOWNLOAD_DELAY": "0.05", "LOG_LEVEL": "WARNING"}
 # kill points: crawl-log lines the victim has written when it is killed (None: no kill)
-KILL_POINTS = {"no-kill": None, "at-start": 2, "early": 12, "middle": 40}
+KILL_POINTS = {"no-kill": None, "at-start": 2, "early": 12, "middle": 40, "late": 80}
 
 
 def crawl_command(site: str, out: Path, settings: dict[str, str]) -> list[str]:

@@ -23,6 +23,21 @@ def test_first_discovery_is_true_once(shared: SharedFrontier) -> None:
     assert shared.counts()["discovered"] == 2
 
 
+def test_a_first_discovery_stays_untold_until_its_story_is_written(
+    shared: SharedFrontier,
+) -> None:
+    """A worker killed between discovering a URL first and logging it leaves it untold:
+    the next worker that meets it tells its story."""
+    url = "https://docs.example/a?utm_source=x"
+    assert shared.first_discovery(url)
+    assert shared.untold(url)
+    assert not shared.first_discovery(url)  # the second worker stays quiet ...
+    assert shared.untold(url)  # ... unless the first never wrote it
+    shared.told(url)
+    assert not shared.untold(url)
+    assert not shared.first_discovery(url)
+
+
 def test_claim_returns_none_for_the_claimer_and_the_owner_for_others(
     shared: SharedFrontier,
 ) -> None:
