@@ -4,8 +4,7 @@ Every page is reachable under several spellings, and which spelling a worker mee
 depends on who fetches what: `?utm_source=` variants of the same page, 301 redirects from
 an old path (`old/pN` -> `pN.html`), and section roots linked both as `secK/` and
 `secK/index.html` (the same content, two URLs: the canonical URL is chosen by preference).
-A slow response on some pages spreads the work over the workers and over time, so a
-kill lands in the middle of a crawl.
+Every page links the home page as `index.html` while the seed is `/docs/`.
 """
 
 from __future__ import annotations

@@ -115,6 +115,11 @@ def test_merged_output_equals_a_single_process_crawl(
     found = differences(single, Output(merged))
     assert not found, "\n".join(found[:40])
 
+    for alias in (f"{site}p5.html?utm_source=footer", f"{site}old/p2"):  # a tracking
+        why = docscrawl("why", alias, str(merged), "--json")   # variant, a 301 source
+        assert [p["canonical_url"] for p in json.loads(why.stdout)["pages"]] == \
+               [single.page_of(alias)], why.stdout[-2000:]
+
     run = json.loads((merged / "run.json").read_text(encoding="utf-8"))
     assert run["complete"] is True
     assert [p["part"] for p in run["merged_from"]] == list(workers)
