@@ -29,6 +29,8 @@ pytestmark = pytest.mark.e2e
 PACE = {"CONCURRENT_REQUESTS": "2", "DOWNLOAD_DELAY": "0.05", "LOG_LEVEL": "WARNING"}
 # kill points: crawl-log lines the victim has written when it is killed (None: no kill)
 KILL_POINTS = {"no-kill": None, "at-start": 2, "early": 12, "middle": 40, "late": 80}
+if os.environ.get("DOCSCRAWL_TEST_KILL_POINTS"):  # a longer soak: e.g. "3,7,19,23,51"
+    KILL_POINTS = {f"at-{n}": int(n) for n in os.environ["DOCSCRAWL_TEST_KILL_POINTS"].split(",")}
 
 
 def crawl_command(site: str, out: Path, settings: dict[str, str]) -> list[str]:
@@ -114,6 +116,13 @@ def test_merged_output_equals_a_single_process_crawl(
         assert check.returncode == 0, check.stdout
     found = differences(single, Output(merged))
     assert not found, "\n".join(found[:40])
+
+    backwards = tmp_path / "merged-backwards"  # the parts in the other order: the same
+    result = docscrawl("-q", "merge", *(str(tmp_path / name) for name in reversed(workers)),
+                       "-o", str(backwards))
+    assert result.returncode == 0, result.stderr
+    found = differences(single, Output(backwards))
+    assert not found, "parts reversed:\n" + "\n".join(found[:40])
 
     for alias in (f"{site}p5.html?utm_source=footer", f"{site}old/p2"):  # a tracking
         why = docscrawl("why", alias, str(merged), "--json")   # variant, a 301 source
