@@ -509,7 +509,8 @@ class SharedFrontier:
 
     def workers(self) -> dict[str, dict[str, Any]]:
         """Every registered worker: its info, `last_seen`, `silent_seconds`, `leases` and
-        `state`: `finished` (stopped cleanly), `live` (heard from within the lease),
+        `state` (judged by the worker's own lease when it registered one, else this
+        frontier's): `finished` (stopped cleanly), `live` (heard from within the lease),
         `silent` (not heard from, holds nothing: nothing waits on it) or `dead_or_stuck`
         (not heard from within the lease and still holding leases: the one to look at)."""
         pipe = self.redis.pipeline(transaction=False)
@@ -524,9 +525,10 @@ class SharedFrontier:
             record = json.loads(info.get(worker) or "{}")
             leases = sum(1 for owner in owners.values() if owner == worker)
             silent = round(now - last, 3) if last is not None else None
+            lease = float(record.get("lease") or self.lease_seconds)
             result[worker] = {**record, "last_seen": last, "silent_seconds": silent,
                               "leases": leases,
-                              "state": worker_state(record, silent, leases, self.lease_seconds)}
+                              "state": worker_state(record, silent, leases, lease)}
         return result
 
     # -- counts -----------------------------------------------------------------------------

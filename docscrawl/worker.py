@@ -60,7 +60,8 @@ class Worker:
         session.log.terminal_hooks.append(self._terminal)
         session.set_worker(self.worker_id)
         self.shared.register_worker(self.worker_id, {"pid": os.getpid(),
-                                                     "out": str(session.out_dir)})
+                                                     "out": str(session.out_dir),
+                                                     "lease": self.shared.lease_seconds})
         self.shared.mark_started()
         self._loop = task.LoopingCall(self.pull)
         self._loop.start(0.5, now=False)
