@@ -144,6 +144,7 @@ class CrawlSession:
         self._restored_tracks: list[PageTrack] = []  # resume: written, not in the frontier
         self.renames: dict[str, str] = {}  # canonical URL written -> better one found later
         self.removed = 0
+        self.worker_id: str | None = None  # distributed mode: this part's worker
         self.finished = False
         self.paused = False
         if replay is not None:
@@ -291,6 +292,12 @@ class CrawlSession:
             "status": status, "started_at": self.started_at, "resumes": self.resumes,
         })
 
+    def set_worker(self, worker_id: str) -> None:
+        """Distributed mode: name this part's worker in run.json from the start, so that
+        `docscrawl merge` can tell which worker a killed part belonged to."""
+        self.worker_id = worker_id
+        self._write_run("running", None)
+
     def record_written(self, canonical_url: str, track: PageTrack) -> None:
         """Remember a written page record and the track it came from."""
         track.mark_written(canonical_url)
@@ -428,6 +435,7 @@ class CrawlSession:
             "politeness": self.politeness,
             "resumed": self.resumes > 0,
             "resumes": self.resumes,
+            **({"worker": self.worker_id} if self.worker_id else {}),
             "counts": counts,
             "browser_unavailable": self._browser_note(),
             "skip_examples": {
