@@ -34,7 +34,6 @@ class Fault:
     event: str
     reason: str | None
     note: str
-    outcome_path: str | None = None  # where the outcome is logged, when not on `path`
 
 
 FAULTS: tuple[Fault, ...] = (
@@ -46,10 +45,11 @@ FAULTS: tuple[Fault, ...] = (
     Fault("/docs/always-500", "failed", "http_500", "500 every time: retries exhausted"),
     Fault("/docs/stall", "failed", "timeout", "headers never come: download timeout"),
     Fault("/docs/reset", "failed", "connection", "connection reset mid-body"),
-    Fault("/docs/loop-a", "failed", "redirect_loop", "loop-a -> loop-b -> loop-a",
-          "/docs/loop-b"),
-    Fault("/docs/chain/0", "failed", "too_many_redirects", "a 25-hop redirect chain",
-          "/docs/chain/10"),
+    Fault("/docs/loop-a", "failed", "redirect_loop", "loop-a -> loop-b -> loop-a"),
+    Fault("/docs/loop-b", "failed", "redirect_loop", "loop-b -> loop-a -> loop-b"),
+    Fault("/docs/chain/0", "failed", "too_many_redirects", "a 25-hop redirect chain"),
+    Fault("/docs/hops/0", "duplicate", "redirect", "13 hops to a page: followed"),
+    Fault("/docs/to-missing", "failed", "http_404", "a redirect to a page that is not there"),
     Fault("/docs/empty", "failed", "empty_body", "200 with an empty body"),
     Fault("/docs/soft-404", "failed", "soft_404", "200 'Page not found' page"),
     Fault("/docs/huge", "skipped", "too_large", "60 MB streamed without Content-Length"),
@@ -90,7 +90,7 @@ class FaultHandler(BaseHTTPRequestHandler):
             handler = robots_txt
         if handler is None and path.startswith("/docs/calendar/"):
             handler = calendar
-        elif handler is None and path.startswith("/docs/chain/"):
+        elif handler is None and path.startswith(("/docs/chain/", "/docs/hops/")):
             handler = chain
         elif handler is None and path.startswith("/docs/gen/"):
             handler = generated
@@ -201,11 +201,13 @@ def reset(h: FaultHandler, path: str) -> None:
 
 
 def chain(h: FaultHandler, path: str) -> None:
-    hop = int(path.rsplit("/", 1)[-1])
-    if hop >= 25:
-        h.send_page(200, "End of the chain", "Twenty-five hops later.")
+    """/docs/chain/N: 25 hops to a page; /docs/hops/N: 13."""
+    folder, hop = path.rsplit("/", 1)
+    hops = 25 if folder.endswith("chain") else 13
+    if int(hop) >= hops:
+        h.send_page(200, "End of the chain", f"{hops} hops later.")
     else:
-        h.redirect(f"/docs/chain/{hop + 1}")
+        h.redirect(f"{folder}/{int(hop) + 1}")
 
 
 def huge(h: FaultHandler, path: str) -> None:
@@ -343,6 +345,7 @@ ROUTES: dict[str, Callable[[FaultHandler, str], None]] = {
     "/docs/reset": reset,
     "/docs/loop-a": lambda h, p: h.redirect("/docs/loop-b"),
     "/docs/loop-b": lambda h, p: h.redirect("/docs/loop-a"),
+    "/docs/to-missing": lambda h, p: h.redirect("/docs/missing-page"),
     "/docs/empty": static(200, b""),
     "/docs/soft-404": static(200, PAGE.format(title="Page not found",
                                               text="Sorry, nothing here.")),

@@ -13,7 +13,8 @@ USER_AGENT = f"docscrawl/{__version__} (+documentation crawler)"
 # docscrawl applies robots.txt, redirects and duplicate filtering itself, so that every
 # decision lands in the crawl log with its rule.
 ROBOTSTXT_OBEY = False
-REDIRECT_ENABLED = False
+REDIRECT_ENABLED = False  # the spider follows redirects itself (every hop is checked),
+REDIRECT_MAX_TIMES = 20  # at most this many hops: then `failed` `too_many_redirects`
 METAREFRESH_ENABLED = False
 DUPEFILTER_CLASS = "scrapy.dupefilters.BaseDupeFilter"
 # Pending requests live in disk queues, with or without JOBDIR (docscrawl.scheduler): a

@@ -9,7 +9,9 @@
    and main content that repeats across pages (a template taken for content);
 5. identity agreement: do title, main heading and canonical URL name the same page;
 6. fragment resolution: does every table-of-contents or in-page `#fragment` target
-   resolve to a heading anchor of the page it points to.
+   resolve to a heading anchor of the page it points to;
+7. duplicate targets: an invariant of the crawl log, every `duplicate` names a URL that
+   has a page (`docscrawl.inspect.invariants`).
 
 Each check returns its figure, the threshold it is held to, details and offending
 examples. `run_checks` streams pages.jsonl and chunks.jsonl once (structure.jsonl only
@@ -26,12 +28,13 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from docscrawl.discovery.urls import is_crawlable_url, normalize_url
+from docscrawl.inspect.invariants import duplicate_targets
 from docscrawl.inspect.output import OutputDir
 
 __all__ = ["CHECKS", "Thresholds", "format_checks", "parse_threshold", "run_checks"]
 
 CHECKS = ("heading_coverage", "breadcrumb_coverage", "link_ambiguity", "template_detection",
-          "identity_agreement", "fragment_resolution")
+          "identity_agreement", "fragment_resolution", "duplicate_targets")
 EXAMPLES = 5
 GENERIC_LINK_TEXT = frozenset({
     "", "here", "click here", "click", "this", "this page", "this link", "link", "more",
@@ -270,7 +273,7 @@ def _norm(url: str) -> str:
 
 
 def run_checks(out: OutputDir, thresholds: Thresholds | None = None) -> dict[str, Any]:
-    """Run the six checks; returns {"passed": bool, "checks": [...], "thresholds": {...}}."""
+    """Run the seven checks; returns {"passed": bool, "checks": [...], "thresholds": {...}}."""
     thresholds = thresholds or Thresholds()
     out.require("pages.jsonl")
     scan = _Scan()
@@ -283,6 +286,7 @@ def run_checks(out: OutputDir, thresholds: Thresholds | None = None) -> dict[str
         template_detection(scan, thresholds),
         identity_agreement(scan, thresholds),
         fragment_resolution(scan, thresholds),
+        duplicate_targets(out),
     ]
     return {"output": str(out.path), "site": out.run.get("site"), "pages": scan.pages,
             "passed": all(check["passed"] for check in checks), "checks": checks,

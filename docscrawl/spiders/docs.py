@@ -54,7 +54,6 @@ logger = logging.getLogger(__name__)
 
 TRACK = "docscrawl_track"
 STATE_CANONICAL = "docscrawl_state_canonical"  # known page: its canonical URL in state
-MAX_REDIRECTS = 10
 HTML_TYPES = ("text/html", "application/xhtml+xml")
 REGION_TO_DISCOVERY = {
     "sidebar_navigation": "sidebar",
@@ -318,14 +317,17 @@ class DocsSpider(SiteResources, scrapy.Spider):
 
     def _follow_redirect(self, track: PageTrack, response: Response, location: str, *,
                          reason: str = "redirect") -> Iterable[Request]:
-        """Every hop (HTTP 3xx or meta refresh) is checked like a discovered link."""
+        """Every hop (HTTP 3xx or meta refresh) is checked like a discovered link. The
+        source ends with the outcome of the page the chain leads to (CrawlLog.redirected):
+        never a `duplicate` of a URL that has no page. At most REDIRECT_MAX_TIMES hops."""
         log = self.session.log
         target = strip_fragment(location)
         chain = (*track.redirect_chain, response.url)
-        if target in chain or len(chain) > MAX_REDIRECTS:
+        limit = self.crawler.settings.getint("REDIRECT_MAX_TIMES")
+        if target in chain or len(chain) > limit:
             reason = "redirect_loop" if target in chain else "too_many_redirects"
             log.record(track.url, "failed", reason=reason,
-                       rule=f"{len(chain)} hops (limit {MAX_REDIRECTS}), next {target}",
+                       rule=f"{len(chain)} hops (limit {limit}), next {target}",
                        status=response.status, redirect_chain=chain)
             return
         refusal = self._redirect_refusal(target)
@@ -337,8 +339,14 @@ class DocsSpider(SiteResources, scrapy.Spider):
             return
         track.redirect_chain = chain
         follow = self._discover(target, "redirect", response.url, track.depth, inherit=track)
-        log.record(track.url, "duplicate", reason=reason, duplicate_of=target,
-                   status=response.status, redirect_chain=chain)
+        if self.worker is not None:  # another worker may end the target: not known here
+            log.record(track.url, "duplicate", reason=reason, duplicate_of=target,
+                       status=response.status, redirect_chain=chain)
+        else:
+            owner = self.session.frontier.track_for(target)
+            page = owner and (owner.record_canonical or owner.merged_into)
+            log.redirected(track.url, owner.url if owner is not None else target,
+                           reason=reason, status=response.status, chain=chain, page=page)
         yield from follow
 
     def _redirect_refusal(self, target: str) -> tuple[str, str] | None:

@@ -18,6 +18,8 @@ from docscrawl.faultserver import (
     FaultServer,
     RunningFaultServer,
 )
+from docscrawl.inspect.invariants import duplicate_targets
+from docscrawl.inspect.output import OutputDir
 from tests.conftest import CrawlOutput, assert_log_invariants, crawl
 
 pytestmark = pytest.mark.e2e
@@ -40,8 +42,7 @@ def faults(tmp_path_factory: pytest.TempPathFactory) -> tuple[CrawlOutput, Fault
 def test_each_fault_ends_in_its_outcome(faults: tuple[CrawlOutput, FaultServer, float],
                                         fault: object) -> None:
     output, _, _ = faults
-    path = fault.outcome_path or fault.path  # type: ignore[attr-defined]
-    event = output.terminal(output.base + path)  # type: ignore[attr-defined]
+    event = output.terminal(output.base + fault.path)  # type: ignore[attr-defined]
     assert (event["event"], event["reason"]) == (fault.event, fault.reason), event  # type: ignore[attr-defined]
 
 
@@ -55,6 +56,26 @@ def test_crawl_goes_on_and_every_line_is_valid(
             json.loads(line)
     assert output.run["status"] == "finished"
     assert elapsed < 120  # 100,000 links, a 60 MB page and a gzip bomb included
+
+
+def test_redirects_end_with_the_page_they_lead_to(
+    faults: tuple[CrawlOutput, FaultServer, float],
+) -> None:
+    output, _, _ = faults
+    base = output.base  # type: ignore[attr-defined]
+    for start, other in (("/docs/loop-a", "/docs/loop-b"), ("/docs/loop-b", "/docs/loop-a")):
+        event = output.terminal(base + start)
+        assert event["redirect_chain"][:2] == [base + start, base + other], event
+    chain = output.terminal(base + "/docs/chain/0")
+    assert chain["redirect_chain"] == [f"{base}/docs/chain/{n}" for n in range(21)], chain
+    followed = output.terminal(base + "/docs/hops/0")
+    assert followed["duplicate_of"] == base + "/docs/hops/13"
+    assert output.page("/docs/hops/13")["canonical_url"] == base + "/docs/hops/13"
+    missing = output.terminal(base + "/docs/to-missing")
+    assert missing["redirect_chain"][0] == base + "/docs/to-missing"
+    assert missing["status"] == 404
+    check = duplicate_targets(OutputDir(output.out))
+    assert check["passed"] and check["details"]["duplicates"] >= 12, check
 
 
 def _retry_reasons(output: CrawlOutput) -> dict[str, int]:

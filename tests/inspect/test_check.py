@@ -16,7 +16,7 @@ from docscrawl.inspect.check import (
     url_slug,
 )
 from docscrawl.inspect.output import OutputDir
-from tests.inspect.conftest import docscrawl, page
+from tests.inspect.conftest import docscrawl, event, page
 
 SITE = "http://docs.example/v2/"
 
@@ -39,7 +39,7 @@ def test_demo_crawl_passes_all_six_checks(demo_out: Path) -> None:
                   "Template detection", "Identity agreement", "Fragment resolution"):
         assert f"PASS  {title}" in result.stdout
     data = json.loads(docscrawl("check", str(demo_out), "--json").stdout)
-    assert data["passed"] is True and len(data["checks"]) == 6
+    assert data["passed"] is True and len(data["checks"]) == 7
     templates = _by_name(data)["template_detection"]["details"]["templates"]
     assert any(t["region"] == "sidebar_navigation" for t in templates)
 
@@ -160,3 +160,22 @@ def test_missing_pages_file_is_a_one_line_error(make_output) -> None:
     (out / "pages.jsonl").unlink()
     result = docscrawl("check", str(out))
     assert result.returncode == 2 and "no pages.jsonl" in result.stderr
+
+
+def test_a_duplicate_of_a_url_without_a_page_fails_the_invariant(make_output) -> None:
+    a, b, c, d = (f"{SITE}{name}.html" for name in "abcd")
+    log = [event(a, "extracted", canonical_url=a),
+           event(b, "duplicate", reason="redirect", duplicate_of=a),
+           event(c, "duplicate", reason="redirect", duplicate_of=b),  # through b: a page
+           event(d, "duplicate", reason="redirect", duplicate_of=f"{SITE}gone.html")]
+    out = make_output(pages=[page(a)], log=log)
+    check = _by_name(run_checks(OutputDir(out)))["duplicate_targets"]
+    assert not check["passed"]
+    assert check["examples"] == [{"url": d, "duplicate_of": f"{SITE}gone.html"}]
+    assert check["figure"] == "2 of 3 duplicates point at a page"
+    loop = make_output("loop", pages=[page(a)], log=[
+        event(b, "duplicate", reason="redirect", duplicate_of=c),
+        event(c, "duplicate", reason="redirect", duplicate_of=b)])
+    assert not _by_name(run_checks(OutputDir(loop)))["duplicate_targets"]["passed"]
+    result = docscrawl("check", str(out))
+    assert result.returncode == 1 and "FAIL  duplicates point at pages" in result.stdout
