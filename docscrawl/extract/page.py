@@ -25,6 +25,9 @@ from docscrawl.extract.site_profile import SiteSelectors
 from docscrawl.extract.version import detect_version
 
 _WORD = re.compile(r"\w+")
+# Links listed in a page's record (the crawl follows them all). An index of a large API
+# lists a few thousand; 100,000 cost several hundred MB of records and JSON text.
+MAX_LINKS = 10_000
 # Words too common in titles and headings to show that two of them name the same page.
 STOPWORDS = frozenset({
     "the", "and", "for", "with", "from", "into", "your", "you", "how", "what", "why", "are",
@@ -138,6 +141,10 @@ def extract_page(root: etree._Element, url: str, *, html: str | None = None,
                 *fragment_warnings(links, index)]
     if mismatch := identity_warning(title, main_heading):
         warnings.append(mismatch)
+    if len(links) > MAX_LINKS:  # a page's record grows with its links: bounded memory
+        warnings.append(ExtractionWarning(
+            "links_truncated", f"{len(links)} links; the first {MAX_LINKS} are listed"))
+        del links[MAX_LINKS:]
     return PageExtract(
         title=title,
         main_heading=main_heading,

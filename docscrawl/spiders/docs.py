@@ -260,7 +260,7 @@ class DocsSpider(SiteResources, scrapy.Spider):
             log.settle(track.url)
             yield from follow
             return
-        yield FetchedPage(
+        page = FetchedPage(
             track=track,
             final_url=response.url,
             status=response.status,
@@ -276,6 +276,11 @@ class DocsSpider(SiteResources, scrapy.Spider):
             structure=structure,
             warnings=list(response.meta.get("render_warnings") or ()),
         )
+        # The item holds the tree now, and the extraction pipeline lets it go: nothing here
+        # may keep it alive while the pipelines run (the response lives on until then).
+        root = structure = None
+        response._cached_selector = None
+        yield page
         yield from follow
 
     def _carry_over(self, track: PageTrack, response: Response, row: StateRow | None,
