@@ -65,6 +65,7 @@ FAULTS: tuple[Fault, ...] = (
     Fault("/docs/based/target.html", "extracted", None, "reached only through <base href>"),
     Fault("/docs/schemes", "extracted", None, "javascript:, mailto:, data:, file: links"),
     Fault("/docs/calendar/2026/1", "extracted", None, "an infinite calendar (trap)"),
+    Fault("/docs/cal/2026/1/", "extracted", None, "an endless calendar: months into years"),
     Fault("/docs/session;jsessionid=ABC123", "extracted", None, "a session id in the path"),
     Fault("/docs/elsewhere", "extracted", None, "links to another origin (localhost)"),
     Fault("/docs/forbidden/secret.html", "skipped", "robots", "disallowed by robots.txt"),
@@ -90,6 +91,8 @@ class FaultHandler(BaseHTTPRequestHandler):
             handler = robots_txt
         if handler is None and path.startswith("/docs/calendar/"):
             handler = calendar
+        elif handler is None and path.startswith("/docs/cal/"):
+            handler = year_calendar
         elif handler is None and path.startswith(("/docs/chain/", "/docs/hops/")):
             handler = chain
         elif handler is None and path.startswith("/docs/gen/"):
@@ -260,6 +263,18 @@ def calendar(h: FaultHandler, path: str) -> None:
     body = (f"<html><head><title>Calendar {month}</title></head><body><main>"
             f"<h1>Month {month}</h1><p>Events of month {month} of an endless calendar.</p>"
             f'<a href="/docs/calendar/2026/{month + 1}">next month</a></main></body></html>')
+    h.send_bytes(200, body.encode())
+
+
+def year_calendar(h: FaultHandler, path: str) -> None:
+    """/docs/cal/<year>/<month>/: previous and next month, December rolls into January."""
+    year, month = (int(part) for part in path.strip("/").split("/")[-2:])
+    after = (year + 1, 1) if month == 12 else (year, month + 1)
+    before = (year - 1, 12) if month == 1 else (year, month - 1)
+    body = (f"<html><head><title>{year}-{month:02}</title></head><body><main>"
+            f"<h1>Events of {year}-{month:02}</h1><p>Nothing happens in {month}/{year}.</p>"
+            f'<a href="/docs/cal/{before[0]}/{before[1]}/">previous</a> '
+            f'<a href="/docs/cal/{after[0]}/{after[1]}/">next</a></main></body></html>')
     h.send_bytes(200, body.encode())
 
 

@@ -191,7 +191,7 @@ class Frontier:
         if inherit is None and self.max_pages is not None and self.admitted >= self.max_pages:
             self.limited = True
             return Verdict("skip", "max_pages", f"max_pages={self.max_pages}")
-        if inherit is None and (trap := self.traps.admit(key)):
+        if inherit is None and (trap := self.traps.admit(key, source)):
             return Verdict("skip", "trap", trap)
         if inherit is None:
             self.admitted += 1  # a redirect target continues its source's page slot

@@ -85,7 +85,7 @@ class CrawlSession:
     """Config, frontier, crawl log and output writers of one crawl."""
 
     def __init__(self, config: CrawlConfig, *, stats: Any = None,
-                 trap_limits: tuple[int, int] = (1000, 100), run_id: str | None = None,
+                 trap_limits: tuple[int, int, int] = (1000, 100, 200), run_id: str | None = None,
                  tracks_in_memory: int = DEFAULT_KEEP, seen_in_memory: int = SEEN_KEEP,
                  jobdir: Path | None = None, resume: bool = False) -> None:
         """`jobdir`: Scrapy's JOBDIR (pause and resume); `resume` with `run_id`: continue
@@ -133,7 +133,8 @@ class CrawlSession:
             AddressGuard(_host_of(config.site)),
             max_pages=config.max_pages,
             max_depth=config.max_depth,
-            traps=TrapGuard(per_pattern=trap_limits[0], per_path_queries=trap_limits[1]),
+            traps=TrapGuard(per_pattern=trap_limits[0], per_path_queries=trap_limits[1],
+                           per_chain=trap_limits[2]),
             tracks=self.tracks,
             seen=self.seen_urls,
         )

@@ -97,9 +97,10 @@ DOCSCRAWL_GC_GEN0_THRESHOLD = 50_000
 # Where `output/<host>/` lives (Scrapyd jobs set an absolute root).
 DOCSCRAWL_OUTPUT_ROOT = "output"
 # Crawler-trap caps (docscrawl.discovery.traps): URLs fetched per digit-pattern, and
-# distinct query strings fetched per path.
+# distinct query strings fetched per path, URLs in one counting chain (a calendar).
 DOCSCRAWL_TRAP_PATTERN_LIMIT = 1000
 DOCSCRAWL_TRAP_QUERY_LIMIT = 100
+DOCSCRAWL_TRAP_CHAIN_LIMIT = 200
 # Page tracks (how each page was found, its URLs) kept in memory besides those of pages in
 # progress; the others wait in the crawl's scratch ledger on disk.
 DOCSCRAWL_TRACKS_IN_MEMORY = 2048

@@ -445,7 +445,8 @@ class DocsSpider(SiteResources, scrapy.Spider):
             self.config, stats=self.crawler.stats, run_id=run_id, jobdir=self._jobdir,
             resume=resume,
             trap_limits=(settings.getint("DOCSCRAWL_TRAP_PATTERN_LIMIT"),
-                         settings.getint("DOCSCRAWL_TRAP_QUERY_LIMIT")),
+                         settings.getint("DOCSCRAWL_TRAP_QUERY_LIMIT"),
+                         settings.getint("DOCSCRAWL_TRAP_CHAIN_LIMIT")),
             tracks_in_memory=settings.getint("DOCSCRAWL_TRACKS_IN_MEMORY"),
             seen_in_memory=settings.getint("DOCSCRAWL_SEEN_URLS_IN_MEMORY"),
         )

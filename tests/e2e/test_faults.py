@@ -147,6 +147,21 @@ def test_traps_are_capped_with_their_pattern(
     assert any(e["rule"] == "more than 5 URLs match /docs/paged?page" for e in traps)
 
 
+def test_an_endless_calendar_stops_within_500_requests(tmp_path: Path) -> None:
+    """Default limits: the counting chain (months into years, both ways) stops it."""
+    with RunningFaultServer() as server:
+        output = crawl(f"{server.url}/docs/cal/2026/1/", tmp_path / "out",
+                       rf"allow=^{re.escape(server.url)}/docs/cal/",
+                       settings={"DOWNLOAD_TIMEOUT": "3"}, timeout=300)
+        requests = [p for p, _, _ in server.requests if p.startswith("/docs/cal/")]
+    assert 200 < len(requests) <= 500, len(requests)
+    traps = [e for e in output.log if e["reason"] == "trap"]
+    assert traps and {e["rule"] for e in traps} == {
+        "a chain of more than 200 URLs of /docs/cal/{n}/{n}/, each found on the one before, "
+        "its numbers counting"}
+    assert_log_invariants(output)
+
+
 def test_credentials_go_to_the_site_origin_only(tmp_path: Path) -> None:
     skip_slow = ("deny=stall|reset|always-500|retry-after|huge|gzip-bomb|many-links|calendar"
                  "|chain|loop|paged")
