@@ -41,6 +41,7 @@ FAULTS: tuple[Fault, ...] = (
     Fault("/docs/flaky-502", "extracted", None, "502 once, then 200"),
     Fault("/docs/retry-after-429", "extracted", None, "429 with Retry-After: 1, then 200"),
     Fault("/docs/retry-after-503", "extracted", None, "503 with Retry-After: 1, then 200"),
+    Fault("/docs/busy/", "extracted", None, "first and last of 12 links: 503, Retry-After: 1"),
     Fault("/docs/retry-after-long", "failed", "http_429", "429 asking for an hour: not waited"),
     Fault("/docs/always-500", "failed", "http_500", "500 every time: retries exhausted"),
     Fault("/docs/stall", "failed", "timeout", "headers never come: download timeout"),
@@ -95,7 +96,7 @@ class FaultHandler(BaseHTTPRequestHandler):
             handler = year_calendar
         elif handler is None and path.startswith(("/docs/chain/", "/docs/hops/")):
             handler = chain
-        elif handler is None and path.startswith("/docs/gen/"):
+        elif handler is None and path.startswith(("/docs/gen/", "/docs/busy/page-")):
             handler = generated
         if handler is None:
             self.send_page(404, "Not here", "No such page.", status_text="Not Found")
@@ -140,11 +141,12 @@ class FaultServer(ThreadingHTTPServer):
 
     daemon_threads = True
 
-    def __init__(self, port: int = 0, *, robots: str = "plain", sitemap_urls: int = 0) -> None:
+    def __init__(self, port: int = 0, *, robots: str = "plain", sitemap_urls: int = 0,
+                 host: str = "127.0.0.1") -> None:
         """`robots`: plain, redirect (to /robots-real.txt) or huge (5 MB, a rule past
         500 KiB); `sitemap_urls` > 0 adds hostile sitemaps to robots.txt, the big one
-        listing that many URLs."""
-        super().__init__(("127.0.0.1", port), FaultHandler)
+        listing that many URLs. `host`: the address to listen on."""
+        super().__init__((host, port), FaultHandler)
         self.robots = robots
         self.sitemap_urls = sitemap_urls
         self.hits: Counter[str] = Counter()
@@ -164,7 +166,7 @@ class FaultServer(ThreadingHTTPServer):
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.server_address[1]}"
+        return f"http://{self.server_address[0]}:{self.server_address[1]}"
 
 
 def index(h: FaultHandler, path: str) -> None:
@@ -290,6 +292,15 @@ def redirect_elsewhere(h: FaultHandler, path: str) -> None:
     h.redirect(f"http://localhost:{h.server.server_address[1]}/docs/session")
 
 
+def rebind(h: FaultHandler, path: str) -> None:
+    """Links to names whose DNS answer turns private (tests/e2e/rebinding.py)."""
+    port = h.server.server_address[1]
+    body = (f"<html><head><title>Rebinding</title></head><body><main><h1>Rebinding</h1>"
+            f'<p><a href="http://rebind.test:{port}/docs/secret">a link</a> and '
+            f'<a href="/docs/rebind-redirect">a redirect</a></p></main></body></html>')
+    h.send_bytes(200, body.encode())
+
+
 ROBOTS = "User-agent: *\nDisallow: /docs/forbidden/\n"
 HOSTILE_SITEMAPS = ("/sitemap-laughs.xml", "/sitemap-xxe.xml", "/sitemap-offhost.xml",
                     "/sitemap-big.xml")
@@ -355,6 +366,12 @@ ROUTES: dict[str, Callable[[FaultHandler, str], None]] = {
     "/docs/retry-after-429": flaky(1, 429, "1"),
     "/docs/retry-after-503": flaky(1, 503, "1"),
     "/docs/retry-after-long": flaky(99, 429, "3600"),
+    "/docs/busy/": static(200, "<html><head><title>Busy</title></head><body><main><h1>Busy</h1>"
+                               + "".join(f'<a href="{path}">{path}</a> ' for path in (
+                                   "/docs/busy/a", *(f"/docs/busy/page-{n}" for n in range(10)),
+                                   "/docs/busy/b")) + "</main></body></html>"),
+    "/docs/busy/a": flaky(1, 503, "1"),
+    "/docs/busy/b": flaky(1, 503, "1"),
     "/docs/always-500": flaky(99, 500),
     "/docs/stall": stall,
     "/docs/reset": reset,
@@ -390,6 +407,10 @@ ROUTES: dict[str, Callable[[FaultHandler, str], None]] = {
                                              text="Linked with a session id.")),
     "/docs/elsewhere": elsewhere,
     "/docs/redirect-elsewhere": redirect_elsewhere,
+    "/docs/rebind": rebind,
+    "/docs/rebind-redirect": lambda h, p: h.redirect(
+        f"http://rebind2.test:{h.server.server_address[1]}/docs/secret"),
+    "/docs/secret": static(200, PAGE.format(title="Secret", text="Only for the intranet.")),
     "/docs/paged": static(200, PAGE.format(title="Paged", text="One of many query pages.")),
 }
 

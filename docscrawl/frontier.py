@@ -176,6 +176,9 @@ class Frontier:
         robots = self.robots.get(origin_of(url))
         if robots is None:
             return Verdict("wait_robots")
+        refused = self.guard.refused_at_connect(urlsplit(url).hostname or "")
+        if refused:  # admitted when its host looked public; a connection proved otherwise
+            return Verdict("skip", "private_address", refused)
         decision = robots.decide(url)
         if not decision.allowed:
             return Verdict("skip", "robots", decision.rule or "robots.txt")

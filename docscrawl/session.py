@@ -20,7 +20,7 @@ from docscrawl import __version__
 from docscrawl.config import CrawlConfig
 from docscrawl.crawllog import CrawlLog, utc_now
 from docscrawl.dedup.content import url_version
-from docscrawl.discovery.netguard import AddressGuard
+from docscrawl.discovery.netguard import AddressGuard, install_connect_guard
 from docscrawl.discovery.scope import Scope
 from docscrawl.discovery.traps import TrapGuard
 from docscrawl.discovery.urls import normalize_url
@@ -138,6 +138,7 @@ class CrawlSession:
             tracks=self.tracks,
             seen=self.seen_urls,
         )
+        install_connect_guard(self.frontier.guard)  # checked again at every connection
         self.log.terminal_hooks.append(self.frontier.release)
         self.politeness: dict[str, Any] = {}  # request pacing, for run.json
         self._restored_tracks: list[PageTrack] = []  # resume: written, not in the frontier

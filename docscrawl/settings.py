@@ -118,3 +118,7 @@ DOCSCRAWL_REDIS_QUIET = 10.0  # seconds with nothing queued or leased before wor
 DOCSCRAWL_WORKER_ID = ""  # default: host-pid-random
 # Seconds between progress lines in the log.
 DOCSCRAWL_PROGRESS_INTERVAL = 5.0
+
+# Every DNS answer is checked against the SSRF guard: the address connected to is the one
+# checked (docscrawl.discovery.resolver).
+TWISTED_DNS_RESOLVER = "docscrawl.discovery.resolver.GuardedResolver"

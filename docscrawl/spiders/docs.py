@@ -377,6 +377,10 @@ class DocsSpider(SiteResources, scrapy.Spider):
         if isinstance(failure.value, RenderError):
             reason, rule = "render_error", str(failure.value)
         event = "skipped" if reason == "too_large" else "failed"
+        refused = (self.session.frontier.guard.refused_at_connect(
+            urlsplit(request.url).hostname or "") if reason == "dns" else None)
+        if refused:  # its DNS answer turned private after the URL was admitted
+            event, reason, rule = "skipped", "private_address", refused
         if reason == "too_large":
             rule = f"DOWNLOAD_MAXSIZE={self.crawler.settings.getint('DOWNLOAD_MAXSIZE')}"
         self.session.log.record(track.url, event, reason=reason, rule=rule,

@@ -104,6 +104,24 @@ def test_retry_after_is_honoured(faults: tuple[CrawlOutput, FaultServer, float])
     assert len(long_waits) == 1, long_waits
 
 
+def test_a_retry_waits_without_holding_a_download_slot(tmp_path: Path) -> None:
+    """One download slot in all: while a 503 page waits for its Retry-After, the other
+    pages are fetched (a retry sleeping in the downloader would hold the only slot).
+    The hub's first and last links answer 503: whichever is fetched first has ten pages
+    queued behind it, fetched within the second it waits."""
+    with RunningFaultServer() as server:
+        output = crawl(f"{server.url}/docs/busy/", tmp_path / "out",
+                       settings={**SETTINGS, "CONCURRENT_REQUESTS": "1"})
+        requests = [(p, t) for p, _, t in server.requests]
+    meanwhile = []
+    for path in ("/docs/busy/a", "/docs/busy/b"):
+        hits = [t for p, t in requests if p == path]
+        assert len(hits) == 2 and hits[1] - hits[0] >= 0.95, (path, hits)  # Retry-After: 1
+        meanwhile.append([p for p, t in requests if hits[0] < t < hits[0] + 0.9])
+        assert output.terminal(path)["event"] == "extracted"
+    assert max(len(paths) for paths in meanwhile) >= 5, meanwhile
+
+
 def test_backoff_grows_between_retries(faults: tuple[CrawlOutput, FaultServer, float]) -> None:
     _, server, _ = faults
     hits = [t for path, _, t in server.requests if path == "/docs/always-500"]

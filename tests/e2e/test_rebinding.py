@@ -1,0 +1,41 @@
+"""DNS rebinding: a host that looked public when its URL was admitted and answers a
+private address when connected to is refused at the connection (tests/e2e/rebinding.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.rebinding import run_rebinding
+
+pytestmark = pytest.mark.e2e
+
+
+def test_a_dns_answer_turning_private_is_refused_at_connection(tmp_path: Path) -> None:
+    report = run_rebinding(tmp_path)
+    if report is None:
+        pytest.skip("network namespaces (unshare -n -m, root) are not available here")
+    assert report["exit"] == 0, report["stderr"]
+    answers = report["dns_answers"]
+    for name in ("rebind.test", "rebind2.test"):  # the window was really there
+        assert [a for n, a in answers if n == name][:2] == ["11.0.0.1", "127.0.0.1"], answers
+    assert report["private_requests"] == [], report["private_requests"]
+    port = report["port"]
+    log = [json.loads(line) for line in
+           (tmp_path / "crawl" / "crawl_log.jsonl").read_text().splitlines()]
+
+    def terminal(url: str) -> dict:
+        found = [e for e in log if e["url"] == url and e["event"] in
+                 ("extracted", "duplicate", "unchanged", "skipped", "failed")]
+        assert len(found) == 1, (url, found)
+        return found[0]
+
+    for url in (f"http://rebind.test:{port}/docs/secret",  # a link
+                f"http://rebind2.test:{port}/docs/secret",  # a redirect target
+                f"http://docs.test:{port}/docs/rebind-redirect"):  # and its source
+        event = terminal(url)
+        assert (event["event"], event["reason"]) == ("skipped", "private_address"), event
+        assert "127.0.0.1 when connecting" in event["rule"], event
+    assert terminal(f"http://docs.test:{port}/docs/rebind")["event"] == "extracted"
