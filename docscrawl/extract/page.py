@@ -22,6 +22,7 @@ from docscrawl.extract.profiles import profile_for, select
 from docscrawl.extract.regions import RegionMap, classify
 from docscrawl.extract.section_path import active_sidebar_trail
 from docscrawl.extract.site_profile import SiteSelectors
+from docscrawl.extract.tree import PARSE_NOTE
 from docscrawl.extract.version import detect_version
 
 _WORD = re.compile(r"\w+")
@@ -90,8 +91,12 @@ def page_structure(
     regions = classify(root, generator=generator, main_el=main_el, base_url=base, index=index)
     title_el = title_block(main_el)
     scopes = (main_el,) if title_el is None else (title_el, main_el)
+    warnings = list(warnings)
+    if repaired := root.get(PARSE_NOTE):  # extract.tree repaired what libxml2 would drop
+        code = "parse_truncated" if "missing" in repaired else "parse_recovered"
+        warnings.append(ExtractionWarning(code, repaired))
     return PageStructure(
-        base, generator, main_el, main_locator, list(warnings), regions, index, site,
+        base, generator, main_el, main_locator, warnings, regions, index, site,
         _excluded(index, scopes, generator, site), title_el,
     )
 

@@ -378,7 +378,8 @@ class DocsSpider(SiteResources, scrapy.Spider):
             reason, rule = "render_error", str(failure.value)
         event = "skipped" if reason == "too_large" else "failed"
         refused = (self.session.frontier.guard.refused_at_connect(
-            urlsplit(request.url).hostname or "") if reason == "dns" else None)
+            urlsplit(request.url).hostname or "") if reason in ("dns", "render_error")
+            else None)
         if refused:  # its DNS answer turned private after the URL was admitted
             event, reason, rule = "skipped", "private_address", refused
         if reason == "too_large":

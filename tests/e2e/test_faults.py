@@ -138,6 +138,18 @@ def test_text_is_decoded_right(faults: tuple[CrawlOutput, FaultServer, float]) -
     assert bom.startswith("# Byte order mark") and "Ünïcödé" in bom
 
 
+def test_deep_and_malformed_pages_keep_their_text(
+    faults: tuple[CrawlOutput, FaultServer, float],
+) -> None:
+    output, _, _ = faults
+    deep = output.page("/docs/deep")
+    assert "bottom" in deep["markdown"]  # 20,000 levels down
+    malformed = output.page("/docs/malformed")
+    assert "After a stray end tag." in malformed["markdown"] and "open" in malformed["markdown"]
+    for page in (deep, malformed):
+        assert "parse_recovered" in {w["code"] for w in page["warnings"]}, page["warnings"]
+
+
 def test_base_href_and_session_ids(faults: tuple[CrawlOutput, FaultServer, float]) -> None:
     output, _, _ = faults
     target = output.page("/docs/based/target.html")
