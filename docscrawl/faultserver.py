@@ -410,6 +410,12 @@ ROUTES: dict[str, Callable[[FaultHandler, str], None]] = {
     "/docs/rebind": rebind,
     "/docs/rebind-redirect": lambda h, p: h.redirect(
         f"http://rebind2.test:{h.server.server_address[1]}/docs/secret"),
+    "/docs/rebind-js": lambda h, p: h.send_bytes(200, (
+        "<html><head><title>Rebinding in the browser</title></head><body><main><h1>Rebinding"
+        "</h1><p id='out'>Waiting.</p><script>fetch('http://rebind3.test:"
+        f"{h.server.server_address[1]}/docs/secret').then(r => r.text()).then(t => "
+        "document.getElementById('out').textContent = t)</script></main></body></html>"
+    ).encode()),
     "/docs/secret": static(200, PAGE.format(title="Secret", text="Only for the intranet.")),
     "/docs/paged": static(200, PAGE.format(title="Paged", text="One of many query pages.")),
 }

@@ -27,18 +27,22 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 PUBLIC_IP = "11.0.0.1"
 STABLE = {"docs.test": PUBLIC_IP}
-REBINDING = ("rebind.test", "rebind2.test")
+REBINDING = ("rebind.test", "rebind2.test", "rebind3.test")
 
 
-def run_rebinding(out: Path, *, timeout: float = 240) -> dict[str, Any] | None:
-    """Run the scenario; its report, or None when namespaces are not available."""
+def run_rebinding(out: Path, *, timeout: float = 240,
+                  browser: bool = False) -> dict[str, Any] | None:
+    """Run the scenario; its report, or None when namespaces are not available.
+    `browser`: crawl `/docs/rebind-js` rendered instead, whose script fetches a page of
+    `rebind3.test` (Chromium resolves that name itself)."""
     unshare = shutil.which("unshare")
     if unshare is None:
         return None
     probe = subprocess.run([unshare, "-n", "-m", "true"], capture_output=True)
     if probe.returncode != 0:
         return None
-    result = subprocess.run([unshare, "-n", "-m", sys.executable, __file__, str(out)],
+    command = [unshare, "-n", "-m", sys.executable, __file__, str(out)]
+    result = subprocess.run(command + (["browser"] if browser else []),
                             cwd=ROOT, capture_output=True, text=True, timeout=timeout)
     report = out / "rebinding.json"
     if not report.exists():
@@ -89,7 +93,7 @@ class DnsServer(threading.Thread):
         return header + question + answer
 
 
-def main(out: Path) -> None:
+def main(out: Path, browser: bool = False) -> None:
     """Inside the namespaces: set up, crawl, report."""
     sys.path.insert(0, str(ROOT))
     from docscrawl.faultserver import RunningFaultServer
@@ -105,10 +109,11 @@ def main(out: Path) -> None:
     with RunningFaultServer(host=PUBLIC_IP) as public:
         port = public.server_address[1]
         with RunningFaultServer(port, host="127.0.0.1") as private:
+            page, render = ("rebind-js", "always") if browser else ("rebind", "auto")
             crawl = subprocess.run(
-                [sys.executable, "-m", "scrapy", "crawl", "docs",
-                 "-a", f"site=http://docs.test:{port}/docs/rebind", "-a", f"out={out / 'crawl'}",
-                 "-a", rf"allow=^http://(docs|rebind|rebind2)\.test:{port}/docs/",
+                [sys.executable, "-m", "scrapy", "crawl", "docs", "-a", f"render={render}",
+                 "-a", f"site=http://docs.test:{port}/docs/{page}", "-a", f"out={out / 'crawl'}",
+                 "-a", rf"allow=^http://(docs|rebind|rebind2|rebind3)\.test:{port}/docs/",
                  "-s", "DOWNLOAD_TIMEOUT=5", "-s", "DOCSCRAWL_RETRY_BACKOFF=0.1",
                  "-s", "LOG_LEVEL=INFO"],
                 cwd=ROOT, capture_output=True, text=True, timeout=200)
@@ -122,4 +127,4 @@ def main(out: Path) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]))
+    main(Path(sys.argv[1]), browser=sys.argv[2:] == ["browser"])
