@@ -6,6 +6,7 @@ Pure functions over `docscrawl.extract.model.Block`; `docscrawl.chunking` assemb
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from docscrawl.extract.model import Block
@@ -21,6 +22,22 @@ _TOKEN_RE = re.compile(
 )
 
 
+TOKEN_WINDOW = 1 << 16
+
+
+def _windows(text: str) -> Iterator[str]:
+    """`text` in parts of at most TOKEN_WINDOW characters, cut after whitespace (no token
+    holds any) where the part has some."""
+    start, size = 0, len(text)
+    while start < size:
+        end = min(size, start + TOKEN_WINDOW)
+        if end < size:
+            cut = max(text.rfind(" ", start, end), text.rfind("\n", start, end))
+            end = cut + 1 if cut > start else end
+        yield text[start:end]
+        start = end
+
+
 def count_tokens(text: str) -> int:
     """Approximate tokenizer count, no model needed (rule in the README).
 
@@ -33,6 +50,8 @@ def count_tokens(text: str) -> int:
     >>> count_tokens("configuration_file")
     4
     """
+    if len(text) > TOKEN_WINDOW:  # findall keeps every token: count a long text in parts
+        return sum(count_tokens(part) for part in _windows(text))
     tokens = _TOKEN_RE.findall(text)
     extra = sum((len(t) - 1) // CHARS_PER_WORD_TOKEN for t, _ in tokens if len(t) > 8)
     return len(tokens) + extra

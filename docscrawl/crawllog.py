@@ -14,12 +14,14 @@ from datetime import UTC, datetime
 from typing import Any
 
 from docscrawl.jsonl import JsonlWriter
+from docscrawl.redirectwait import Outcome, RedirectWaits, Waiter, source_outcome
 
 logger = logging.getLogger(__name__)
 
 EVENTS = ("discovered", "skipped", "fetched", "rendered", "extracted", "duplicate",
           "unchanged", "failed")
 TERMINAL = frozenset({"extracted", "duplicate", "unchanged", "skipped", "failed"})
+RECENT_OUTCOMES = 4096  # terminal outcomes kept for redirects to URLs that already ended
 
 
 def utc_now() -> str:
@@ -48,6 +50,8 @@ class CrawlLog:
         # a distributed worker acks its task.
         self.terminal_hooks: list[Callable[[str], None]] = []
         self.resumed = False  # JOBDIR resume: a late second response is expected, not a bug
+        self._waits = RedirectWaits()
+        self._recent: dict[str, Outcome] = {}
 
     def restore(self, *, open_urls: Iterable[str], closed: Iterable[str],
                 events: Counter[str], skip_reasons: Counter[str],
@@ -93,6 +97,31 @@ class CrawlLog:
             self._open.discard(url)
             self._closed.add(url)
             self._ended(url)
+            self._release(url, Outcome(url, "fetched", page=url))
+
+    def redirected(self, source: str, target: str, *, reason: str, status: int | None,
+                   chain: Iterable[str], page: str | None = None) -> None:
+        """`source` redirects to `target` (the URL whose page the redirect leads to): it
+        ends with `target`'s outcome (`docscrawl.redirectwait`), now when `target` has
+        ended, else when it does. `page`: the canonical URL of `target`'s page, when the
+        caller knows it was written."""
+        waiter = Waiter(source, reason, status, tuple(chain))
+        if target in self._open:
+            circle = self._waits.loop(source, target)
+            if circle is None:
+                self._waits.wait(target, waiter)
+            else:
+                self.record(source, "failed", reason="redirect_loop",
+                            rule=f"{len(circle)} URLs redirect in a circle", status=status,
+                            redirect_chain=circle)
+            return
+        outcome = self._recent.get(target)
+        if outcome is None:
+            outcome = (Outcome(target, "extracted", page=page) if page else Outcome(
+                target, "failed", "redirect_target_failed",
+                "the redirect target ended earlier without a page"))
+        event, fields = source_outcome(waiter, outcome)
+        self.record(source, event, **fields)
 
     def discovered(self, url: str, discovery: dict[str, Any]) -> None:
         """Log the first discovery of `url`."""
@@ -147,7 +176,20 @@ class CrawlLog:
         self._count(event, reason, url, rule)
         if event in TERMINAL:
             self._ended(url)
+            self._release(url, Outcome.of_line(line))
         return True
+
+    def _release(self, url: str, outcome: Outcome) -> None:
+        """Remember a terminal outcome; end the redirect sources that waited for it."""
+        self._waits.forget(url)
+        recent = self._recent
+        if len(recent) >= RECENT_OUTCOMES:
+            del recent[next(iter(recent))]
+        recent[url] = outcome
+        for waiter in self._waits.release(url):
+            if waiter.source not in self._closed:
+                event, fields = source_outcome(waiter, outcome)
+                self.record(waiter.source, event, **fields)
 
     def _ended(self, url: str) -> None:
         for hook in self.terminal_hooks:
@@ -157,7 +199,8 @@ class CrawlLog:
         """End every still-open URL with a `failed` event; returns how many."""
         pending = sorted(self._open)
         for url in pending:
-            self.record(url, "failed", reason=reason, rule=rule)
+            if url in self._open:  # not ended meanwhile by the redirect it waited for
+                self.record(url, "failed", reason=reason, rule=rule)
         return len(pending)
 
     def summary(self) -> dict[str, Any]:

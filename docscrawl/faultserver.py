@@ -34,7 +34,6 @@ class Fault:
     event: str
     reason: str | None
     note: str
-    outcome_path: str | None = None  # where the outcome is logged, when not on `path`
 
 
 FAULTS: tuple[Fault, ...] = (
@@ -42,14 +41,16 @@ FAULTS: tuple[Fault, ...] = (
     Fault("/docs/flaky-502", "extracted", None, "502 once, then 200"),
     Fault("/docs/retry-after-429", "extracted", None, "429 with Retry-After: 1, then 200"),
     Fault("/docs/retry-after-503", "extracted", None, "503 with Retry-After: 1, then 200"),
+    Fault("/docs/busy/", "extracted", None, "first and last of 12 links: 503, Retry-After: 1"),
     Fault("/docs/retry-after-long", "failed", "http_429", "429 asking for an hour: not waited"),
     Fault("/docs/always-500", "failed", "http_500", "500 every time: retries exhausted"),
     Fault("/docs/stall", "failed", "timeout", "headers never come: download timeout"),
     Fault("/docs/reset", "failed", "connection", "connection reset mid-body"),
-    Fault("/docs/loop-a", "failed", "redirect_loop", "loop-a -> loop-b -> loop-a",
-          "/docs/loop-b"),
-    Fault("/docs/chain/0", "failed", "too_many_redirects", "a 25-hop redirect chain",
-          "/docs/chain/10"),
+    Fault("/docs/loop-a", "failed", "redirect_loop", "loop-a -> loop-b -> loop-a"),
+    Fault("/docs/loop-b", "failed", "redirect_loop", "loop-b -> loop-a -> loop-b"),
+    Fault("/docs/chain/0", "failed", "too_many_redirects", "a 25-hop redirect chain"),
+    Fault("/docs/hops/0", "duplicate", "redirect", "13 hops to a page: followed"),
+    Fault("/docs/to-missing", "failed", "http_404", "a redirect to a page that is not there"),
     Fault("/docs/empty", "failed", "empty_body", "200 with an empty body"),
     Fault("/docs/soft-404", "failed", "soft_404", "200 'Page not found' page"),
     Fault("/docs/huge", "skipped", "too_large", "60 MB streamed without Content-Length"),
@@ -65,6 +66,7 @@ FAULTS: tuple[Fault, ...] = (
     Fault("/docs/based/target.html", "extracted", None, "reached only through <base href>"),
     Fault("/docs/schemes", "extracted", None, "javascript:, mailto:, data:, file: links"),
     Fault("/docs/calendar/2026/1", "extracted", None, "an infinite calendar (trap)"),
+    Fault("/docs/cal/2026/1/", "extracted", None, "an endless calendar: months into years"),
     Fault("/docs/session;jsessionid=ABC123", "extracted", None, "a session id in the path"),
     Fault("/docs/elsewhere", "extracted", None, "links to another origin (localhost)"),
     Fault("/docs/forbidden/secret.html", "skipped", "robots", "disallowed by robots.txt"),
@@ -90,9 +92,11 @@ class FaultHandler(BaseHTTPRequestHandler):
             handler = robots_txt
         if handler is None and path.startswith("/docs/calendar/"):
             handler = calendar
-        elif handler is None and path.startswith("/docs/chain/"):
+        elif handler is None and path.startswith("/docs/cal/"):
+            handler = year_calendar
+        elif handler is None and path.startswith(("/docs/chain/", "/docs/hops/")):
             handler = chain
-        elif handler is None and path.startswith("/docs/gen/"):
+        elif handler is None and path.startswith(("/docs/gen/", "/docs/busy/page-")):
             handler = generated
         if handler is None:
             self.send_page(404, "Not here", "No such page.", status_text="Not Found")
@@ -137,11 +141,12 @@ class FaultServer(ThreadingHTTPServer):
 
     daemon_threads = True
 
-    def __init__(self, port: int = 0, *, robots: str = "plain", sitemap_urls: int = 0) -> None:
+    def __init__(self, port: int = 0, *, robots: str = "plain", sitemap_urls: int = 0,
+                 host: str = "127.0.0.1") -> None:
         """`robots`: plain, redirect (to /robots-real.txt) or huge (5 MB, a rule past
         500 KiB); `sitemap_urls` > 0 adds hostile sitemaps to robots.txt, the big one
-        listing that many URLs."""
-        super().__init__(("127.0.0.1", port), FaultHandler)
+        listing that many URLs. `host`: the address to listen on."""
+        super().__init__((host, port), FaultHandler)
         self.robots = robots
         self.sitemap_urls = sitemap_urls
         self.hits: Counter[str] = Counter()
@@ -161,7 +166,7 @@ class FaultServer(ThreadingHTTPServer):
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.server_address[1]}"
+        return f"http://{self.server_address[0]}:{self.server_address[1]}"
 
 
 def index(h: FaultHandler, path: str) -> None:
@@ -201,11 +206,13 @@ def reset(h: FaultHandler, path: str) -> None:
 
 
 def chain(h: FaultHandler, path: str) -> None:
-    hop = int(path.rsplit("/", 1)[-1])
-    if hop >= 25:
-        h.send_page(200, "End of the chain", "Twenty-five hops later.")
+    """/docs/chain/N: 25 hops to a page; /docs/hops/N: 13."""
+    folder, hop = path.rsplit("/", 1)
+    hops = 25 if folder.endswith("chain") else 13
+    if int(hop) >= hops:
+        h.send_page(200, "End of the chain", f"{hops} hops later.")
     else:
-        h.redirect(f"/docs/chain/{hop + 1}")
+        h.redirect(f"{folder}/{int(hop) + 1}")
 
 
 def huge(h: FaultHandler, path: str) -> None:
@@ -261,6 +268,18 @@ def calendar(h: FaultHandler, path: str) -> None:
     h.send_bytes(200, body.encode())
 
 
+def year_calendar(h: FaultHandler, path: str) -> None:
+    """/docs/cal/<year>/<month>/: previous and next month, December rolls into January."""
+    year, month = (int(part) for part in path.strip("/").split("/")[-2:])
+    after = (year + 1, 1) if month == 12 else (year, month + 1)
+    before = (year - 1, 12) if month == 1 else (year, month - 1)
+    body = (f"<html><head><title>{year}-{month:02}</title></head><body><main>"
+            f"<h1>Events of {year}-{month:02}</h1><p>Nothing happens in {month}/{year}.</p>"
+            f'<a href="/docs/cal/{before[0]}/{before[1]}/">previous</a> '
+            f'<a href="/docs/cal/{after[0]}/{after[1]}/">next</a></main></body></html>')
+    h.send_bytes(200, body.encode())
+
+
 def elsewhere(h: FaultHandler, path: str) -> None:
     other = f"http://localhost:{h.server.server_address[1]}"
     body = (f"<html><head><title>Elsewhere</title></head><body><main><h1>Elsewhere</h1>"
@@ -271,6 +290,15 @@ def elsewhere(h: FaultHandler, path: str) -> None:
 
 def redirect_elsewhere(h: FaultHandler, path: str) -> None:
     h.redirect(f"http://localhost:{h.server.server_address[1]}/docs/session")
+
+
+def rebind(h: FaultHandler, path: str) -> None:
+    """Links to names whose DNS answer turns private (tests/e2e/rebinding.py)."""
+    port = h.server.server_address[1]
+    body = (f"<html><head><title>Rebinding</title></head><body><main><h1>Rebinding</h1>"
+            f'<p><a href="http://rebind.test:{port}/docs/secret">a link</a> and '
+            f'<a href="/docs/rebind-redirect">a redirect</a></p></main></body></html>')
+    h.send_bytes(200, body.encode())
 
 
 ROBOTS = "User-agent: *\nDisallow: /docs/forbidden/\n"
@@ -338,11 +366,18 @@ ROUTES: dict[str, Callable[[FaultHandler, str], None]] = {
     "/docs/retry-after-429": flaky(1, 429, "1"),
     "/docs/retry-after-503": flaky(1, 503, "1"),
     "/docs/retry-after-long": flaky(99, 429, "3600"),
+    "/docs/busy/": static(200, "<html><head><title>Busy</title></head><body><main><h1>Busy</h1>"
+                               + "".join(f'<a href="{path}">{path}</a> ' for path in (
+                                   "/docs/busy/a", *(f"/docs/busy/page-{n}" for n in range(10)),
+                                   "/docs/busy/b")) + "</main></body></html>"),
+    "/docs/busy/a": flaky(1, 503, "1"),
+    "/docs/busy/b": flaky(1, 503, "1"),
     "/docs/always-500": flaky(99, 500),
     "/docs/stall": stall,
     "/docs/reset": reset,
     "/docs/loop-a": lambda h, p: h.redirect("/docs/loop-b"),
     "/docs/loop-b": lambda h, p: h.redirect("/docs/loop-a"),
+    "/docs/to-missing": lambda h, p: h.redirect("/docs/missing-page"),
     "/docs/empty": static(200, b""),
     "/docs/soft-404": static(200, PAGE.format(title="Page not found",
                                               text="Sorry, nothing here.")),
@@ -372,6 +407,16 @@ ROUTES: dict[str, Callable[[FaultHandler, str], None]] = {
                                              text="Linked with a session id.")),
     "/docs/elsewhere": elsewhere,
     "/docs/redirect-elsewhere": redirect_elsewhere,
+    "/docs/rebind": rebind,
+    "/docs/rebind-redirect": lambda h, p: h.redirect(
+        f"http://rebind2.test:{h.server.server_address[1]}/docs/secret"),
+    "/docs/rebind-js": lambda h, p: h.send_bytes(200, (
+        "<html><head><title>Rebinding in the browser</title></head><body><main><h1>Rebinding"
+        "</h1><p id='out'>Waiting.</p><script>fetch('http://rebind3.test:"
+        f"{h.server.server_address[1]}/docs/secret').then(r => r.text()).then(t => "
+        "document.getElementById('out').textContent = t)</script></main></body></html>"
+    ).encode()),
+    "/docs/secret": static(200, PAGE.format(title="Secret", text="Only for the intranet.")),
     "/docs/paged": static(200, PAGE.format(title="Paged", text="One of many query pages.")),
 }
 

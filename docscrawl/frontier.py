@@ -176,6 +176,9 @@ class Frontier:
         robots = self.robots.get(origin_of(url))
         if robots is None:
             return Verdict("wait_robots")
+        refused = self.guard.refused_at_connect(urlsplit(url).hostname or "")
+        if refused:  # admitted when its host looked public; a connection proved otherwise
+            return Verdict("skip", "private_address", refused)
         decision = robots.decide(url)
         if not decision.allowed:
             return Verdict("skip", "robots", decision.rule or "robots.txt")
@@ -191,7 +194,7 @@ class Frontier:
         if inherit is None and self.max_pages is not None and self.admitted >= self.max_pages:
             self.limited = True
             return Verdict("skip", "max_pages", f"max_pages={self.max_pages}")
-        if inherit is None and (trap := self.traps.admit(key)):
+        if inherit is None and (trap := self.traps.admit(key, source)):
             return Verdict("skip", "trap", trap)
         if inherit is None:
             self.admitted += 1  # a redirect target continues its source's page slot

@@ -21,7 +21,7 @@ from docscrawl.browser import INSTALL_HINT
 from docscrawl.config import CrawlConfig
 from docscrawl.crawllog import CrawlLog, utc_now
 from docscrawl.dedup.content import url_version
-from docscrawl.discovery.netguard import AddressGuard
+from docscrawl.discovery.netguard import AddressGuard, install_connect_guard
 from docscrawl.discovery.scope import Scope
 from docscrawl.discovery.traps import TrapGuard
 from docscrawl.discovery.urls import normalize_url
@@ -87,7 +87,7 @@ class CrawlSession:
     """Config, frontier, crawl log and output writers of one crawl."""
 
     def __init__(self, config: CrawlConfig, *, stats: Any = None,
-                 trap_limits: tuple[int, int] = (1000, 100), run_id: str | None = None,
+                 trap_limits: tuple[int, int, int] = (1000, 100, 200), run_id: str | None = None,
                  tracks_in_memory: int = DEFAULT_KEEP, seen_in_memory: int = SEEN_KEEP,
                  jobdir: Path | None = None, resume: bool = False) -> None:
         """`jobdir`: Scrapy's JOBDIR (pause and resume); `resume` with `run_id`: continue
@@ -135,10 +135,12 @@ class CrawlSession:
             AddressGuard(_host_of(config.site)),
             max_pages=config.max_pages,
             max_depth=config.max_depth,
-            traps=TrapGuard(per_pattern=trap_limits[0], per_path_queries=trap_limits[1]),
+            traps=TrapGuard(per_pattern=trap_limits[0], per_path_queries=trap_limits[1],
+                           per_chain=trap_limits[2]),
             tracks=self.tracks,
             seen=self.seen_urls,
         )
+        install_connect_guard(self.frontier.guard)  # checked again at every connection
         self.log.terminal_hooks.append(self.frontier.release)
         self.politeness: dict[str, Any] = {}  # request pacing, for run.json
         self._restored_tracks: list[PageTrack] = []  # resume: written, not in the frontier

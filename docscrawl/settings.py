@@ -13,7 +13,8 @@ USER_AGENT = f"docscrawl/{__version__} (+documentation crawler)"
 # docscrawl applies robots.txt, redirects and duplicate filtering itself, so that every
 # decision lands in the crawl log with its rule.
 ROBOTSTXT_OBEY = False
-REDIRECT_ENABLED = False
+REDIRECT_ENABLED = False  # the spider follows redirects itself (every hop is checked),
+REDIRECT_MAX_TIMES = 20  # at most this many hops: then `failed` `too_many_redirects`
 METAREFRESH_ENABLED = False
 DUPEFILTER_CLASS = "scrapy.dupefilters.BaseDupeFilter"
 # Pending requests live in disk queues, with or without JOBDIR (docscrawl.scheduler): a
@@ -96,9 +97,10 @@ DOCSCRAWL_GC_GEN0_THRESHOLD = 50_000
 # Where `output/<host>/` lives (Scrapyd jobs set an absolute root).
 DOCSCRAWL_OUTPUT_ROOT = "output"
 # Crawler-trap caps (docscrawl.discovery.traps): URLs fetched per digit-pattern, and
-# distinct query strings fetched per path.
+# distinct query strings fetched per path, URLs in one counting chain (a calendar).
 DOCSCRAWL_TRAP_PATTERN_LIMIT = 1000
 DOCSCRAWL_TRAP_QUERY_LIMIT = 100
+DOCSCRAWL_TRAP_CHAIN_LIMIT = 200
 # Page tracks (how each page was found, its URLs) kept in memory besides those of pages in
 # progress; the others wait in the crawl's scratch ledger on disk.
 DOCSCRAWL_TRACKS_IN_MEMORY = 2048
@@ -116,3 +118,7 @@ DOCSCRAWL_REDIS_QUIET = 10.0  # seconds with nothing queued or leased before wor
 DOCSCRAWL_WORKER_ID = ""  # default: host-pid-random
 # Seconds between progress lines in the log.
 DOCSCRAWL_PROGRESS_INTERVAL = 5.0
+
+# Every DNS answer is checked against the SSRF guard: the address connected to is the one
+# checked (docscrawl.discovery.resolver).
+TWISTED_DNS_RESOLVER = "docscrawl.discovery.resolver.GuardedResolver"

@@ -46,3 +46,27 @@ def test_extraction_is_identical_on_a_plain_tree_and_on_parsel_s_tree() -> None:
         plain = extract_page(html_root(html), url, html=html)
         lxml_html = extract_page(parsel.Selector(text=html, type="html").root, url, html=html)
         assert plain == lxml_html, page.name
+
+
+def test_text_after_a_stray_html_end_tag_is_kept() -> None:
+    from docscrawl.extract.tree import PARSE_NOTE, html_root
+
+    root = html_root("<html><body><p>one<ul><li>two</html><p>After the end.</p>")
+    assert "After the end." in "".join(root.itertext())
+    assert root.get(PARSE_NOTE) == "content after a stray </html> kept"
+    clean = html_root("<html><body><p>one</p></body></html>\n")
+    assert clean.get(PARSE_NOTE) is None
+
+
+def test_nesting_past_the_parser_limit_is_flattened_not_lost() -> None:
+    from docscrawl.extract.tree import MAX_DEPTH, PARSE_NOTE, flatten_deep, html_root
+
+    deep = ("<html><body><main><h1>Deep</h1>" + "<div><span>" * 5000 + "bottom"
+            + "</span></div>" * 5000 + "<p>After the deep part.</p></main></body></html>")
+    root = html_root(deep)
+    text = "".join(root.itertext())
+    assert "bottom" in text and "After the deep part." in text
+    assert root.get(PARSE_NOTE) == "8979 tags nested deeper than 1024 dropped, their text kept"
+    assert max(len(list(el.iterancestors())) for el in root.iter()) <= MAX_DEPTH + 1
+    flat, dropped = flatten_deep(b"<a><b><br><c>x</c></b></a>", limit=1)
+    assert (flat, dropped) == (b"<a> <br> x  </a>", 2)

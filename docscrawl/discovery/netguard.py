@@ -3,6 +3,12 @@
 The guard is active only when the seed host itself is public: crawling a site
 on 127.0.0.1 or an intranet host is allowed, following a public site's link
 to one is not (skip reason `private_address`).
+
+A host is checked twice: when a URL is admitted (`check`, its verdict kept), and at
+every connection, on the address actually connected to (`connect_check`, called by
+`docscrawl.discovery.resolver` for each lookup Scrapy makes). A DNS answer that changes
+in between (DNS rebinding) is refused at connection time and remembered
+(`refused_at_connect`), so the page is `skipped` `private_address` rather than `dns`.
 """
 
 from __future__ import annotations
@@ -12,7 +18,8 @@ import socket
 from collections.abc import Callable
 from functools import cached_property
 
-__all__ = ["AddressGuard", "is_private_ip", "resolve_host"]
+__all__ = ["AddressGuard", "connect_guard", "install_connect_guard", "is_private_ip",
+           "resolve_host"]
 
 _CGNAT = ipaddress.ip_network("100.64.0.0/10")
 _LOCALHOST = "localhost"
@@ -74,6 +81,7 @@ class AddressGuard:
         self._seed_host = _clean_host(seed_host)
         self._resolve = resolve
         self._verdicts: dict[str, str | None] = {}
+        self._refused_at_connect: dict[str, str] = {}
 
     @cached_property
     def active(self) -> bool:
@@ -89,9 +97,28 @@ class AddressGuard:
         if not self.active:
             return None
         host = _clean_host(host)
+        if host in self._refused_at_connect:  # its DNS answer turned private since
+            return self._refused_at_connect[host]
         if host not in self._verdicts:
             self._verdicts[host] = self._private_reason(host)
         return self._verdicts[host]
+
+    def connect_check(self, host: str, address: str) -> str | None:
+        """None when `host` may be connected to at `address` (what its lookup answered
+        now), else the rule that refuses it (also kept: `refused_at_connect`)."""
+        if not self.active:
+            return None
+        ip = _as_ip(address)
+        if ip is None or not _is_private(ip):
+            return None
+        host = _clean_host(host)
+        rule = _RULE.format(f"{host} ({_strip_ip(address)} when connecting)")
+        self._refused_at_connect[host] = rule
+        return rule
+
+    def refused_at_connect(self, host: str) -> str | None:
+        """The rule that refused a connection to `host`, if one did."""
+        return self._refused_at_connect.get(_clean_host(host))
 
     def _private_reason(self, host: str) -> str | None:
         literal = _as_ip(host)
@@ -104,6 +131,19 @@ class AddressGuard:
             if resolved is not None and _is_private(resolved):
                 return _RULE.format(f"{host} ({_strip_ip(address)})")
         return None
+
+
+_CONNECT_GUARD: list[AddressGuard] = []  # the running crawl's guard (one per process)
+
+
+def install_connect_guard(guard: AddressGuard) -> None:
+    """Make `guard` the one every connection of this process is checked against."""
+    _CONNECT_GUARD[:] = [guard]
+
+
+def connect_guard() -> AddressGuard | None:
+    """The guard installed by the running crawl, if any."""
+    return _CONNECT_GUARD[0] if _CONNECT_GUARD else None
 
 
 def _clean_host(host: str) -> str:

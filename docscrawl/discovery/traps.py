@@ -9,6 +9,13 @@ numbered pages are common in real documentation, endless calendars need two), an
 `trap` and a rule naming the pattern. Hash routes (`?_hashroute=/guide/x`) count as paths,
 not as query strings. Memory grows with the number of patterns with a number or a query,
 not URLs.
+
+An endless calendar or counter (`/cal/2026/12/` links `/cal/2027/1/`, which links the
+next month...) is stopped sooner by its *counting chain*: a URL first found on a page of
+its own pattern with other numbers continues that page's chain; past `per_chain` links in
+one chain it is a trap. Pages a site lists elsewhere (a sidebar, an index) start at 0, so
+the numbered chapters of a real book never chain far. The chain lengths of the last
+CHAINS_KEPT such URLs are kept (a chain grows from the URL found just before).
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ from collections import Counter
 from urllib.parse import parse_qsl, urlsplit
 
 _DIGITS = re.compile(r"\d+")
+CHAINS_KEPT = 10_000
 
 
 HASH_ROUTE_PARAM = "_hashroute"  # docscrawl.discovery.hashroutes: a client-side route
@@ -36,21 +44,30 @@ def url_pattern(url: str) -> str:
 class TrapGuard:
     """Counts admitted URLs per pattern and per path; refuses past the caps."""
 
-    def __init__(self, *, per_pattern: int = 1000, per_path_queries: int = 100) -> None:
+    def __init__(self, *, per_pattern: int = 1000, per_path_queries: int = 100,
+                 per_chain: int = 200) -> None:
         self.per_pattern = per_pattern
         self.per_path_queries = per_path_queries
+        self.per_chain = per_chain
         self._patterns: Counter[str] = Counter()
         self._queries: Counter[str] = Counter()
+        self._chains: dict[str, int] = {}  # URL -> length of the counting chain it ends
+        self._source: tuple[str, str] = ("", "")  # the last source URL and its pattern
 
     @property
     def patterns_counted(self) -> int:
         """How many patterns have a count (memory grows with this, not with URLs)."""
         return len(self._patterns)
 
-    def admit(self, url: str) -> str | None:
-        """Count `url` and return None, or return the rule that refuses it."""
+    def admit(self, url: str, source: str | None = None) -> str | None:
+        """Count `url` (found on `source`) and return None, or return the rule that
+        refuses it."""
         parts = urlsplit(url)
         pattern = url_pattern(url)
+        chain = self._chain(url, pattern, source) if "{n}" in pattern else 0
+        if chain > self.per_chain:
+            return (f"a chain of more than {self.per_chain} URLs of {pattern}, each found "
+                    "on the one before, its numbers counting")
         limit = self.per_pattern
         if pattern.count("{n}") < 2 and "?" not in pattern:
             limit *= 10
@@ -63,4 +80,20 @@ class TrapGuard:
             self._patterns[pattern] += 1  # counting it would keep one entry per URL
         if counted_query:
             self._queries[parts.path] += 1
+        if chain:
+            chains = self._chains
+            if len(chains) >= CHAINS_KEPT:
+                del chains[next(iter(chains))]
+            chains[url] = chain
         return None
+
+    def _chain(self, url: str, pattern: str, source: str | None) -> int:
+        """The counting-chain length `url` would have: 0 unless its source has the same
+        pattern and other numbers."""
+        if not source:
+            return 0
+        if self._source[0] != source:  # a page's links come one after the other
+            self._source = (source, url_pattern(source))
+        if self._source[1] != pattern or _DIGITS.findall(url) == _DIGITS.findall(source):
+            return 0
+        return self._chains.get(source, 0) + 1

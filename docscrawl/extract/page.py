@@ -22,9 +22,13 @@ from docscrawl.extract.profiles import profile_for, select
 from docscrawl.extract.regions import RegionMap, classify
 from docscrawl.extract.section_path import active_sidebar_trail
 from docscrawl.extract.site_profile import SiteSelectors
+from docscrawl.extract.tree import PARSE_NOTE
 from docscrawl.extract.version import detect_version
 
 _WORD = re.compile(r"\w+")
+# Links listed in a page's record (the crawl follows them all). An index of a large API
+# lists a few thousand; 100,000 cost several hundred MB of records and JSON text.
+MAX_LINKS = 10_000
 # Words too common in titles and headings to show that two of them name the same page.
 STOPWORDS = frozenset({
     "the", "and", "for", "with", "from", "into", "your", "you", "how", "what", "why", "are",
@@ -87,8 +91,12 @@ def page_structure(
     regions = classify(root, generator=generator, main_el=main_el, base_url=base, index=index)
     title_el = title_block(main_el)
     scopes = (main_el,) if title_el is None else (title_el, main_el)
+    warnings = list(warnings)
+    if repaired := root.get(PARSE_NOTE):  # extract.tree repaired what libxml2 would drop
+        code = "parse_truncated" if "missing" in repaired else "parse_recovered"
+        warnings.append(ExtractionWarning(code, repaired))
     return PageStructure(
-        base, generator, main_el, main_locator, list(warnings), regions, index, site,
+        base, generator, main_el, main_locator, warnings, regions, index, site,
         _excluded(index, scopes, generator, site), title_el,
     )
 
@@ -138,6 +146,10 @@ def extract_page(root: etree._Element, url: str, *, html: str | None = None,
                 *fragment_warnings(links, index)]
     if mismatch := identity_warning(title, main_heading):
         warnings.append(mismatch)
+    if len(links) > MAX_LINKS:  # a page's record grows with its links: bounded memory
+        warnings.append(ExtractionWarning(
+            "links_truncated", f"{len(links)} links; the first {MAX_LINKS} are listed"))
+        del links[MAX_LINKS:]
     return PageExtract(
         title=title,
         main_heading=main_heading,

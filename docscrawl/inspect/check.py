@@ -11,7 +11,9 @@
 6. fragment resolution: does every table-of-contents or in-page `#fragment` target
    resolve to a heading anchor of the page it points to;
 7. section precision and 8. plain headings: does every chunk cite the sections it holds,
-   and are headings plain text (`docscrawl.inspect.check_chunks`).
+   and are headings plain text (`docscrawl.inspect.check_chunks`);
+9. duplicate targets: an invariant of the crawl log, every `duplicate` names a URL that
+   has a page (`docscrawl.inspect.invariants`).
 
 Each check returns its figure, the threshold it is held to, details and offending
 examples. `run_checks` streams pages.jsonl and chunks.jsonl once (structure.jsonl only
@@ -29,12 +31,14 @@ from urllib.parse import unquote, urlsplit
 
 from docscrawl.discovery.urls import is_crawlable_url, normalize_url
 from docscrawl.inspect.check_chunks import ChunkScan
+from docscrawl.inspect.invariants import duplicate_targets
 from docscrawl.inspect.output import OutputDir
 
 __all__ = ["CHECKS", "Thresholds", "format_checks", "parse_threshold", "run_checks"]
 
 CHECKS = ("heading_coverage", "breadcrumb_coverage", "link_ambiguity", "template_detection",
-          "identity_agreement", "fragment_resolution", "section_precision", "plain_headings")
+          "identity_agreement", "fragment_resolution", "section_precision", "plain_headings",
+          "duplicate_targets")
 EXAMPLES = 5
 GENERIC_LINK_TEXT = frozenset({
     "", "here", "click here", "click", "this", "this page", "this link", "link", "more",
@@ -291,6 +295,7 @@ def run_checks(out: OutputDir, thresholds: Thresholds | None = None) -> dict[str
         fragment_resolution(scan, thresholds),
         section_precision(chunk_scan, thresholds),
         plain_headings(chunk_scan, thresholds),
+        duplicate_targets(out),
     ]
     return {"output": str(out.path), "site": out.run.get("site"), "pages": scan.pages,
             "passed": all(check["passed"] for check in checks), "checks": checks,

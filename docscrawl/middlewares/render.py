@@ -187,6 +187,8 @@ class RenderMiddleware:
                                dont_filter=True)
 
     def _rendered(self, request: Request, response: Response) -> Response:
+        if refused := request.meta.get("render_refused"):
+            raise RenderError(f"browser reached a private address: {refused[0]}")
         original = request.meta.get("render_url", request.url)
         final = response.url
         if strip_fragment(final) == strip_fragment(browser_url(original)):
@@ -220,6 +222,18 @@ class RenderMiddleware:
         await page.add_init_script(DISABLE_POPUPS_JS)
         page.on("popup", _close_popup)
         origin = origin_of(request.url)
+        refused: list[str] = request.meta.setdefault("render_refused", [])
+
+        async def check_address(browser_response: Any) -> None:
+            """Chromium resolves names itself: the address it connected to is checked
+            (netguard.connect_check); a page that reached a private one is not kept."""
+            address = await browser_response.server_addr()
+            host = urlsplit(browser_response.url).hostname or ""
+            guard = self._spider.session.frontier.guard
+            if address and (rule := guard.connect_check(host, address["ipAddress"])):
+                refused.append(rule)
+
+        page.on("response", check_address)
 
         async def guard(route: Route, browser_request: BrowserRequest) -> None:
             if browser_request.resource_type in BLOCKED_RESOURCES:

@@ -5,11 +5,16 @@ for retry n is `DOCSCRAWL_RETRY_BACKOFF * 2**n` seconds, or the server's `Retry-
 (seconds or an HTTP date) when it sends one. A `Retry-After` longer than
 `DOCSCRAWL_RETRY_AFTER_MAX` is not waited for: the response stands and the page fails
 with its status (`http_429`).
+
+Nothing waits here: the retry leaves at once with a `NOT_BEFORE` time and waits in the
+scheduler (`docscrawl.scheduler`), so the download slot is free meanwhile. A server that
+asked for a pause gets it from every retry to its origin until then, also from one whose
+connection failed before an answer came.
 """
 
 from __future__ import annotations
 
-import asyncio
+import time
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Self
@@ -18,6 +23,9 @@ from scrapy.crawler import Crawler
 from scrapy.downloadermiddlewares.retry import RetryMiddleware
 from scrapy.http import Request, Response
 from scrapy.settings import BaseSettings
+
+from docscrawl.frontier import origin_of
+from docscrawl.scheduler import NOT_BEFORE
 
 RETRY_AFTER_STATUSES = frozenset({429, 503})
 
@@ -51,6 +59,7 @@ class BackoffRetryMiddleware(RetryMiddleware):
         super().__init__(settings)
         self.backoff = backoff
         self.retry_after_max = retry_after_max
+        self._paused_until: dict[str, float] = {}  # origin -> time.time() it asked for
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -73,8 +82,7 @@ class BackoffRetryMiddleware(RetryMiddleware):
         retry = self._retry(request, f"HTTP {response.status}")
         if retry is None:
             return response
-        await asyncio.sleep(delay)
-        return retry
+        return self._later(retry, delay)
 
     async def process_exception(  # type: ignore[override]
         self, request: Request, exception: Exception, spider: object = None,
@@ -84,8 +92,12 @@ class BackoffRetryMiddleware(RetryMiddleware):
         ):
             return None
         retry = self._retry(request, exception)
-        if retry is not None:
-            await asyncio.sleep(self._backoff(request))
+        return None if retry is None else self._later(retry, self._backoff(request))
+
+    def _later(self, retry: Request, delay: float) -> Request:
+        """`retry`, to leave `delay` seconds from now, and not before its origin's pause."""
+        at = max(time.time() + delay, self._paused_until.get(origin_of(retry.url), 0.0))
+        retry.meta[NOT_BEFORE] = at
         return retry
 
     def _backoff(self, request: Request) -> float:
@@ -98,5 +110,10 @@ class BackoffRetryMiddleware(RetryMiddleware):
             header = response.headers.get("Retry-After")
             asked = retry_after_seconds(header.decode("latin-1") if header else None)
             if asked is not None:
-                return asked if asked <= self.retry_after_max else None
+                if asked > self.retry_after_max:
+                    return None
+                origin = origin_of(request.url)
+                self._paused_until[origin] = max(self._paused_until.get(origin, 0.0),
+                                                 time.time() + asked)
+                return asked
         return self._backoff(request)

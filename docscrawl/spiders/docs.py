@@ -53,7 +53,6 @@ logger = logging.getLogger(__name__)
 
 TRACK = "docscrawl_track"
 STATE_CANONICAL = "docscrawl_state_canonical"  # known page: its canonical URL in state
-MAX_REDIRECTS = 10
 HTML_TYPES = ("text/html", "application/xhtml+xml")
 REGION_TO_DISCOVERY = {
     "sidebar_navigation": "sidebar",
@@ -267,7 +266,7 @@ class DocsSpider(SiteResources, scrapy.Spider):
             log.settle(track.url)
             yield from follow
             return
-        yield FetchedPage(
+        page = FetchedPage(
             track=track,
             final_url=response.url,
             status=response.status,
@@ -283,6 +282,11 @@ class DocsSpider(SiteResources, scrapy.Spider):
             structure=structure,
             warnings=list(response.meta.get("render_warnings") or ()),
         )
+        # The item holds the tree now, and the extraction pipeline lets it go: nothing here
+        # may keep it alive while the pipelines run (the response lives on until then).
+        root = structure = None
+        response._cached_selector = None
+        yield page
         yield from follow
 
     def _carry_over(self, track: PageTrack, response: Response, row: StateRow | None,
@@ -324,14 +328,17 @@ class DocsSpider(SiteResources, scrapy.Spider):
 
     def _follow_redirect(self, track: PageTrack, response: Response, location: str, *,
                          reason: str = "redirect") -> Iterable[Request]:
-        """Every hop (HTTP 3xx or meta refresh) is checked like a discovered link."""
+        """Every hop (HTTP 3xx or meta refresh) is checked like a discovered link. The
+        source ends with the outcome of the page the chain leads to (CrawlLog.redirected):
+        never a `duplicate` of a URL that has no page. At most REDIRECT_MAX_TIMES hops."""
         log = self.session.log
         target = strip_fragment(location)
         chain = (*track.redirect_chain, response.url)
-        if target in chain or len(chain) > MAX_REDIRECTS:
+        limit = self.crawler.settings.getint("REDIRECT_MAX_TIMES")
+        if target in chain or len(chain) > limit:
             reason = "redirect_loop" if target in chain else "too_many_redirects"
             log.record(track.url, "failed", reason=reason,
-                       rule=f"{len(chain)} hops (limit {MAX_REDIRECTS}), next {target}",
+                       rule=f"{len(chain)} hops (limit {limit}), next {target}",
                        status=response.status, redirect_chain=chain)
             return
         refusal = self._redirect_refusal(target)
@@ -343,8 +350,14 @@ class DocsSpider(SiteResources, scrapy.Spider):
             return
         track.redirect_chain = chain
         follow = self._discover(target, "redirect", response.url, track.depth, inherit=track)
-        log.record(track.url, "duplicate", reason=reason, duplicate_of=target,
-                   status=response.status, redirect_chain=chain)
+        if self.worker is not None:  # another worker may end the target: not known here
+            log.record(track.url, "duplicate", reason=reason, duplicate_of=target,
+                       status=response.status, redirect_chain=chain)
+        else:
+            owner = self.session.frontier.track_for(target)
+            page = owner and (owner.record_canonical or owner.merged_into)
+            log.redirected(track.url, owner.url if owner is not None else target,
+                           reason=reason, status=response.status, chain=chain, page=page)
         yield from follow
 
     def _redirect_refusal(self, target: str) -> tuple[str, str] | None:
@@ -368,6 +381,11 @@ class DocsSpider(SiteResources, scrapy.Spider):
             return
         reason, rule = classify_failure(failure)
         event = "skipped" if reason == "too_large" else "failed"
+        refused = (self.session.frontier.guard.refused_at_connect(
+            urlsplit(request.url).hostname or "") if reason in ("dns", "render_error")
+            else None)
+        if refused:  # its DNS answer turned private after the URL was admitted
+            event, reason, rule = "skipped", "private_address", refused
         if reason == "too_large":
             rule = f"DOWNLOAD_MAXSIZE={self.crawler.settings.getint('DOWNLOAD_MAXSIZE')}"
         self.session.log.record(track.url, event, reason=reason, rule=rule,
@@ -436,7 +454,8 @@ class DocsSpider(SiteResources, scrapy.Spider):
             self.config, stats=self.crawler.stats, run_id=run_id, jobdir=self._jobdir,
             resume=resume,
             trap_limits=(settings.getint("DOCSCRAWL_TRAP_PATTERN_LIMIT"),
-                         settings.getint("DOCSCRAWL_TRAP_QUERY_LIMIT")),
+                         settings.getint("DOCSCRAWL_TRAP_QUERY_LIMIT"),
+                         settings.getint("DOCSCRAWL_TRAP_CHAIN_LIMIT")),
             tracks_in_memory=settings.getint("DOCSCRAWL_TRACKS_IN_MEMORY"),
             seen_in_memory=settings.getint("DOCSCRAWL_SEEN_URLS_IN_MEMORY"),
         )

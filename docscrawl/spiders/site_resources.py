@@ -99,8 +99,13 @@ class SiteResources:
     def robots_failed(self, failure: Failure) -> Iterable[Request]:
         """Unreachable robots.txt: RFC 9309 says disallow everything."""
         request = failure.request  # type: ignore[attr-defined]
-        reason, _ = classify_failure(failure)
-        self.session.log.record(request.url, "failed", reason=reason, parser="robots")
+        reason, rule = classify_failure(failure)
+        refused = self.session.frontier.guard.refused_at_connect(
+            urlsplit(request.url).hostname or "")
+        if refused:  # its host's DNS answer turned private: its pages are refused too
+            reason, rule = "private_address", refused
+        self.session.log.record(request.url, "failed", reason=reason, rule=rule,
+                                parser="robots")
         yield from self._adopt_robots(
             request.meta["robots_origin"], RobotsPolicy.from_response(None, b"")
         )

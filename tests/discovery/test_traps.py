@@ -51,3 +51,31 @@ def test_urls_without_a_number_or_query_are_not_counted() -> None:
         assert guard.admit(f"https://d.example/docs/page{n}.html") is None
     assert guard.admit("https://d.example/docs/page20.html") is not None  # 10 x 2 for one number
     assert guard.patterns_counted == 1
+
+
+def _calendar(guard: TrapGuard, months: int) -> list[str | None]:
+    """An endless calendar: each month found on the month before (rolling into years)."""
+    verdicts, source = [], "https://d.example/docs/cal/"
+    for n in range(months):
+        url = f"https://d.example/docs/cal/{2026 + n // 12}/{n % 12 + 1}/"
+        verdicts.append(guard.admit(url, source))
+        source = url
+    return verdicts
+
+
+def test_a_counting_chain_is_a_trap_long_before_the_pattern_cap() -> None:
+    guard = TrapGuard(per_pattern=1000, per_chain=50)
+    verdicts = _calendar(guard, 60)
+    assert verdicts[:51] == [None] * 51  # the first month starts the chain at 0
+    assert verdicts[51] == ("a chain of more than 50 URLs of /docs/cal/{n}/{n}/, each found "
+                            "on the one before, its numbers counting")
+
+
+def test_numbered_pages_listed_elsewhere_never_chain() -> None:
+    """A book's chapters link the next one, and its table of contents lists them all."""
+    guard = TrapGuard(per_pattern=1000, per_chain=5)
+    toc = "https://d.example/book/index.html"
+    for n in range(40):  # found on the table of contents first: chain 0
+        assert guard.admit(f"https://d.example/book/chapter-{n}.html", toc) is None
+    assert guard.admit("https://d.example/book/chapter-40.html",  # next link of the last
+                       "https://d.example/book/chapter-39.html") is None

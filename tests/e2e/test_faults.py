@@ -18,6 +18,8 @@ from docscrawl.faultserver import (
     FaultServer,
     RunningFaultServer,
 )
+from docscrawl.inspect.invariants import duplicate_targets
+from docscrawl.inspect.output import OutputDir
 from tests.conftest import CrawlOutput, assert_log_invariants, crawl
 
 pytestmark = pytest.mark.e2e
@@ -40,8 +42,7 @@ def faults(tmp_path_factory: pytest.TempPathFactory) -> tuple[CrawlOutput, Fault
 def test_each_fault_ends_in_its_outcome(faults: tuple[CrawlOutput, FaultServer, float],
                                         fault: object) -> None:
     output, _, _ = faults
-    path = fault.outcome_path or fault.path  # type: ignore[attr-defined]
-    event = output.terminal(output.base + path)  # type: ignore[attr-defined]
+    event = output.terminal(output.base + fault.path)  # type: ignore[attr-defined]
     assert (event["event"], event["reason"]) == (fault.event, fault.reason), event  # type: ignore[attr-defined]
 
 
@@ -55,6 +56,26 @@ def test_crawl_goes_on_and_every_line_is_valid(
             json.loads(line)
     assert output.run["status"] == "finished"
     assert elapsed < 120  # 100,000 links, a 60 MB page and a gzip bomb included
+
+
+def test_redirects_end_with_the_page_they_lead_to(
+    faults: tuple[CrawlOutput, FaultServer, float],
+) -> None:
+    output, _, _ = faults
+    base = output.base  # type: ignore[attr-defined]
+    for start, other in (("/docs/loop-a", "/docs/loop-b"), ("/docs/loop-b", "/docs/loop-a")):
+        event = output.terminal(base + start)
+        assert event["redirect_chain"][:2] == [base + start, base + other], event
+    chain = output.terminal(base + "/docs/chain/0")
+    assert chain["redirect_chain"] == [f"{base}/docs/chain/{n}" for n in range(21)], chain
+    followed = output.terminal(base + "/docs/hops/0")
+    assert followed["duplicate_of"] == base + "/docs/hops/13"
+    assert output.page("/docs/hops/13")["canonical_url"] == base + "/docs/hops/13"
+    missing = output.terminal(base + "/docs/to-missing")
+    assert missing["redirect_chain"][0] == base + "/docs/to-missing"
+    assert missing["status"] == 404
+    check = duplicate_targets(OutputDir(output.out))
+    assert check["passed"] and check["details"]["duplicates"] >= 12, check
 
 
 def _retry_reasons(output: CrawlOutput) -> dict[str, int]:
@@ -83,6 +104,24 @@ def test_retry_after_is_honoured(faults: tuple[CrawlOutput, FaultServer, float])
     assert len(long_waits) == 1, long_waits
 
 
+def test_a_retry_waits_without_holding_a_download_slot(tmp_path: Path) -> None:
+    """One download slot in all: while a 503 page waits for its Retry-After, the other
+    pages are fetched (a retry sleeping in the downloader would hold the only slot).
+    The hub's first and last links answer 503: whichever is fetched first has ten pages
+    queued behind it, fetched within the second it waits."""
+    with RunningFaultServer() as server:
+        output = crawl(f"{server.url}/docs/busy/", tmp_path / "out",
+                       settings={**SETTINGS, "CONCURRENT_REQUESTS": "1"})
+        requests = [(p, t) for p, _, t in server.requests]
+    meanwhile = []
+    for path in ("/docs/busy/a", "/docs/busy/b"):
+        hits = [t for p, t in requests if p == path]
+        assert len(hits) == 2 and hits[1] - hits[0] >= 0.95, (path, hits)  # Retry-After: 1
+        meanwhile.append([p for p, t in requests if hits[0] < t < hits[0] + 0.9])
+        assert output.terminal(path)["event"] == "extracted"
+    assert max(len(paths) for paths in meanwhile) >= 5, meanwhile
+
+
 def test_backoff_grows_between_retries(faults: tuple[CrawlOutput, FaultServer, float]) -> None:
     _, server, _ = faults
     hits = [t for path, _, t in server.requests if path == "/docs/always-500"]
@@ -97,6 +136,18 @@ def test_text_is_decoded_right(faults: tuple[CrawlOutput, FaultServer, float]) -
     assert CP1252_TEXT in output.page("/docs/cp1252")["markdown"]
     bom = output.page("/docs/bom")["markdown"]
     assert bom.startswith("# Byte order mark") and "Ünïcödé" in bom
+
+
+def test_deep_and_malformed_pages_keep_their_text(
+    faults: tuple[CrawlOutput, FaultServer, float],
+) -> None:
+    output, _, _ = faults
+    deep = output.page("/docs/deep")
+    assert "bottom" in deep["markdown"]  # 20,000 levels down
+    malformed = output.page("/docs/malformed")
+    assert "After a stray end tag." in malformed["markdown"] and "open" in malformed["markdown"]
+    for page in (deep, malformed):
+        assert "parse_recovered" in {w["code"] for w in page["warnings"]}, page["warnings"]
 
 
 def test_base_href_and_session_ids(faults: tuple[CrawlOutput, FaultServer, float]) -> None:
@@ -124,6 +175,21 @@ def test_traps_are_capped_with_their_pattern(
     traps = [e for e in output.log if e["reason"] == "trap"]
     assert any(e["rule"] == "more than 5 URLs match /docs/calendar/{n}/{n}" for e in traps)
     assert any(e["rule"] == "more than 5 URLs match /docs/paged?page" for e in traps)
+
+
+def test_an_endless_calendar_stops_within_500_requests(tmp_path: Path) -> None:
+    """Default limits: the counting chain (months into years, both ways) stops it."""
+    with RunningFaultServer() as server:
+        output = crawl(f"{server.url}/docs/cal/2026/1/", tmp_path / "out",
+                       rf"allow=^{re.escape(server.url)}/docs/cal/",
+                       settings={"DOWNLOAD_TIMEOUT": "3"}, timeout=300)
+        requests = [p for p, _, _ in server.requests if p.startswith("/docs/cal/")]
+    assert 200 < len(requests) <= 500, len(requests)
+    traps = [e for e in output.log if e["reason"] == "trap"]
+    assert traps and {e["rule"] for e in traps} == {
+        "a chain of more than 200 URLs of /docs/cal/{n}/{n}/, each found on the one before, "
+        "its numbers counting"}
+    assert_log_invariants(output)
 
 
 def test_credentials_go_to_the_site_origin_only(tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ from docscrawl.inspect.check import (
     url_slug,
 )
 from docscrawl.inspect.output import OutputDir
-from tests.inspect.conftest import docscrawl, page
+from tests.inspect.conftest import docscrawl, event, page
 
 SITE = "http://docs.example/v2/"
 
@@ -32,7 +32,7 @@ def link(url: str, text: str, region: str = "main_content", **fields: Any) -> di
 
 
 @pytest.mark.e2e
-def test_demo_crawl_passes_all_eight_checks(demo_out: Path) -> None:
+def test_demo_crawl_passes_all_checks(demo_out: Path) -> None:
     result = docscrawl("check", str(demo_out))
     assert result.returncode == 0, result.stdout + result.stderr
     for title in ("Heading coverage", "Breadcrumb coverage", "Link ambiguity",
@@ -40,7 +40,7 @@ def test_demo_crawl_passes_all_eight_checks(demo_out: Path) -> None:
                   "Section precision", "Plain headings"):
         assert f"PASS  {title}" in result.stdout
     data = json.loads(docscrawl("check", str(demo_out), "--json").stdout)
-    assert data["passed"] is True and len(data["checks"]) == 8
+    assert data["passed"] is True and len(data["checks"]) == 9
     templates = _by_name(data)["template_detection"]["details"]["templates"]
     assert any(t["region"] == "sidebar_navigation" for t in templates)
 
@@ -199,3 +199,22 @@ def test_plain_headings_counts_self_link_headings(make_output) -> None:
     assert f"heading=[Installation]({SITE}#installation)" in result.stdout
     check = _by_name(run_checks(OutputDir(out)))["section_precision"]
     assert check["passed"] is True  # the link's text is the heading the path names
+
+
+def test_a_duplicate_of_a_url_without_a_page_fails_the_invariant(make_output) -> None:
+    a, b, c, d = (f"{SITE}{name}.html" for name in "abcd")
+    log = [event(a, "extracted", canonical_url=a),
+           event(b, "duplicate", reason="redirect", duplicate_of=a),
+           event(c, "duplicate", reason="redirect", duplicate_of=b),  # through b: a page
+           event(d, "duplicate", reason="redirect", duplicate_of=f"{SITE}gone.html")]
+    out = make_output(pages=[page(a)], log=log)
+    check = _by_name(run_checks(OutputDir(out)))["duplicate_targets"]
+    assert not check["passed"]
+    assert check["examples"] == [{"url": d, "duplicate_of": f"{SITE}gone.html"}]
+    assert check["figure"] == "2 of 3 duplicates point at a page"
+    loop = make_output("loop", pages=[page(a)], log=[
+        event(b, "duplicate", reason="redirect", duplicate_of=c),
+        event(c, "duplicate", reason="redirect", duplicate_of=b)])
+    assert not _by_name(run_checks(OutputDir(loop)))["duplicate_targets"]["passed"]
+    result = docscrawl("check", str(out))
+    assert result.returncode == 1 and "FAIL  duplicates point at pages" in result.stdout
