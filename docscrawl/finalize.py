@@ -13,7 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from docscrawl.dedup.content import sha256_id
+from docscrawl.extract.model import VersionInfo
+from docscrawl.extract.site_versions import SiteVersions
+from docscrawl.extract.version import evidence_of
 from docscrawl.jsonl import dumps_line, dumps_value
+from docscrawl.records import as_dict
 
 Transform = Callable[[dict[str, Any]], dict[str, Any]]
 
@@ -134,4 +138,32 @@ def log_updater(renames: dict[str, str]) -> Transform:
                 if key == "canonical_url" and "page_id" in event:
                     event["page_id"] = sha256_id(renames[value])
         return event
+    return update
+
+
+def version_updater(site: SiteVersions, cold: set[str],
+                    updated: dict[str, dict[str, Any]]) -> Transform:
+    """pages.jsonl: pages written before the site's version evidence was known (`cold`,
+    by final URL) get it now; `updated` collects their canonical URL -> new version."""
+    def update(record: dict[str, Any]) -> dict[str, Any]:
+        if record.get("final_url") not in cold:
+            return record
+        old = record.get("version") or {}
+        info = VersionInfo(old.get("value"), old.get("status") or "unversioned",
+                           evidence_of(old))
+        new, _ = site.apply(info, [])
+        if new is not info:
+            record["version"] = as_dict(new)
+            updated[record.get("canonical_url") or ""] = record["version"]
+        return record
+    return update
+
+
+def chunk_version_updater(updated: Mapping[str, dict[str, Any]]) -> Transform:
+    """chunks.jsonl: `metadata.version` of the pages `version_updater` changed."""
+    def update(record: dict[str, Any]) -> dict[str, Any]:
+        meta = record.get("metadata")
+        if meta and meta.get("canonical_url") in updated:
+            meta["version"] = updated[meta["canonical_url"]].get("value")
+        return record
     return update

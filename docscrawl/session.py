@@ -19,18 +19,21 @@ from urllib.parse import urlsplit
 from docscrawl import __version__
 from docscrawl.config import CrawlConfig
 from docscrawl.crawllog import CrawlLog, utc_now
-from docscrawl.dedup.content import url_version
 from docscrawl.discovery.netguard import AddressGuard
 from docscrawl.discovery.scope import Scope
 from docscrawl.discovery.traps import TrapGuard
 from docscrawl.discovery.urls import normalize_url
+from docscrawl.extract.site_versions import SiteVersions
+from docscrawl.extract.version import evidence_of, page_version_key
 from docscrawl.finalize import (
     PAGE_LEADING_FIELDS,
+    chunk_version_updater,
     log_updater,
     page_ref_updater,
     page_updater,
     resolve_renames,
     rewrite_jsonl,
+    version_updater,
 )
 from docscrawl.frontier import Frontier
 from docscrawl.incremental import Incremental
@@ -56,6 +59,9 @@ from docscrawl.trackstore import DEFAULT_KEEP, TrackStore
 
 logger = logging.getLogger(__name__)
 
+SITE_VERSIONS_FILE = "site_versions.json"  # in the state directory: what runs learned
+MAX_COLD_PAGES = 2000  # pages written before the site's version was known, fixed at the end
+SAVE_EVERY = 50  # pages between two saves of the site's version model
 OUTPUT_FILES = ("pages.jsonl", "chunks.jsonl", "structure.jsonl", "crawl_log.jsonl",
                 "changes.jsonl")
 INVENTORY_STATE = "inventory-state"  # the state directory of an extract=off crawl
@@ -126,6 +132,11 @@ class CrawlSession:
                                        self.out_dir / "changes.jsonl",
                                        run_id=run_id if self.resumed else None,
                                        reported=self.ledger.url_set("reported_pages"))
+        self.site_versions = SiteVersions(config.site)
+        self._site_versions_path = state_dir / SITE_VERSIONS_FILE
+        self.site_versions.restore(_read_json(self._site_versions_path))
+        self._version_cold: set[str] = set()
+        self._versions_to_store: dict[str, dict[str, Any]] = {}
         self.tracks = TrackStore(self.ledger.track_table(), keep=tracks_in_memory)
         self.seen_urls = SeenUrls(self.ledger.seen_table(), keep=seen_in_memory)
         self.frontier = Frontier(
@@ -224,7 +235,8 @@ class CrawlSession:
         for summary in pages.values():
             canonical = resolved.get(summary.canonical_url, summary.canonical_url)
             self.content_groups.setdefault(
-                (url_version(summary.final_url), summary.content_hash),
+                (page_version_key(evidence_of(summary.version), summary.final_url),
+                 summary.content_hash),
                 ContentGroup(canonical, journal.declared.get(canonical, True)))
             self.canonicals_taken.add(canonical)
         logger.info("docscrawl: resuming run %s (resume %d): %d pages written, %d URLs open",
@@ -302,6 +314,20 @@ class CrawlSession:
         """Seconds since the crawl started."""
         return time.monotonic() - self._t0
 
+    def version_cold(self, final_url: str) -> None:
+        """A page was written before the site's version evidence was known."""
+        if len(self._version_cold) < MAX_COLD_PAGES:
+            self._version_cold.add(final_url)
+        if self.site_versions.pages % SAVE_EVERY == 0:
+            self.save_site_versions()
+
+    def save_site_versions(self) -> None:
+        """Keep what the crawl learned about the site's version for resumes and re-crawls."""
+        try:
+            write_json_atomic(self._site_versions_path, self.site_versions.state())
+        except OSError as exc:
+            logger.warning("docscrawl: could not save %s: %s", self._site_versions_path, exc)
+
     def rename_canonical(self, old: str, new: str) -> None:
         """A better URL for a written page turned up: its records follow at the end."""
         self.renames[old] = new
@@ -321,7 +347,8 @@ class CrawlSession:
         for writer in (self.pages, self.chunks, self.structure):
             writer.close()
         self.log.close()
-        updated = self._update_written_records()
+        self.save_site_versions()
+        updated = self._update_written_records() + self._backfill_versions()
         if self.stats is not None:
             self.stats.set_value("docscrawl/tracks_spilled", self.tracks.spilled)
             self.stats.set_value("docscrawl/discovery_deferred", self.tracks.deferred)
@@ -329,6 +356,8 @@ class CrawlSession:
             self.stats.set_value("docscrawl/tracks_pinned_at_end", self.tracks.pinned)
         for old, new in resolve_renames(self.renames).items():
             self.incremental.rename(old, new)
+        for canonical, version in self._versions_to_store.items():
+            self.incremental.set_version(canonical, version)
         self.removed = self.incremental.finish(complete=self._complete(finish_reason))
         if self.journal is not None:
             self.journal.close()
@@ -339,6 +368,7 @@ class CrawlSession:
 
     def _pause(self, finish_reason: str) -> dict[str, Any]:
         """JOBDIR crawl stopped early (Ctrl-C...): keep everything open for the resume."""
+        self.save_site_versions()
         for writer in (self.pages, self.chunks, self.structure):
             writer.close()
         self.log.close()
@@ -369,6 +399,19 @@ class CrawlSession:
                 rewrite_jsonl(self.out_dir / name, page_ref_updater(renames))
             rewrite_jsonl(self.out_dir / "crawl_log.jsonl", log_updater(renames))
         return len(grown) + sum(1 for new in set(renames.values()) if new not in grown)
+
+    def _backfill_versions(self) -> int:
+        """Pages written before the site's shared version signal was known get it now
+        (pages.jsonl, then their chunks' `metadata.version`)."""
+        if not self._version_cold or not self.site_versions.evidence():
+            return 0
+        updated: dict[str, dict[str, Any]] = {}
+        rewrite_jsonl(self.out_dir / "pages.jsonl",
+                      version_updater(self.site_versions, self._version_cold, updated))
+        if updated:
+            rewrite_jsonl(self.out_dir / "chunks.jsonl", chunk_version_updater(updated))
+        self._versions_to_store = updated  # the state follows once renames are applied
+        return len(updated)
 
     def _grown_records(self, renames: dict[str, str]) -> JsonMap:
         """Final canonical URL -> the fields to update in each written record that grew
