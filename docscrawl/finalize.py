@@ -20,14 +20,16 @@ from docscrawl.jsonl import dumps_line, dumps_value
 from docscrawl.records import as_dict
 
 Transform = Callable[[dict[str, Any]], dict[str, Any]]
+Filter = Callable[[dict[str, Any]], dict[str, Any] | None]  # None drops the line
 
 # The pages.jsonl fields `page_updater` reads and changes; `records.page_records` writes
 # them first, so the end-of-crawl update parses nothing else.
 PAGE_LEADING_FIELDS = ("id", "canonical_url", "observed_urls", "discovery", "sitemap_lastmod")
 
 
-def rewrite_jsonl(path: Path, transform: Transform, *, leading: tuple[str, ...] = ()) -> None:
-    """Apply `transform` to every line of a JSONL file; torn lines are dropped.
+def rewrite_jsonl(path: Path, transform: Filter, *, leading: tuple[str, ...] = ()) -> None:
+    """Apply `transform` to every line of a JSONL file; torn lines, and lines for which
+    it returns None, are dropped.
 
     `leading`: keys that open every line, in this order, and the only ones `transform`
     reads or changes: only they are parsed and written again, the rest of the line is
@@ -42,14 +44,16 @@ def rewrite_jsonl(path: Path, transform: Transform, *, leading: tuple[str, ...] 
             if head is not None:
                 fields, rest = head
                 updated = transform(fields)
-                if list(updated) == list(leading):
+                if updated is not None and list(updated) == list(leading):
                     dst.write(_join_fields(updated, rest))
                     continue
             try:
                 record = json.loads(raw)
             except ValueError:
                 continue
-            dst.write(dumps_line(transform(record)))
+            result = transform(record)
+            if result is not None:
+                dst.write(dumps_line(result))
         dst.flush()
         os.fsync(dst.fileno())
     os.replace(tmp, path)
@@ -165,5 +169,25 @@ def chunk_version_updater(updated: Mapping[str, dict[str, Any]]) -> Transform:
         meta = record.get("metadata")
         if meta and meta.get("canonical_url") in updated:
             meta["version"] = updated[meta["canonical_url"]].get("value")
+        return record
+    return update
+
+
+def aggregate_updater(aggregates: Mapping[str, list[str]]) -> Transform:
+    """pages.jsonl: `aggregate_of` on the pages that concatenate others."""
+    def update(record: dict[str, Any]) -> dict[str, Any]:
+        parts = aggregates.get(record.get("canonical_url") or "")
+        if parts is not None:
+            record["aggregate_of"] = parts
+        return record
+    return update
+
+
+def chunk_dropper(pages: Mapping[str, Any], dropped: list[int]) -> Filter:
+    """chunks.jsonl: drop the chunks of `pages` (by canonical URL); counts in `dropped`."""
+    def update(record: dict[str, Any]) -> dict[str, Any] | None:
+        if (record.get("metadata") or {}).get("canonical_url") in pages:
+            dropped[0] += 1
+            return None
         return record
     return update

@@ -17,6 +17,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from docscrawl import __version__
+from docscrawl.aggregates import AggregateTracker
 from docscrawl.config import CrawlConfig
 from docscrawl.crawllog import CrawlLog, utc_now
 from docscrawl.discovery.netguard import AddressGuard
@@ -27,6 +28,8 @@ from docscrawl.extract.site_versions import SiteVersions
 from docscrawl.extract.version import evidence_of, page_version_key
 from docscrawl.finalize import (
     PAGE_LEADING_FIELDS,
+    aggregate_updater,
+    chunk_dropper,
     chunk_version_updater,
     log_updater,
     page_ref_updater,
@@ -137,6 +140,8 @@ class CrawlSession:
         self.site_versions.restore(_read_json(self._site_versions_path))
         self._version_cold: set[str] = set()
         self._versions_to_store: dict[str, dict[str, Any]] = {}
+        self.aggregates = AggregateTracker()
+        self._aggregates_found: dict[str, list[str]] = {}
         self.tracks = TrackStore(self.ledger.track_table(), keep=tracks_in_memory)
         self.seen_urls = SeenUrls(self.ledger.seen_table(), keep=seen_in_memory)
         self.frontier = Frontier(
@@ -348,7 +353,8 @@ class CrawlSession:
             writer.close()
         self.log.close()
         self.save_site_versions()
-        updated = self._update_written_records() + self._backfill_versions()
+        updated = (self._update_written_records() + self._backfill_versions()
+                   + self._mark_aggregates())
         if self.stats is not None:
             self.stats.set_value("docscrawl/tracks_spilled", self.tracks.spilled)
             self.stats.set_value("docscrawl/discovery_deferred", self.tracks.deferred)
@@ -358,6 +364,9 @@ class CrawlSession:
             self.incremental.rename(old, new)
         for canonical, version in self._versions_to_store.items():
             self.incremental.set_version(canonical, version)
+        for canonical, parts in self._aggregates_found.items():
+            self.incremental.set_aggregate(canonical, parts,
+                                           keep_chunks=self.config.keep_aggregates)
         self.removed = self.incremental.finish(complete=self._complete(finish_reason))
         if self.journal is not None:
             self.journal.close()
@@ -412,6 +421,27 @@ class CrawlSession:
             rewrite_jsonl(self.out_dir / "chunks.jsonl", chunk_version_updater(updated))
         self._versions_to_store = updated  # the state follows once renames are applied
         return len(updated)
+
+    def _mark_aggregates(self) -> int:
+        """Pages that concatenate others get `aggregate_of`; their chunks leave
+        chunks.jsonl unless the crawl keeps them (`-a keep_aggregates=on`)."""
+        verdicts = self.aggregates.verdicts()
+        if not verdicts:
+            return 0
+        renames = resolve_renames(self.renames)
+        found = {renames.get(url, url): [renames.get(p, p) for p in parts]
+                 for url, parts in verdicts.items()}
+        rewrite_jsonl(self.out_dir / "pages.jsonl", aggregate_updater(found))
+        if not self.config.keep_aggregates:
+            dropped = [0]
+            rewrite_jsonl(self.out_dir / "chunks.jsonl", chunk_dropper(found, dropped))
+            self.chunks.count -= dropped[0]
+        if self.stats is not None:
+            self.stats.set_value("docscrawl/aggregate_pages", len(found))
+        logger.info("docscrawl: %d aggregate pages (print views, single-page builds): %s",
+                    len(found), ", ".join(list(found)[:5]))
+        self._aggregates_found = found
+        return len(found)
 
     def _grown_records(self, renames: dict[str, str]) -> JsonMap:
         """Final canonical URL -> the fields to update in each written record that grew
