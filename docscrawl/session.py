@@ -20,6 +20,7 @@ from docscrawl import __version__
 from docscrawl.aggregates import AggregateTracker
 from docscrawl.config import CrawlConfig
 from docscrawl.crawllog import CrawlLog, utc_now
+from docscrawl.discovery.fragment_params import FragmentParams
 from docscrawl.discovery.netguard import AddressGuard
 from docscrawl.discovery.scope import Scope
 from docscrawl.discovery.traps import TrapGuard
@@ -62,7 +63,8 @@ from docscrawl.trackstore import DEFAULT_KEEP, TrackStore
 
 logger = logging.getLogger(__name__)
 
-SITE_VERSIONS_FILE = "site_versions.json"  # in the state directory: what runs learned
+# In the state directory: what runs learned about the site (versions, fragment parameters).
+SITE_MODEL_FILE = "site_model.json"
 MAX_COLD_PAGES = 2000  # pages written before the site's version was known, fixed at the end
 SAVE_EVERY = 50  # pages between two saves of the site's version model
 OUTPUT_FILES = ("pages.jsonl", "chunks.jsonl", "structure.jsonl", "crawl_log.jsonl",
@@ -136,8 +138,11 @@ class CrawlSession:
                                        run_id=run_id if self.resumed else None,
                                        reported=self.ledger.url_set("reported_pages"))
         self.site_versions = SiteVersions(config.site)
-        self._site_versions_path = state_dir / SITE_VERSIONS_FILE
-        self.site_versions.restore(_read_json(self._site_versions_path))
+        self.fragment_params = FragmentParams()
+        self._site_model_path = state_dir / SITE_MODEL_FILE
+        model = _read_json(self._site_model_path)
+        self.site_versions.restore(model.get("versions") or {})
+        self.fragment_params.restore(model.get("fragment_params") or {})
         self._version_cold: set[str] = set()
         self._versions_to_store: dict[str, dict[str, Any]] = {}
         self.aggregates = AggregateTracker()
@@ -152,6 +157,7 @@ class CrawlSession:
             traps=TrapGuard(per_pattern=trap_limits[0], per_path_queries=trap_limits[1]),
             tracks=self.tracks,
             seen=self.seen_urls,
+            params=self.fragment_params,
         )
         self.log.terminal_hooks.append(self.frontier.release)
         self.politeness: dict[str, Any] = {}  # request pacing, for run.json
@@ -319,19 +325,23 @@ class CrawlSession:
         """Seconds since the crawl started."""
         return time.monotonic() - self._t0
 
-    def version_cold(self, final_url: str) -> None:
-        """A page was written before the site's version evidence was known."""
-        if len(self._version_cold) < MAX_COLD_PAGES:
+    def site_observed(self, final_url: str) -> None:
+        """The site model saw one more page (saved now and then); a page extracted before
+        the site's version evidence was known is remembered, to be completed at the end."""
+        if not self.site_versions.evidence() and len(self._version_cold) < MAX_COLD_PAGES:
             self._version_cold.add(final_url)
         if self.site_versions.pages % SAVE_EVERY == 0:
-            self.save_site_versions()
+            self.save_site_model()
 
-    def save_site_versions(self) -> None:
-        """Keep what the crawl learned about the site's version for resumes and re-crawls."""
+    def save_site_model(self) -> None:
+        """Keep what the crawl learned about the site (its version, its fragment-like
+        parameters) for resumes and re-crawls."""
+        model = {"versions": self.site_versions.state(),
+                 "fragment_params": self.fragment_params.state()}
         try:
-            write_json_atomic(self._site_versions_path, self.site_versions.state())
+            write_json_atomic(self._site_model_path, model)
         except OSError as exc:
-            logger.warning("docscrawl: could not save %s: %s", self._site_versions_path, exc)
+            logger.warning("docscrawl: could not save %s: %s", self._site_model_path, exc)
 
     def rename_canonical(self, old: str, new: str) -> None:
         """A better URL for a written page turned up: its records follow at the end."""
@@ -352,7 +362,7 @@ class CrawlSession:
         for writer in (self.pages, self.chunks, self.structure):
             writer.close()
         self.log.close()
-        self.save_site_versions()
+        self.save_site_model()
         updated = (self._update_written_records() + self._backfill_versions()
                    + self._mark_aggregates())
         if self.stats is not None:
@@ -377,7 +387,7 @@ class CrawlSession:
 
     def _pause(self, finish_reason: str) -> dict[str, Any]:
         """JOBDIR crawl stopped early (Ctrl-C...): keep everything open for the resume."""
-        self.save_site_versions()
+        self.save_site_model()
         for writer in (self.pages, self.chunks, self.structure):
             writer.close()
         self.log.close()

@@ -65,6 +65,9 @@ class DedupPipeline(SessionPipeline):
                                   self.session.frontier.scope)
         group = self._groups.get(key)
         if group is not None:
+            # The URL the group was written under, before a better one may replace it:
+            # a variant differing from it by one query parameter teaches the frontier.
+            self.session.frontier.params.learn_duplicate(item.track.url, group.canonical)
             self._reelect(key, group, choice)
             self._merge_duplicate(item, group.canonical)
             raise DropItem(f"duplicate of {group.canonical}", log_level="DEBUG")
@@ -133,6 +136,7 @@ class DedupPipeline(SessionPipeline):
     def _merge_duplicate(self, item: FetchedPage | CarriedPage, canonical: str) -> None:
         track = item.track
         track.observe(item.final_url)
+        self.session.frontier.params.learn_duplicate(track.url, canonical)
         self.session.record_merged(canonical, track)
         self.session.log.record(
             track.url, "duplicate", reason="same_content", duplicate_of=canonical,

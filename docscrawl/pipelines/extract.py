@@ -48,5 +48,4 @@ class ExtractPipeline(SessionPipeline):
         homes = (link.text for link in extract.links if link.url in site.home)
         site.observe(page_signals(root, homes, site.scope))
         extract.version, extract.warnings = site.apply(extract.version, extract.warnings)
-        if not site.evidence():
-            self.session.version_cold(url)
+        self.session.site_observed(url)

@@ -166,7 +166,9 @@ class DocsSpider(SiteResources, scrapy.Spider):
     def _log_skip(self, url: str, verdict: Verdict) -> None:
         if url in self._quiet:
             return
-        self.session.log.record(url, "skipped", reason=verdict.reason, rule=verdict.rule)
+        extra = {"param_rule": verdict.detail} if verdict.detail else {}
+        self.session.log.record(url, "skipped", reason=verdict.reason, rule=verdict.rule,
+                                **extra)
 
     def page_request(self, track: PageTrack, url: str) -> Request:
         """The request fetching a claimed page (conditional when the state knows it)."""
@@ -247,6 +249,7 @@ class DocsSpider(SiteResources, scrapy.Spider):
                        rule=f"{type(exc).__name__}: {exc}"[:300], status=response.status,
                        fetch_mode=fetch_mode)
             return
+        self.session.frontier.params.learn_generator(structure.profile)
         # The pages it links to keep its URL as their `from` until the crawl ends: one
         # string object, the track's own, rather than one more per page.
         page_url = track.url if response.url == track.url else response.url
