@@ -330,7 +330,7 @@ class CrawlSession:
         the site's version evidence was known is remembered, to be completed at the end."""
         if not self.site_versions.evidence() and len(self._version_cold) < MAX_COLD_PAGES:
             self._version_cold.add(final_url)
-        if self.site_versions.pages % SAVE_EVERY == 0:
+        if self.site_versions.offered % SAVE_EVERY == 0:
             self.save_site_model()
 
     def save_site_model(self) -> None:

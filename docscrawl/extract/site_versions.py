@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
@@ -46,17 +47,49 @@ __all__ = ["SiteVersions", "page_signals"]
 
 MIN_PAGES = 3
 SHARE = 0.8
+# Pages read for signals: every page until FULL_PAGES were read, then one in SAMPLE_EVERY
+# (a signal every page shares shows in a sample as well; reading costs a tree walk).
+FULL_PAGES = 20
+SAMPLE_EVERY = 10
 MAX_TOKENS = 200  # distinct candidate numbers kept (the most frequent survive)
 MAX_CHROME_CHARS = 120
 SCOPE_NUMBER_RE = re.compile(r"^(?:\d+|\d+(?:_\d+)+)$")
 # Short chrome text that names a version: class/id words, Doxygen's project number,
-# Haddock's package caption ("base-4.15.1.0: Basic libraries").
-_CHROME = etree.XPath(
-    "//*[contains(@class, 'version') or contains(@id, 'version') or @id='projectnumber'"
-    " or contains(concat(' ', normalize-space(@class), ' '), ' caption ')]"
-    "[not(ancestor-or-self::pre)]"
-)
-_TITLE = etree.XPath("//head/title | //title")
+# Haddock's package caption ("base-4.15.1.0: Basic libraries"). Looked up from the page's
+# class tokens and ids (`DocIndex`), so a page without such a name costs no tree walk.
+CHROME_WORDS = ("version", "projectnumber")
+CHROME_CLASSES = frozenset({"caption"})
+# Notes inside the content that name the version a feature changed in (Sphinx
+# `versionadded`...): not the version of the documentation.
+VERSION_NOTES = ("versionadded", "versionchanged", "versionmodified", "deprecated")
+MAX_CHROME_CHILDREN = 8  # larger elements (a whole page whose class says "version") are skipped
+
+
+@lru_cache(maxsize=256)
+def _chrome_query(classes: tuple[str, ...], ids: tuple[str, ...]) -> etree.XPath:
+    tests = [f"contains(@class, '{c}')" for c in classes]
+    tests += [f"@id='{i}'" for i in ids]
+    return etree.XPath(f"//*[{' or '.join(tests)}]")
+
+
+def _chrome(root: etree._Element, classes: Iterable[str], ids: Iterable[str]
+            ) -> list[etree._Element]:
+    named_classes = tuple(sorted(c for c in classes if "'" not in c and (
+        c in CHROME_CLASSES or any(w in c.lower() for w in CHROME_WORDS))
+        and not c.lower().startswith(VERSION_NOTES)))
+    named_ids = tuple(sorted(i for i in ids if "'" not in i and any(
+        w in i.lower() for w in CHROME_WORDS)))
+    if not named_classes and not named_ids:
+        return []
+    wanted = set(named_classes)
+    return [el for el in _chrome_query(named_classes, named_ids)(root)
+            if el.get("id") in named_ids or wanted & set((el.get("class") or "").split())]
+
+
+def _first_title(root: etree._Element) -> list[etree._Element]:
+    """The document's `<title>` (the walk stops at the first one, in the head)."""
+    title = next(root.iter("title"), None)
+    return [] if title is None else [title]
 _WORD_NUMBER = re.compile(r"(?<![\w.])(\d+)(?![\w.]\w)")
 
 
@@ -66,14 +99,16 @@ def _numbers(text: str) -> list[str]:
 
 
 def page_signals(root: etree._Element, home_texts: Iterable[str],
-                 scope: Iterable[str] = ()) -> set[tuple[str, str]]:
+                 scope: Iterable[str] = (), *, classes: Iterable[str] = (),
+                 ids: Iterable[str] = ()) -> set[tuple[str, str]]:
     """(source, number) pairs a page shows where a site shows its version.
 
     `home_texts`: texts of the page's links to the site's home page (the caller has the
     page's resolved links); `scope`: bare numbers of the start directory, which also count
-    when the title writes them bare ("(Product 17 & Kit 17)" under `/product/17/`)."""
+    when the title writes them bare ("(Product 17 & Kit 17)" under `/product/17/`);
+    `classes`, `ids`: the page's class tokens and ids (`DocIndex`)."""
     found: set[tuple[str, str]] = set()
-    for title in _TITLE(root)[:1]:
+    for title in _first_title(root):
         text = " ".join(title.itertext())
         found.update(("title", n) for n in _numbers(text))
         words = set(_WORD_NUMBER.findall(text))
@@ -81,7 +116,9 @@ def page_signals(root: etree._Element, home_texts: Iterable[str],
     for text in home_texts:
         if len(text) <= MAX_CHROME_CHARS:
             found.update(("sidebar", n) for n in _numbers(text))
-    for el in _CHROME(root)[:10]:
+    for el in _chrome(root, classes, ids)[:10]:
+        if el.tag in ("html", "body") or len(el) > MAX_CHROME_CHILDREN:
+            continue
         text = " ".join("".join(el.itertext()).split())
         if text and len(text) <= MAX_CHROME_CHARS:
             found.update(("sidebar", n) for n in _numbers(text))
@@ -120,9 +157,15 @@ class SiteVersions:
         self.pages = 0
         self.counts: dict[tuple[str, str], int] = {}
         self._cached: list[VersionEvidence] | None = None
+        self.offered = 0  # pages offered to `wants_page`
+
+    def wants_page(self) -> bool:
+        """Whether to read this page's signals (all early pages, then a sample)."""
+        self.offered += 1
+        return self.pages < FULL_PAGES or self.offered % SAMPLE_EVERY == 0
 
     def observe(self, signals: set[tuple[str, str]]) -> None:
-        """Count one page's signals (each page once)."""
+        """Count one page's signals (each page read once; see `wants_page`)."""
         self.pages += 1
         for key in signals:
             self.counts[key] = self.counts.get(key, 0) + 1

@@ -58,7 +58,8 @@ def test_the_model_is_kept_for_the_next_crawl(versions_site: FixtureServer,
     state = json.loads(model.read_text())["versions"]
     again = crawl(versions_site, "/docbook/docs/16/", tmp_path / "out")
     assert {p["version"]["value"] for p in again.pages} == {"16.2"}
-    assert json.loads(model.read_text())["versions"]["pages"] > state["pages"]
+    assert state["pages"] >= 3  # restored, not started again from nothing
+    assert json.loads(model.read_text())["versions"]["pages"] >= state["pages"]
 
 
 def test_identical_text_in_three_versions_is_three_records(versions_site: FixtureServer,
