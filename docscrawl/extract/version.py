@@ -392,13 +392,18 @@ def version_key(value: str | None) -> str | None:
 
 
 def page_version_key(evidence: list[VersionEvidence], url: str) -> str | None:
-    """The deduplication key of a page: the `version_key` of the verdict on the page's
-    own evidence, else (no verdict, e.g. conflicting evidence) of its URL's version.
+    """The deduplication key of a page: the `version_key` of the version its URL names;
+    for a URL that names none, a non-default alias the page itself shows (a `next` or
+    `dev` switcher), else None.
 
-    Site-level evidence is left out: every page of the scope shares it, so it never tells
-    two versions apart, and pages written before it was known must get the same key."""
-    value = verdict([e for e in evidence if not e.site])[0].value
-    return version_key(value) if value else version_key(url_version(url))
+    Numbers the page shows without its URL naming them do not split it off: the default
+    documentation (`/docs/x`, showing "2.0") and its `latest` alias (`/docs/latest/x`) are
+    one page. Site-level evidence is left out: every page of the scope shares it."""
+    key = version_key(url_version(url))
+    if key is not None:
+        return key
+    own = verdict([e for e in evidence if not e.site])[0].value
+    return version_key(own) if own and is_alias(own) else None
 
 
 def evidence_of(version: dict[str, Any] | None) -> list[VersionEvidence]:

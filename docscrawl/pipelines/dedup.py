@@ -1,8 +1,8 @@
 """Pipeline step 2: canonical URL and content hash; identical pages become one record.
 
 Pages are the same when their normalized Markdown hashes the same *and* they belong to the
-same documentation version: the page's extracted version (`docscrawl.extract.version.
-page_version_key`, which counts site-level evidence too). `/x/`, `/x/index.html` and
+same documentation version (`docscrawl.extract.version.page_version_key`: the version the
+URL names, else a non-default alias the page shows). `/x/`, `/x/index.html` and
 `/latest/x/` merge; `/3.6/x/`, `/next/x/` and `/x/` never do: identical text in two
 versions is two page records, each with its own version. The record's canonical URL follows
 `docscrawl.dedup.canonical`: a usable `rel=canonical` first, else the preferred URL among
