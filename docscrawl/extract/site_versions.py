@@ -17,8 +17,8 @@ every page shares is evidence for every page:
   agrees with it (`16` ~ `16.2`; `14` ~ `1.4`, the slug of a release series).
 
 A site signal is added to a page's evidence unless the page's own evidence disagrees
-(another number, or an alias such as `next` that is not the default documentation): a
-multi-version site keeps each page's own version. The object is fed each page
+(another number, or any alias: `latest` is often the development version): a multi-version
+site keeps each page's own version. The object is fed each page
 (`observe`), read with `apply`, and saved in the crawl state (`state`/`from_state`) so
 resumed and incremental crawls start from what earlier runs learned.
 """
@@ -36,7 +36,6 @@ from lxml import etree
 
 from docscrawl.extract.model import ExtractionWarning, VersionEvidence, VersionInfo
 from docscrawl.extract.version import (
-    DEFAULT_ALIASES,
     IN_TEXT_RE,
     is_alias,
     numbers_agree,
@@ -232,8 +231,9 @@ class SiteVersions:
 
 
 def _compatible(page_value: str, site_value: str) -> bool:
-    """A page's own evidence leaves room for the site's number: it agrees, or it is a
-    default alias (`latest`, `stable`) that names no version of its own."""
+    """A page's own evidence leaves room for the site's number when it agrees with it; an
+    alias never does (`latest` is often the development version, not the release most
+    pages name)."""
     if is_alias(page_value):
-        return page_value.casefold() in DEFAULT_ALIASES
+        return False
     return numbers_agree(page_value, site_value)
