@@ -7,7 +7,9 @@ from the file name: each page is reduced to the hashes of its long paragraphs (l
 destinations dropped, whitespace and case folded). A page contains another when it holds
 at least two of that page's sample paragraphs (first, middle, last; all of them when it
 has fewer); it is an aggregate when it contains at least `MIN_PARTS` pages whose text
-makes up at least `MIN_COVER` of its own.
+makes up at least `MIN_COVER` of its own. Sample paragraphs that more than two pages share
+are template text (a feature note, stock trait documentation), and so are paragraphs more
+than two of the longest pages hold: they identify nothing.
 
 Memory is bounded: every page keeps its 1-3 sample hashes; only the `MAX_CANDIDATES`
 longest pages (the only ones that can contain several others) keep all their hashes.
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections import Counter
 
 __all__ = ["AggregateTracker", "paragraph_hashes"]
 
@@ -27,6 +30,9 @@ MIN_CANDIDATE_PARAGRAPHS = 6
 MAX_CANDIDATES = 64
 MIN_PARTS = 2
 MIN_COVER = 0.6
+# A sample paragraph found among the samples of more pages than this is template text (an
+# aggregate and the page it copies share it: two; a third page makes it template).
+MAX_SHARING = 2
 _LINK_DESTINATION = re.compile(r"\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
 _SPACE = re.compile(r"\s+")
 
@@ -79,19 +85,34 @@ class AggregateTracker:
                 del self.candidates[smallest]
 
     def verdicts(self) -> dict[str, list[str]]:
-        """Aggregate page URL -> the pages it contains, in the order it holds them."""
+        """Aggregate page URL -> the pages it contains, in the order it holds them.
+
+        A sample paragraph that several pages share (template text: a feature note, a
+        trait method's stock documentation) identifies none of them and is not counted."""
         found: dict[str, list[str]] = {}
+        in_candidates = Counter(d for hashes, _ in self.candidates.values() for d in hashes)
+        shared = {digest for digest, urls in self.by_hash.items()
+                  if len(urls) > MAX_SHARING or in_candidates[digest] > MAX_SHARING}
         for url, (hashes, chars) in self.candidates.items():
             hits: dict[str, int] = {}
             for digest in hashes:
+                if digest in shared:
+                    continue
                 for other in self.by_hash.get(digest, ()):
                     if other != url:
                         hits[other] = hits.get(other, 0) + 1
             parts = [other for other, n in hits.items()
-                     if n >= min(2, len(self.samples[other][0]))
-                     and self.samples[other][1] < chars]
+                     if n >= self._needed(other, shared) and self.samples[other][1] < chars]
             covered = sum(self.samples[other][1] for other in parts)
             if len(parts) >= MIN_PARTS and covered >= MIN_COVER * chars:
                 found[url] = sorted(parts, key=lambda other: min(
                     hashes.get(h, len(hashes)) for h in self.samples[other][0]))
         return found
+
+    def _needed(self, url: str, shared: set[int]) -> int:
+        """Hits on a page's own (not shared) sample paragraphs that make an aggregate hold
+        it: two, or one for a page with a single sample; none of its own: never held."""
+        sample = set(self.samples[url][0])
+        if not sample - shared:
+            return len(sample) + 1  # more than any count of hits
+        return 1 if len(sample) == 1 else 2

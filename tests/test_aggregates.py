@@ -30,3 +30,20 @@ def test_a_summary_of_first_paragraphs_or_one_long_page_is_not() -> None:
         f"other text number {i} that no other page of the site holds anywhere at all"
         for i in range(20)))
     assert tracker.verdicts() == {}
+
+
+def test_template_paragraphs_shared_by_many_pages_identify_nothing() -> None:
+    """rustdoc shape: every item page carries the same feature note and stock trait
+    documentation; the long enum pages that hold them aggregate nothing."""
+    note = "This type is available only if the crate is built with the full feature flag on."
+    stock = "Performs copy-assignment from the source value, reusing the resources it holds."
+    tracker = AggregateTracker()
+    for i in range(6):
+        own = f"A syntax tree node number {i} that stands for one kind of expression or item."
+        tracker.observe(f"struct{i}", "\n\n".join([own, note, stock]))
+    for i in range(3):
+        body = [f"The enum number {i} has variants for every kind of node in this crate."]
+        body += [f"Variant {j} of enum {i} is documented here with enough words to count."
+                 for j in range(8)]
+        tracker.observe(f"enum{i}", "\n\n".join([*body, note, stock]))
+    assert tracker.verdicts() == {}
