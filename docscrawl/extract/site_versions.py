@@ -9,8 +9,8 @@ every page shares is evidence for every page:
 * shared signals: a version number in the `<title>` (source `title`), or in the site's
   chrome (source `sidebar`): the text of links to the site's home page and short text
   named as a version (`[class*=version]`, `#projectnumber`, `.caption`). A number counts
-  once `min_pages` pages were seen and at least `share` of them show it; numbers that
-  disagree with each other cancel out (never a guess).
+  once `min_pages` pages were seen and at least `share` of them show it, and keeps counting
+  while half of them do; numbers that disagree with each other cancel out (never a guess).
 * the scope: a bare number or an underscore release (`/en/14/`, `/docs/16/`, `1_81_0`) in
   the crawl's start directory is on every page's URL; it is not a version alone (bare
   numbers are usually chapters or years) but becomes `url` evidence once a shared signal
@@ -46,6 +46,7 @@ __all__ = ["SiteVersions", "page_signals"]
 
 MIN_PAGES = 3
 SHARE = 0.8
+KEEP_SHARE = 0.5  # a signal once shared stays while this share of pages still shows it
 # Pages read for signals: every page until FULL_PAGES were read, then one in SAMPLE_EVERY
 # (a signal every page shares shows in a sample as well; reading costs a tree walk).
 FULL_PAGES = 20
@@ -155,6 +156,7 @@ class SiteVersions:
         self.home = home_urls(site_url)
         self.pages = 0
         self.counts: dict[tuple[str, str], int] = {}
+        self.established: set[tuple[str, str]] = set()  # signals that were shared enough
         self._cached: list[VersionEvidence] | None = None
         self.offered = 0  # pages offered to `wants_page`
 
@@ -182,8 +184,14 @@ class SiteVersions:
     def _evidence(self) -> list[VersionEvidence]:
         if self.pages < self.min_pages:
             return []
-        need = self.share * self.pages
-        shared = [SiteSignal(s, v) for (s, v), n in self.counts.items() if n >= need]
+        need, keep = self.share * self.pages, KEEP_SHARE * self.pages
+        for key, n in self.counts.items():
+            if n >= need:
+                self.established.add(key)
+        # Pages that do not show the signal (source listings, an index) may follow a run
+        # of pages that do: a signal once shared stays while half the pages show it.
+        shared = [SiteSignal(s, v) for (s, v), n in self.counts.items()
+                  if n >= need or ((s, v) in self.established and n >= keep)]
         if not shared or any(not numbers_agree(a.value, b.value) for a in shared for b in shared):
             return []
         shared.sort(key=lambda sig: (sig.source != "title", -len(sig.value), sig.value))
@@ -218,16 +226,19 @@ class SiteVersions:
 
     def state(self) -> dict[str, Any]:
         return {"pages": self.pages,
-                "counts": [[s, v, n] for (s, v), n in self.counts.items()]}
+                "counts": [[s, v, n] for (s, v), n in self.counts.items()],
+                "established": [[s, v] for s, v in sorted(self.established)]}
 
     def restore(self, state: dict[str, Any]) -> None:
         """Continue from a saved state (bad or missing fields are ignored)."""
         try:
             pages = int(state.get("pages", 0))
             counts = {(str(s), str(v)): int(n) for s, v, n in state.get("counts", [])}
+            established = {(str(s), str(v)) for s, v in state.get("established", [])}
         except (TypeError, ValueError):
             return
         self.pages, self.counts, self._cached = pages, counts, None
+        self.established = established
 
 
 def _compatible(page_value: str, site_value: str) -> bool:

@@ -35,7 +35,13 @@ def test_a_signal_counts_once_most_pages_show_it() -> None:
         ("url", "16", True), ("sidebar", "16.2", True)]
     for _ in range(3):
         site.observe(set())
-    assert site.evidence() == []  # shown by half of the pages: not a site signal
+    assert site.evidence()  # once shared, kept while half of the pages show it
+    site.observe(set())
+    assert site.evidence() == []  # shown by 3 pages of 7: not a site signal any more
+    fresh = SiteVersions("http://d.test/docs/16/")
+    for signals in ({("sidebar", "16.2")}, set(), set(), {("sidebar", "16.2")}):
+        fresh.observe(signals)
+    assert fresh.evidence() == []  # never shared by 80% of the pages
 
 
 def test_disagreeing_signals_cancel_out_and_pages_keep_their_own_version() -> None:
