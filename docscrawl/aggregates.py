@@ -14,7 +14,8 @@ than two of the longest pages hold: they identify nothing.
 Memory is bounded: every page keeps its 1-3 sample hashes; only the `MAX_CANDIDATES`
 longest pages (the only ones that can contain several others) keep all their hashes.
 The verdict is drawn once, at the end of the crawl (the chapters may come after the print
-view), and the written records follow (`docscrawl.session`).
+view), then confirmed by reading the parts whole (`confirm`: they must hold 90% of the
+aggregate's text), and the written records follow (`docscrawl.session`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import Counter
+from collections.abc import Iterable
 
 __all__ = ["AggregateTracker", "paragraph_hashes"]
 
@@ -30,6 +32,7 @@ MIN_CANDIDATE_PARAGRAPHS = 6
 MAX_CANDIDATES = 64
 MIN_PARTS = 2
 MIN_COVER = 0.6
+MIN_HELD = 0.9  # share of an aggregate's own text its parts, read whole, must hold
 # A sample paragraph found among the samples of more pages than this is template text (an
 # aggregate and the page it copies share it: two; a third page makes it template).
 MAX_SHARING = 2
@@ -65,6 +68,7 @@ class AggregateTracker:
         self.samples: dict[str, tuple[tuple[int, ...], int]] = {}  # url -> (sample, chars)
         self.by_hash: dict[int, list[str]] = {}
         self.candidates: dict[str, tuple[dict[int, int], int]] = {}  # hash -> position
+        self.sizes: dict[str, dict[int, int]] = {}  # candidate -> hash -> its text length
 
     def observe(self, url: str, markdown: str) -> None:
         hashes = paragraph_hashes(markdown)
@@ -77,12 +81,14 @@ class AggregateTracker:
             self.by_hash.setdefault(digest, []).append(url)
         if len(hashes) >= MIN_CANDIDATE_PARAGRAPHS:
             positions: dict[int, int] = {}
-            for index, (digest, _) in enumerate(hashes):
+            sizes: dict[int, int] = {}
+            for index, (digest, size) in enumerate(hashes):
                 positions.setdefault(digest, index)
-            self.candidates[url] = (positions, chars)
+                sizes[digest] = sizes.get(digest, 0) + size
+            self.candidates[url], self.sizes[url] = (positions, chars), sizes
             if len(self.candidates) > self.max_candidates:
                 smallest = min(self.candidates, key=lambda u: self.candidates[u][1])
-                del self.candidates[smallest]
+                del self.candidates[smallest], self.sizes[smallest]
 
     def verdicts(self) -> dict[str, list[str]]:
         """Aggregate page URL -> the pages it contains, in the order it holds them.
@@ -116,3 +122,23 @@ class AggregateTracker:
         if not sample - shared:
             return len(sample) + 1  # more than any count of hits
         return 1 if len(sample) == 1 else 2
+
+    def confirm(self, verdicts: dict[str, list[str]],
+                pages: Iterable[tuple[str, str]]) -> dict[str, list[str]]:
+        """The verdicts whose parts, read whole (`pages`: URL and Markdown of the written
+        pages, streamed once), hold at least `MIN_HELD` of the aggregate's own text. A
+        page that re-exports other pages' items among text of its own (a Haddock module
+        re-exporting four others) is not a print view."""
+        wanted = {part for parts in verdicts.values() for part in parts}
+        held: dict[str, set[int]] = {}
+        for url, markdown in pages:
+            if url in wanted:
+                held[url] = {digest for digest, _ in paragraph_hashes(markdown)}
+        confirmed: dict[str, list[str]] = {}
+        for url, parts in verdicts.items():
+            sizes = self.sizes[url]
+            union = set().union(*(held.get(part, set()) for part in parts))
+            inside = sum(size for digest, size in sizes.items() if digest in union)
+            if inside >= MIN_HELD * sum(sizes.values()):
+                confirmed[url] = parts
+        return confirmed

@@ -439,6 +439,12 @@ class CrawlSession:
         if not verdicts:
             return 0
         renames = resolve_renames(self.renames)
+        back = {new: old for old, new in renames.items()}
+        written = ((back.get(r.get("canonical_url"), r.get("canonical_url")),
+                    r.get("markdown") or "") for r in iter_jsonl(self.out_dir / "pages.jsonl"))
+        verdicts = self.aggregates.confirm(verdicts, written)
+        if not verdicts:
+            return 0
         found = {renames.get(url, url): [renames.get(p, p) for p in parts]
                  for url, parts in verdicts.items()}
         rewrite_jsonl(self.out_dir / "pages.jsonl", aggregate_updater(found))

@@ -47,3 +47,19 @@ def test_template_paragraphs_shared_by_many_pages_identify_nothing() -> None:
                  for j in range(8)]
         tracker.observe(f"enum{i}", "\n\n".join([*body, note, stock]))
     assert tracker.verdicts() == {}
+
+
+def test_confirmation_reads_the_parts_whole() -> None:
+    """A print view is all its parts; a page that re-exports two pages among as much text
+    of its own (Haddock's System.IO shape) is not an aggregate."""
+    tracker = AggregateTracker()
+    written = {name: page(name) for name in "abc"}
+    own = "\n\n".join(f"own paragraph {i} of the module that re-exports the others here"
+                      for i in range(5))
+    written["print"] = page("a", "b", "c")
+    written["module"] = page("a", "b") + "\n\n" + own
+    for url, markdown in written.items():
+        tracker.observe(url, markdown)
+    verdicts = tracker.verdicts()
+    assert set(verdicts) == {"print", "module"}
+    assert tracker.confirm(verdicts, written.items()) == {"print": ["a", "b", "c"]}
