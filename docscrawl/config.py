@@ -18,7 +18,7 @@ from docscrawl.hostlabel import default_host_label
 RENDER_MODES = ("auto", "always", "never")
 KNOWN_ARGS = (
     "site", "out", "allow", "deny", "render", "max_pages", "max_depth", "config", "state",
-    "http_user", "http_pass", "auth_header", "extract",
+    "http_user", "http_pass", "auth_header", "extract", "keep_aggregates",
 )
 SECRET_ARGS = frozenset({"http_pass", "auth_header"})
 REDACTED = "***"
@@ -46,6 +46,7 @@ class CrawlConfig:
     http_pass: str | None = field(default=None, repr=False)
     auth_header: tuple[str, str] | None = field(default=None, repr=False)
     extract: bool = True  # False: an inventory crawl (discovery and crawl log only)
+    keep_aggregates: bool = False  # True: chunks of aggregate pages stay in chunks.jsonl
 
     @property
     def host_label(self) -> str:
@@ -68,6 +69,7 @@ class CrawlConfig:
             "http_pass": REDACTED if self.http_pass else None,
             "auth_header": f"{self.auth_header[0]}: {REDACTED}" if self.auth_header else None,
             "extract": "on" if self.extract else "off",
+            "keep_aggregates": "on" if self.keep_aggregates else "off",
         }
 
 
@@ -202,6 +204,8 @@ def build_config(args: dict[str, Any], *, output_root: str | None = None) -> Cra
         http_pass=args.get("http_pass") or None,
         auth_header=parse_auth_header(args.get("auth_header")),
         extract=extract,
+        keep_aggregates=parse_switch("keep_aggregates", args.get("keep_aggregates"),
+                                     default=False),
     )
 
 

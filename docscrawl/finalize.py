@@ -13,17 +13,23 @@ from pathlib import Path
 from typing import Any
 
 from docscrawl.dedup.content import sha256_id
+from docscrawl.extract.model import VersionInfo
+from docscrawl.extract.site_versions import SiteVersions
+from docscrawl.extract.version import evidence_of
 from docscrawl.jsonl import dumps_line, dumps_value
+from docscrawl.records import as_dict
 
 Transform = Callable[[dict[str, Any]], dict[str, Any]]
+Filter = Callable[[dict[str, Any]], dict[str, Any] | None]  # None drops the line
 
 # The pages.jsonl fields `page_updater` reads and changes; `records.page_records` writes
 # them first, so the end-of-crawl update parses nothing else.
 PAGE_LEADING_FIELDS = ("id", "canonical_url", "observed_urls", "discovery", "sitemap_lastmod")
 
 
-def rewrite_jsonl(path: Path, transform: Transform, *, leading: tuple[str, ...] = ()) -> None:
-    """Apply `transform` to every line of a JSONL file; torn lines are dropped.
+def rewrite_jsonl(path: Path, transform: Filter, *, leading: tuple[str, ...] = ()) -> None:
+    """Apply `transform` to every line of a JSONL file; torn lines, and lines for which
+    it returns None, are dropped.
 
     `leading`: keys that open every line, in this order, and the only ones `transform`
     reads or changes: only they are parsed and written again, the rest of the line is
@@ -38,14 +44,16 @@ def rewrite_jsonl(path: Path, transform: Transform, *, leading: tuple[str, ...] 
             if head is not None:
                 fields, rest = head
                 updated = transform(fields)
-                if list(updated) == list(leading):
+                if updated is not None and list(updated) == list(leading):
                     dst.write(_join_fields(updated, rest))
                     continue
             try:
                 record = json.loads(raw)
             except ValueError:
                 continue
-            dst.write(dumps_line(transform(record)))
+            result = transform(record)
+            if result is not None:
+                dst.write(dumps_line(result))
         dst.flush()
         os.fsync(dst.fileno())
     os.replace(tmp, path)
@@ -134,4 +142,52 @@ def log_updater(renames: dict[str, str]) -> Transform:
                 if key == "canonical_url" and "page_id" in event:
                     event["page_id"] = sha256_id(renames[value])
         return event
+    return update
+
+
+def version_updater(site: SiteVersions, cold: set[str],
+                    updated: dict[str, dict[str, Any]]) -> Transform:
+    """pages.jsonl: pages written before the site's version evidence was known (`cold`,
+    by final URL) get it now; `updated` collects their canonical URL -> new version."""
+    def update(record: dict[str, Any]) -> dict[str, Any]:
+        if record.get("final_url") not in cold:
+            return record
+        old = record.get("version") or {}
+        info = VersionInfo(old.get("value"), old.get("status") or "unversioned",
+                           evidence_of(old))
+        new, _ = site.apply(info, [])
+        if new is not info:
+            record["version"] = as_dict(new)
+            updated[record.get("canonical_url") or ""] = record["version"]
+        return record
+    return update
+
+
+def chunk_version_updater(updated: Mapping[str, dict[str, Any]]) -> Transform:
+    """chunks.jsonl: `metadata.version` of the pages `version_updater` changed."""
+    def update(record: dict[str, Any]) -> dict[str, Any]:
+        meta = record.get("metadata")
+        if meta and meta.get("canonical_url") in updated:
+            meta["version"] = updated[meta["canonical_url"]].get("value")
+        return record
+    return update
+
+
+def aggregate_updater(aggregates: Mapping[str, list[str]]) -> Transform:
+    """pages.jsonl: `aggregate_of` on the pages that concatenate others."""
+    def update(record: dict[str, Any]) -> dict[str, Any]:
+        parts = aggregates.get(record.get("canonical_url") or "")
+        if parts is not None:
+            record["aggregate_of"] = parts
+        return record
+    return update
+
+
+def chunk_dropper(pages: Mapping[str, Any], dropped: list[int]) -> Filter:
+    """chunks.jsonl: drop the chunks of `pages` (by canonical URL); counts in `dropped`."""
+    def update(record: dict[str, Any]) -> dict[str, Any] | None:
+        if (record.get("metadata") or {}).get("canonical_url") in pages:
+            dropped[0] += 1
+            return None
+        return record
     return update

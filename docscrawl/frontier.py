@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from docscrawl.discovery.fragment_params import FragmentParams
 from docscrawl.discovery.netguard import AddressGuard
 from docscrawl.discovery.robots import RobotsPolicy
 from docscrawl.discovery.scope import Scope
@@ -43,6 +44,7 @@ class Verdict:
     rule: str | None = None
     track: PageTrack | None = None
     first: bool = False  # True when the URL had never been seen: log `discovered`
+    detail: str | None = None  # duplicate_url by a fragment-like parameter: the rule
 
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -80,8 +82,10 @@ class Frontier:
         traps: TrapGuard | None = None,
         tracks: TrackStore | None = None,
         seen: SeenUrls | None = None,
+        params: FragmentParams | None = None,
     ) -> None:
         self.scope = scope
+        self.params = params if params is not None else FragmentParams()
         self.guard = guard
         self.traps = traps or TrapGuard()
         self.max_pages = max_pages
@@ -182,7 +186,8 @@ class Frontier:
         decision = robots.decide(url)
         if not decision.allowed:
             return Verdict("skip", "robots", decision.rule or "robots.txt")
-        key = normalize_url(url)
+        stripped, param_rule = self.params.identify(url)
+        key = normalize_url(stripped)
         owner = self.owner_of(key)
         if owner is not None:
             owner.observe(url)
@@ -190,7 +195,7 @@ class Frontier:
             if inherit is not None:
                 owner.absorb(inherit)
             self._seen[url] = owner.key
-            return Verdict("skip", "duplicate_url", key, track=owner)
+            return Verdict("skip", "duplicate_url", key, track=owner, detail=param_rule)
         if inherit is None and self.max_pages is not None and self.admitted >= self.max_pages:
             self.limited = True
             return Verdict("skip", "max_pages", f"max_pages={self.max_pages}")

@@ -140,6 +140,39 @@ class Incremental:
             body_hash=row.body_hash, structure_record=structure,
         )
 
+    def set_version(self, canonical_url: str, version: dict[str, Any]) -> None:
+        """A written page's version was completed at the end of the crawl (site-level
+        evidence, `docscrawl.extract.site_versions`): the stored records follow."""
+        row = self.store.get(canonical_url)
+        if row is None or row.page_record is None:
+            return
+        record = {**row.page_record, "version": version}
+        chunks = row.chunk_records or []
+        for chunk in chunks:
+            if isinstance(chunk.get("metadata"), dict):
+                chunk["metadata"]["version"] = version.get("value")
+        self.store.upsert_page(
+            row.canonical_url, run_id=self.run.run_id, etag=row.etag,
+            last_modified=row.last_modified, content_hash=row.content_hash or "",
+            chunk_ids=row.chunk_ids, page_record=record, chunk_records=chunks,
+            body_hash=row.body_hash, structure_record_json=row.structure_record_json,
+        )
+
+    def set_aggregate(self, canonical_url: str, parts: list[str], *, keep_chunks: bool) -> None:
+        """A written page aggregates others (`docscrawl.aggregates`): the stored record
+        says so and, unless kept, its chunks are not carried over by the next crawl."""
+        row = self.store.get(canonical_url)
+        if row is None or row.page_record is None:
+            return
+        self.store.upsert_page(
+            row.canonical_url, run_id=self.run.run_id, etag=row.etag,
+            last_modified=row.last_modified, content_hash=row.content_hash or "",
+            chunk_ids=row.chunk_ids if keep_chunks else [],
+            page_record={**row.page_record, "aggregate_of": parts},
+            chunk_records=(row.chunk_records or []) if keep_chunks else [],
+            body_hash=row.body_hash, structure_record_json=row.structure_record_json,
+        )
+
     def finish(self, *, complete: bool) -> int:
         """Report pages no complete crawl reached as removed; close the run. Returns how many."""
         removed = [line for line in removed_pages(self.store, self.run, complete)

@@ -169,6 +169,7 @@ class PageSummary:
     observed_urls: list[str]
     discovery: list[dict[str, Any]]
     sitemap_lastmod: str | None
+    version: dict[str, Any] | None = None  # the record's version (content deduplication)
 
 
 def replay_pages(path: Path) -> dict[str, PageSummary]:
@@ -185,6 +186,7 @@ def replay_pages(path: Path) -> dict[str, PageSummary]:
             observed_urls=list(record.get("observed_urls") or []),
             discovery=list(record.get("discovery") or []),
             sitemap_lastmod=record.get("sitemap_lastmod"),
+            version=record.get("version"),
         )
     return pages
 

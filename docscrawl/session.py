@@ -17,22 +17,29 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from docscrawl import __version__
+from docscrawl.aggregates import AggregateTracker
 from docscrawl.browser import INSTALL_HINT
 from docscrawl.config import CrawlConfig
 from docscrawl.crawllog import CrawlLog, utc_now
-from docscrawl.dedup.content import url_version
+from docscrawl.discovery.fragment_params import FragmentParams
 from docscrawl.discovery.netguard import AddressGuard, install_connect_guard
 from docscrawl.discovery.scope import Scope
 from docscrawl.discovery.traps import TrapGuard
 from docscrawl.discovery.urls import normalize_url
+from docscrawl.extract.site_versions import SiteVersions
+from docscrawl.extract.version import evidence_of, page_version_key
 from docscrawl.failures import BROWSER_UNAVAILABLE
 from docscrawl.finalize import (
     PAGE_LEADING_FIELDS,
+    aggregate_updater,
+    chunk_dropper,
+    chunk_version_updater,
     log_updater,
     page_ref_updater,
     page_updater,
     resolve_renames,
     rewrite_jsonl,
+    version_updater,
 )
 from docscrawl.frontier import Frontier
 from docscrawl.incremental import Incremental
@@ -58,6 +65,10 @@ from docscrawl.trackstore import DEFAULT_KEEP, TrackStore
 
 logger = logging.getLogger(__name__)
 
+# In the state directory: what runs learned about the site (versions, fragment parameters).
+SITE_MODEL_FILE = "site_model.json"
+MAX_COLD_PAGES = 2000  # pages written before the site's version was known, fixed at the end
+SAVE_EVERY = 50  # pages between two saves of the site's version model
 OUTPUT_FILES = ("pages.jsonl", "chunks.jsonl", "structure.jsonl", "crawl_log.jsonl",
                 "changes.jsonl")
 INVENTORY_STATE = "inventory-state"  # the state directory of an extract=off crawl
@@ -128,6 +139,16 @@ class CrawlSession:
                                        self.out_dir / "changes.jsonl",
                                        run_id=run_id if self.resumed else None,
                                        reported=self.ledger.url_set("reported_pages"))
+        self.site_versions = SiteVersions(config.site)
+        self.fragment_params = FragmentParams()
+        self._site_model_path = state_dir / SITE_MODEL_FILE
+        model = _read_json(self._site_model_path)
+        self.site_versions.restore(model.get("versions") or {})
+        self.fragment_params.restore(model.get("fragment_params") or {})
+        self._version_cold: set[str] = set()
+        self._versions_to_store: dict[str, dict[str, Any]] = {}
+        self.aggregates = AggregateTracker()
+        self._aggregates_found: dict[str, list[str]] = {}
         self.tracks = TrackStore(self.ledger.track_table(), keep=tracks_in_memory)
         self.seen_urls = SeenUrls(self.ledger.seen_table(), keep=seen_in_memory)
         self.frontier = Frontier(
@@ -139,6 +160,7 @@ class CrawlSession:
                            per_chain=trap_limits[2]),
             tracks=self.tracks,
             seen=self.seen_urls,
+            params=self.fragment_params,
         )
         install_connect_guard(self.frontier.guard)  # checked again at every connection
         self.log.terminal_hooks.append(self.frontier.release)
@@ -229,7 +251,8 @@ class CrawlSession:
         for summary in pages.values():
             canonical = resolved.get(summary.canonical_url, summary.canonical_url)
             self.content_groups.setdefault(
-                (url_version(summary.final_url), summary.content_hash),
+                (page_version_key(evidence_of(summary.version), summary.final_url),
+                 summary.content_hash),
                 ContentGroup(canonical, journal.declared.get(canonical, True)))
             self.canonicals_taken.add(canonical)
         logger.info("docscrawl: resuming run %s (resume %d): %d pages written, %d URLs open",
@@ -313,6 +336,24 @@ class CrawlSession:
         """Seconds since the crawl started."""
         return time.monotonic() - self._t0
 
+    def site_observed(self, final_url: str) -> None:
+        """The site model saw one more page (saved now and then); a page extracted before
+        the site's version evidence was known is remembered, to be completed at the end."""
+        if not self.site_versions.evidence() and len(self._version_cold) < MAX_COLD_PAGES:
+            self._version_cold.add(final_url)
+        if self.site_versions.offered % SAVE_EVERY == 0:
+            self.save_site_model()
+
+    def save_site_model(self) -> None:
+        """Keep what the crawl learned about the site (its version, its fragment-like
+        parameters) for resumes and re-crawls."""
+        model = {"versions": self.site_versions.state(),
+                 "fragment_params": self.fragment_params.state()}
+        try:
+            write_json_atomic(self._site_model_path, model)
+        except OSError as exc:
+            logger.warning("docscrawl: could not save %s: %s", self._site_model_path, exc)
+
     def rename_canonical(self, old: str, new: str) -> None:
         """A better URL for a written page turned up: its records follow at the end."""
         self.renames[old] = new
@@ -332,7 +373,9 @@ class CrawlSession:
         for writer in (self.pages, self.chunks, self.structure):
             writer.close()
         self.log.close()
-        updated = self._update_written_records()
+        self.save_site_model()
+        updated = (self._update_written_records() + self._backfill_versions()
+                   + self._mark_aggregates())
         if self.stats is not None:
             self.stats.set_value("docscrawl/tracks_spilled", self.tracks.spilled)
             self.stats.set_value("docscrawl/discovery_deferred", self.tracks.deferred)
@@ -340,6 +383,11 @@ class CrawlSession:
             self.stats.set_value("docscrawl/tracks_pinned_at_end", self.tracks.pinned)
         for old, new in resolve_renames(self.renames).items():
             self.incremental.rename(old, new)
+        for canonical, version in self._versions_to_store.items():
+            self.incremental.set_version(canonical, version)
+        for canonical, parts in self._aggregates_found.items():
+            self.incremental.set_aggregate(canonical, parts,
+                                           keep_chunks=self.config.keep_aggregates)
         self.removed = self.incremental.finish(complete=self._complete(finish_reason))
         if self.journal is not None:
             self.journal.close()
@@ -350,6 +398,7 @@ class CrawlSession:
 
     def _pause(self, finish_reason: str) -> dict[str, Any]:
         """JOBDIR crawl stopped early (Ctrl-C...): keep everything open for the resume."""
+        self.save_site_model()
         for writer in (self.pages, self.chunks, self.structure):
             writer.close()
         self.log.close()
@@ -382,6 +431,46 @@ class CrawlSession:
                 rewrite_jsonl(self.out_dir / name, page_ref_updater(renames))
             rewrite_jsonl(self.out_dir / "crawl_log.jsonl", log_updater(renames))
         return len(grown) + sum(1 for new in set(renames.values()) if new not in grown)
+
+    def _backfill_versions(self) -> int:
+        """Pages written before the site's shared version signal was known get it now
+        (pages.jsonl, then their chunks' `metadata.version`)."""
+        if not self._version_cold or not self.site_versions.evidence():
+            return 0
+        updated: dict[str, dict[str, Any]] = {}
+        rewrite_jsonl(self.out_dir / "pages.jsonl",
+                      version_updater(self.site_versions, self._version_cold, updated))
+        if updated:
+            rewrite_jsonl(self.out_dir / "chunks.jsonl", chunk_version_updater(updated))
+        self._versions_to_store = updated  # the state follows once renames are applied
+        return len(updated)
+
+    def _mark_aggregates(self) -> int:
+        """Pages that concatenate others get `aggregate_of`; their chunks leave
+        chunks.jsonl unless the crawl keeps them (`-a keep_aggregates=on`)."""
+        verdicts = self.aggregates.verdicts()
+        if not verdicts:
+            return 0
+        renames = resolve_renames(self.renames)
+        back = {new: old for old, new in renames.items()}
+        written = ((back.get(r.get("canonical_url"), r.get("canonical_url")),
+                    r.get("markdown") or "") for r in iter_jsonl(self.out_dir / "pages.jsonl"))
+        verdicts = self.aggregates.confirm(verdicts, written)
+        if not verdicts:
+            return 0
+        found = {renames.get(url, url): [renames.get(p, p) for p in parts]
+                 for url, parts in verdicts.items()}
+        rewrite_jsonl(self.out_dir / "pages.jsonl", aggregate_updater(found))
+        if not self.config.keep_aggregates:
+            dropped = [0]
+            rewrite_jsonl(self.out_dir / "chunks.jsonl", chunk_dropper(found, dropped))
+            self.chunks.count -= dropped[0]
+        if self.stats is not None:
+            self.stats.set_value("docscrawl/aggregate_pages", len(found))
+        logger.info("docscrawl: %d aggregate pages (print views, single-page builds): %s",
+                    len(found), ", ".join(list(found)[:5]))
+        self._aggregates_found = found
+        return len(found)
 
     def _grown_records(self, renames: dict[str, str]) -> JsonMap:
         """Final canonical URL -> the fields to update in each written record that grew

@@ -14,9 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from docscrawl.dedup.content import url_version
 from docscrawl.discovery.scope import Scope
 from docscrawl.discovery.urls import is_crawlable_url, normalize_url
+from docscrawl.extract.version import url_version, version_key
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,7 +37,7 @@ def choose_canonical(final_url: str, canonical_href: str | None, scope: Scope) -
     if not scope.decide(canonical_href).allowed:
         return CanonicalChoice(fallback, ("canonical_ignored",
                                           f"rel=canonical points off-site: {canonical_href}"))
-    if url_version(canonical_href) != url_version(final_url):
+    if version_key(url_version(canonical_href)) != version_key(url_version(final_url)):
         return CanonicalChoice(fallback, ("canonical_ignored",
                                           f"rel=canonical names another version: {canonical_href}"))
     return CanonicalChoice(normalize_url(canonical_href), declared=True)

@@ -1,4 +1,4 @@
-"""Content identity: normalized Markdown, its hash, and the version a URL belongs to.
+"""Content identity: normalized Markdown and its hash.
 
 Normalization rule (documented in the README): link and image destinations are dropped
 (`[text](url)` -> `[text]`: the same page served at `/latest/x` and `/x` resolves its
@@ -11,13 +11,11 @@ from __future__ import annotations
 
 import hashlib
 import re
-from urllib.parse import urlsplit
 
 from docscrawl.volatile import normalize_for_hash
 
 _BLANK_RUNS = re.compile(r"\n{3,}")
 _LINK_DESTINATION = re.compile(r'\]\((?:[^()\s]|\([^()\s]*\))*(?:\s+"[^"\n]*")?\)')
-VERSION_SEGMENT = re.compile(r"^v?\d+(?:\.\d+)*(?:\.x)?$|^\d+(?:\.\d+)*-?(?:lts|rc\d*)$", re.I)
 
 
 def normalize_markdown(markdown: str) -> str:
@@ -38,13 +36,5 @@ def content_hash(markdown: str) -> str:
     return sha256_id(normalize_markdown(normalize_for_hash(markdown, mask_links=False)))
 
 
-def url_version(url: str) -> str | None:
-    """The explicit version segment of a URL path (`/docs/3.6/x` -> `3.6`), else None.
-
-    Aliases such as `latest`, `stable` or `current` are not versions: `/latest/x` and `/x`
-    may be merged when their content is identical, `/3.6/x` and `/x` never are.
-    """
-    for segment in urlsplit(url).path.split("/"):
-        if segment and VERSION_SEGMENT.match(segment):
-            return segment.lower().removeprefix("v")
-    return None
+# The version a page belongs to is not read here: `docscrawl.extract.version` holds the one
+# rule for a URL's version (`url_version`) and the deduplication key (`version_key`).

@@ -237,32 +237,88 @@ def _declared_language(el: etree._Element, source: etree._Element) -> str | None
         found = _language_of(node, bare=False)
         if found is not None:
             return found
-    return None
+    return _label_language(source)
 
 
 # Class tokens that name their element's language outright.
 LANGUAGE_CLASSES = {"redoc-json": "json"}
+# Tokens that sit next to a language and are not one: rustdoc/mdBook test attributes
+# (`language-rust ignore no_run edition2021`, `rust,ignore`), playground and highlighter
+# markers. They never hide a language given by another token.
+CODE_ATTRIBUTE_TOKENS = frozenset({
+    "ignore", "no_run", "should_panic", "compile_fail", "does_not_compile", "test_harness",
+    "noplayground", "noplaypen", "mdbook-runnable", "editable", "playground", "hljs",
+    "hide-boring", "boring", "standalone_crate",
+})
+EDITION_RE = re.compile(r"^edition\d{4}$|^hidelines=")
+_TOKEN_SPLIT = re.compile(r"[\s,]+")
+# Languages this module knows by name: a known one wins over any unknown token.
+KNOWN_LANGUAGES = frozenset(
+    BARE_LANGUAGES | ALIASES.keys() | SOURCE_LANGUAGES | CONFIG_LANGUAGES | COMMAND_LANGUAGES
+    | SHELL_LANGUAGES
+)
 
 
-def _language_of(node: etree._Element, *, bare: bool) -> str | None:
+def _is_attribute(token: str) -> bool:
+    return token in CODE_ATTRIBUTE_TOKENS or bool(EDITION_RE.match(token))
+
+
+def _candidates(node: etree._Element, *, bare: bool) -> list[str]:
+    """Every language a node's attributes and class tokens name, in document order."""
+    found: list[str] = []
     for attr in LANG_ATTRS:
         value = (node.get(attr) or "").strip().lower()
         if value and (attr != "lang" or node.tag in {"pre", "code"}):
-            return value
-    tokens = (node.get("class") or "").lower().split()
-    for token in tokens:
-        if token in LANGUAGE_CLASSES:
-            return LANGUAGE_CLASSES[token]
+            found.extend(t for t in _TOKEN_SPLIT.split(value) if t)
+    tokens = [t for t in _TOKEN_SPLIT.split((node.get("class") or "").lower()) if t]
     for i, token in enumerate(tokens):
+        if token in LANGUAGE_CLASSES:
+            found.append(LANGUAGE_CLASSES[token])
+            continue
         for prefix in LANG_PREFIXES:
             if token.startswith(prefix) and len(token) > len(prefix):
-                return token[len(prefix):]
-        if token == "sourcecode" and i + 1 < len(tokens):
-            return tokens[i + 1]
-    if bare:
-        for token in tokens:
-            if token in BARE_LANGUAGES:
-                return token
+                found.append(token[len(prefix):])
+                break
+        else:
+            if token == "sourcecode" and i + 1 < len(tokens):
+                found.append(tokens[i + 1])
+            elif bare and token in BARE_LANGUAGES:
+                found.append(token)
+    return found
+
+
+def _language_of(node: etree._Element, *, bare: bool) -> str | None:
+    """The language a node declares: a known language first, then a known "no language"
+    (`text`, `none`), else the first token that is not a test attribute."""
+    found = _candidates(node, bare=bare)
+    if not found:
+        return None
+    known = [t for t in found if t in KNOWN_LANGUAGES]
+    named = next((t for t in known if ALIASES.get(t, t) is not None), None)
+    if named is not None or known:
+        return named or known[0]  # a language before "text"/"none"
+    return next((t for t in found if not _is_attribute(t)), None)
+
+
+# Class tokens of a label element that shows the block's language (VitePress
+# `span.lang`, other themes' `code-lang`/`language-label`), next to the `pre`.
+LABEL_CLASSES = frozenset({"lang", "code-lang", "language-label", "code-language",
+                           "codeblock-language", "code-block-language"})
+MAX_LABEL_CHARS = 24
+
+
+def _label_language(source: etree._Element) -> str | None:
+    """A known language shown by a label beside the code (a sibling of the `pre`)."""
+    parent = source.getparent()
+    if parent is None:
+        return None
+    for sibling in parent:
+        if sibling is source or not isinstance(sibling.tag, str):
+            continue
+        if class_tokens(sibling) & LABEL_CLASSES:
+            text = "".join(sibling.itertext()).strip().lower()
+            if text and len(text) <= MAX_LABEL_CHARS and text in KNOWN_LANGUAGES:
+                return text
     return None
 
 

@@ -111,6 +111,7 @@ class Breadcrumb:
 class VersionEvidence:
     source: str  # url, canonical, selector, banner, meta, sidebar, title
     value: str
+    site: bool = False  # a signal every page of the site shares (`extract/site_versions.py`)
 
 
 @dataclass(slots=True)

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from lxml import etree
@@ -43,7 +44,19 @@ from lxml import etree
 from docscrawl.extract.breadcrumbs import DocIndex, normalize_ws, visible_text
 from docscrawl.extract.model import ExtractionWarning, VersionEvidence, VersionInfo
 
-__all__ = ["ALIASES", "detect_version", "versions_agree"]
+__all__ = [
+    "ALIASES",
+    "DEFAULT_ALIASES",
+    "detect_version",
+    "evidence_of",
+    "is_alias",
+    "numbers_agree",
+    "page_version_key",
+    "url_version",
+    "verdict",
+    "version_key",
+    "versions_agree",
+]
 
 Element = etree._Element
 
@@ -168,20 +181,33 @@ def _token_in(text: str) -> str | None:
     return alias if alias and len(words) <= 3 else None
 
 
-def _from_url(url: str | None) -> str | None:
+def url_version(url: str | None) -> str | None:
+    """The version a URL names, as written: the one rule for the whole code base.
+
+    The first directory segment (not the last segment, which names the page) that is a
+    version token (`v2`, `2.8`, `7.2.x`) or an alias in a place `URL_ALIASES` allows
+    (`/en/latest/`, `/docs/next/`). Bare integers (`/docs/16/`) are not versions here:
+    they count only as site-level evidence (`docscrawl.extract.site_versions`).
+    """
     if not url:
         return None
     segments = unquote(urlsplit(url).path).split("/")[1:-1]  # directories only
     for index, segment in enumerate(segments):
+        if UNDERSCORE_RELEASE_RE.match(segment):
+            return segment
         if _token(segment) and _url_alias_ok(segment, segments[index - 1] if index else None):
             return segment
     return None
 
 
+# A release written with underscores (Boost's `/doc/libs/1_81_0/`): three parts, never a date.
+UNDERSCORE_RELEASE_RE = re.compile(r"^\d+_\d+_\d+$")
+
+
 def _url_alias_ok(segment: str, previous: str | None) -> bool:
     """Numbers always count; an alias only in the places `URL_ALIASES` allows."""
     place = URL_ALIASES.get(segment.casefold())
-    if not _is_alias(segment):
+    if not is_alias(segment):
         return True
     if place is None:
         return False
@@ -270,7 +296,7 @@ def _collect(
 ) -> list[VersionEvidence]:
     index = index or DocIndex.of(root)
     found: list[tuple[str, str]] = []
-    for source, value in (("url", _from_url(url)), ("canonical", _from_url(canonical_url))):
+    for source, value in (("url", url_version(url)), ("canonical", url_version(canonical_url))):
         if value:
             found.append((source, value))
     extractors = (
@@ -287,7 +313,7 @@ def _collect(
     return [VersionEvidence(source=s, value=v) for s, v in unique]
 
 
-def _is_alias(value: str) -> bool:
+def is_alias(value: str) -> bool:
     return value.casefold() in ALIASES
 
 
@@ -299,23 +325,88 @@ def detect_version(
 
     `selectors` (a site profile's `version`) are read before the built-in switchers.
     """
-    evidence = _collect(root, url, canonical_url, index, selectors)
+    return verdict(_collect(root, url, canonical_url, index, selectors))
+
+
+BARE_NUMBER_RE = re.compile(r"^\d+$")
+
+
+def numbers_agree(a: str, b: str) -> bool:
+    """`versions_agree`, and a bare number written as the digits of a dotted one
+    (`14` for `1.4`: the URL slug of a release series)."""
+    if versions_agree(a, b):
+        return True
+    bare, dotted = (a, b) if BARE_NUMBER_RE.match(a) else (b, a)
+    parts = _parts(dotted)
+    return bool(BARE_NUMBER_RE.match(bare)) and parts is not None and len(parts[0]) >= 2 \
+        and "".join(str(n) for n in parts[0][:2]) == bare
+
+
+def verdict(
+    evidence: list[VersionEvidence],
+) -> tuple[VersionInfo, list[ExtractionWarning]]:
+    """Status and value from evidence in precedence order (see the module docstring).
+
+    A bare number (site-level evidence from a URL segment such as `/docs/16/`) is never
+    the value while a dotted number agrees with it."""
     if not evidence:
         return VersionInfo(), []
-    numbers = [e for e in evidence if not _is_alias(e.value)]
-    aliases = [e for e in evidence if _is_alias(e.value)]
+    numbers = [e for e in evidence if not is_alias(e.value)]
+    aliases = [e for e in evidence if is_alias(e.value)]
     listing = ", ".join(f"{e.source}={e.value}" for e in evidence)
     if numbers:
         pairs = [(a, b) for i, a in enumerate(numbers) for b in numbers[i + 1 :]]
-        if any(not versions_agree(a.value, b.value) for a, b in pairs):
+        if any(not numbers_agree(a.value, b.value) for a, b in pairs):
             warning = ExtractionWarning("version_conflict", listing)
             return VersionInfo(None, "conflicting", evidence), [warning]
         sources = {e.source for e in numbers}
         status = "consistent" if len(sources) >= 2 else "inferred"
-        return VersionInfo(numbers[0].value, status, evidence), []
+        value = next((e.value for e in numbers if not BARE_NUMBER_RE.match(e.value)),
+                     numbers[0].value)
+        return VersionInfo(value, status, evidence), []
     names = {e.value.casefold() for e in aliases}
     if len(names) > 1:
         warning = ExtractionWarning("version_uncertain", f"only differing aliases: {listing}")
         return VersionInfo(aliases[0].value, "inferred", evidence), [warning]
     status = "consistent" if len({e.source for e in aliases}) >= 2 else "inferred"
     return VersionInfo(aliases[0].value, status, evidence), []
+
+
+# Aliases that name the default documentation, not a version of its own: `/latest/x` and
+# `/x` may be one page; `/next/x` and `/x` never are.
+DEFAULT_ALIASES = frozenset({"latest", "stable", "current"})
+
+
+def version_key(value: str | None) -> str | None:
+    """What two pages must share to be merged by content deduplication: the version
+    number normalized (`v2.8.x` -> `2.8`, `1_81_0` -> `1.81.0`), a non-default alias
+    (`next`, `dev`), or None (no version, or a default alias such as `latest`)."""
+    if not value:
+        return None
+    token = value.strip().casefold()
+    if token in DEFAULT_ALIASES:
+        return None
+    if token in ALIASES:
+        return token
+    return token.removeprefix("v").replace("_", ".").removesuffix(".x")
+
+
+def page_version_key(evidence: list[VersionEvidence], url: str) -> str | None:
+    """The deduplication key of a page: the `version_key` of the version its URL names;
+    for a URL that names none, a non-default alias the page itself shows (a `next` or
+    `dev` switcher), else None.
+
+    Numbers the page shows without its URL naming them do not split it off: the default
+    documentation (`/docs/x`, showing "2.0") and its `latest` alias (`/docs/latest/x`) are
+    one page. Site-level evidence is left out: every page of the scope shares it."""
+    key = version_key(url_version(url))
+    if key is not None:
+        return key
+    own = verdict([e for e in evidence if not e.site])[0].value
+    return version_key(own) if own and is_alias(own) else None
+
+
+def evidence_of(version: dict[str, Any] | None) -> list[VersionEvidence]:
+    """The evidence of a written record's `version` object."""
+    return [VersionEvidence(str(e.get("source")), str(e.get("value")), site=bool(e.get("site")))
+            for e in (version or {}).get("evidence") or [] if isinstance(e, dict)]

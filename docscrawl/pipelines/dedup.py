@@ -1,24 +1,39 @@
 """Pipeline step 2: canonical URL and content hash; identical pages become one record.
 
 Pages are the same when their normalized Markdown hashes the same *and* they belong to the
-same documentation version (`docscrawl.dedup.content.url_version`): `/x/`, `/x/index.html`
-and `/latest/x/` merge, `/3.6/x/` and `/x/` never do. The record's canonical URL follows
+same documentation version (`docscrawl.extract.version.page_version_key`: the version the
+URL names, else a non-default alias the page shows). `/x/`, `/x/index.html` and
+`/latest/x/` merge; `/3.6/x/`, `/next/x/` and `/x/` never do: identical text in two
+versions is two page records, each with its own version. The record's canonical URL follows
 `docscrawl.dedup.canonical`: a usable `rel=canonical` first, else the preferred URL among
 the pages that served the content, whatever order they were fetched in.
 """
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
 
 from scrapy.exceptions import DropItem
 
 from docscrawl.dedup.canonical import CanonicalChoice, choose_canonical, rank
-from docscrawl.dedup.content import content_hash, url_version
+from docscrawl.dedup.content import content_hash
 from docscrawl.discovery.urls import normalize_url
+from docscrawl.extract.model import VersionEvidence
+from docscrawl.extract.version import evidence_of, page_version_key
 from docscrawl.items import CarriedPage, FetchedPage
 from docscrawl.ledger import ContentGroup, ContentGroups, GroupKey, SqlSet
 from docscrawl.pipelines.base import SessionPipeline
+
+# The version object of a stored page record, read without parsing the whole record
+# (its evidence list holds flat objects of version tokens: the first "]}" closes it).
+_VERSION_OBJECT = re.compile(r'"version":\s*(\{"value":.*?"evidence":\s*\[.*?\]\s*\})')
+
+
+def _stored_evidence(record_json: str | None) -> list[VersionEvidence]:
+    match = _VERSION_OBJECT.search(record_json or "")
+    return evidence_of(json.loads(match.group(1))) if match else []
 
 
 class DedupPipeline(SessionPipeline):
@@ -45,11 +60,14 @@ class DedupPipeline(SessionPipeline):
         stored = self._stored_unchanged(item, digest)
         if stored is not None:  # same content as last crawl: keep its canonical and chunks
             return self._carried(stored)
-        key = (url_version(item.final_url), digest)
+        key = (page_version_key(item.extract.version.evidence, item.final_url), digest)
         choice = choose_canonical(item.final_url, item.extract.canonical_href,
                                   self.session.frontier.scope)
         group = self._groups.get(key)
         if group is not None:
+            # The URL the group was written under, before a better one may replace it:
+            # a variant differing from it by one query parameter teaches the frontier.
+            self.session.frontier.params.learn_duplicate(item.track.url, group.canonical)
             self._reelect(key, group, choice)
             self._merge_duplicate(item, group.canonical)
             raise DropItem(f"duplicate of {group.canonical}", log_level="DEBUG")
@@ -78,7 +96,8 @@ class DedupPipeline(SessionPipeline):
     def _carried(self, item: CarriedPage) -> CarriedPage:
         """An unchanged page keeps its stored canonical URL; it still deduplicates."""
         row = item.row
-        key = (url_version(item.final_url), row.content_hash)
+        key = (page_version_key(_stored_evidence(row.page_record_json), item.final_url),
+               row.content_hash)
         group = self._groups.get(key)
         if group is not None or row.canonical_url in self._taken:
             canonical = group.canonical if group is not None else row.canonical_url
@@ -125,6 +144,7 @@ class DedupPipeline(SessionPipeline):
     def _merge_duplicate(self, item: FetchedPage | CarriedPage, canonical: str) -> None:
         track = item.track
         track.observe(item.final_url)
+        self.session.frontier.params.learn_duplicate(track.url, canonical)
         self.session.record_merged(canonical, track)
         self.session.log.record(
             track.url, "duplicate", reason="same_content", duplicate_of=canonical,

@@ -66,6 +66,7 @@ class ExportPipeline(SessionPipeline):
         session.structure.write_raw(structure_line)
         session.chunks.write_lines(chunk_lines)
         session.record_written(record["canonical_url"], item.track)
+        session.aggregates.observe(record["canonical_url"], ext.markdown)
         session.log.record(
             item.track.url, "extracted", status=item.status,
             redirect_chain=item.track.redirect_chain, fetch_mode=item.fetch_mode,

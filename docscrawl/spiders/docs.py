@@ -169,7 +169,9 @@ class DocsSpider(SiteResources, scrapy.Spider):
         if url in self._quiet and (worker is None or not worker.must_tell(
                 url, discovery or {"reason": "in_page", "from": None})):
             return
-        self.session.log.record(url, "skipped", reason=verdict.reason, rule=verdict.rule)
+        extra = {"param_rule": verdict.detail} if verdict.detail else {}
+        self.session.log.record(url, "skipped", reason=verdict.reason, rule=verdict.rule,
+                                **extra)
         if worker is not None:
             worker.told(url)
 
@@ -252,6 +254,7 @@ class DocsSpider(SiteResources, scrapy.Spider):
                        rule=f"{type(exc).__name__}: {exc}"[:300], status=response.status,
                        fetch_mode=fetch_mode)
             return
+        self.session.frontier.params.learn_generator(structure.profile)
         # The pages it links to keep its URL as their `from` until the crawl ends: one
         # string object, the track's own, rather than one more per page.
         page_url = track.url if response.url == track.url else response.url

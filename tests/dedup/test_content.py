@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from docscrawl.dedup.canonical import choose_canonical
-from docscrawl.dedup.content import content_hash, normalize_markdown, url_version
+from docscrawl.dedup.content import content_hash, normalize_markdown
 from docscrawl.discovery.scope import Scope
+from docscrawl.extract.version import url_version, version_key
 
 
 def test_whitespace_noise_does_not_change_the_hash() -> None:
@@ -17,17 +18,22 @@ def test_whitespace_noise_does_not_change_the_hash() -> None:
     assert content_hash(a) != content_hash("# Title\n\nText more")
 
 
-@pytest.mark.parametrize(("url", "version"), [
-    ("https://d.example/docs/3.6/x", "3.6"),
-    ("https://d.example/v2/x", "2"),
-    ("https://d.example/en/2.2.x/", "2.2.x"),
-    ("https://d.example/docs/x", None),
-    ("https://d.example/docs/latest/x", None),
-    ("https://d.example/en/stable/x", None),
-    ("https://d.example/cmake/help/v3.25/", "3.25"),
+@pytest.mark.parametrize(("url", "version", "key"), [
+    ("https://d.example/docs/3.6/x", "3.6", "3.6"),
+    ("https://d.example/v2/x", "v2", "2"),
+    ("https://d.example/en/2.2.x/", "2.2.x", "2.2"),
+    ("https://d.example/docs/x", None, None),
+    ("https://d.example/docs/latest/x", "latest", None),
+    ("https://d.example/en/stable/x", "stable", None),
+    ("https://d.example/docs/next/x", "next", "next"),
+    ("https://d.example/cmake/help/v3.25/", "v3.25", "3.25"),
+    ("https://d.example/doc/libs/1_81_0/doc/html/x.html", "1_81_0", "1.81.0"),
+    ("https://d.example/docs/16/x.html", None, None),  # a bare number is no URL version
 ])
-def test_url_version(url: str, version: str | None) -> None:
+def test_url_version_and_its_dedup_key(url: str, version: str | None, key: str | None) -> None:
+    """One rule reads a URL's version; deduplication compares its key."""
     assert url_version(url) == version
+    assert version_key(version) == key
 
 
 SCOPE = Scope("https://d.example/docs/")

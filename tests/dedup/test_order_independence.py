@@ -16,8 +16,9 @@ from lxml import html
 from scrapy.exceptions import DropItem
 
 from docscrawl.config import CrawlConfig
-from docscrawl.dedup.content import content_hash, url_version
+from docscrawl.dedup.content import content_hash
 from docscrawl.extract.model import PageExtract
+from docscrawl.extract.version import page_version_key
 from docscrawl.inspect.consolidate import PageSummary, plan_merge
 from docscrawl.items import FetchedPage
 from docscrawl.pagetrack import PageTrack
@@ -49,7 +50,7 @@ def run_pipeline(tmp_path: Path, order: list[tuple[str, str | None]]) -> CrawlSe
 
 def final_canonical(session: CrawlSession) -> str:
     """The group's canonical URL (written records follow it at the end: `renames`)."""
-    keys = {(url_version(url), content_hash(MARKDOWN)) for url in SPELLINGS}
+    keys = {(page_version_key([], url), content_hash(MARKDOWN)) for url in SPELLINGS}
     (key,) = keys  # all four spellings are one version
     return session.content_groups.get(key).canonical
 

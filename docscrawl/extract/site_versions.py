@@ -1,0 +1,250 @@
+"""Site-level version evidence: a version signal every page of the scope shares.
+
+A page alone may name its version nowhere the page-level rules read
+(`docscrawl.extract.version`): a DocBook manual under `/docs/16/` (a bare number is not a
+version in a URL) whose every page links home as "Product 16.2 Documentation"; a Javadoc
+tree under `/product/17/docs/api/` whose every title ends "(Product 17 & Kit 17)". What
+every page shares is evidence for every page:
+
+* shared signals: a version number in the `<title>` (source `title`), or in the site's
+  chrome (source `sidebar`): the text of links to the site's home page and short text
+  named as a version (`[class*=version]`, `#projectnumber`, `.caption`). A number counts
+  once `min_pages` pages were seen and at least `share` of them show it, and keeps counting
+  while half of them do; numbers that disagree with each other cancel out (never a guess).
+* the scope: a bare number or an underscore release (`/en/14/`, `/docs/16/`, `1_81_0`) in
+  the crawl's start directory is on every page's URL; it is not a version alone (bare
+  numbers are usually chapters or years) but becomes `url` evidence once a shared signal
+  agrees with it (`16` ~ `16.2`; `14` ~ `1.4`, the slug of a release series).
+
+A site signal is added to a page's evidence unless the page's own evidence disagrees
+(another number, or any alias: `latest` is often the development version): a multi-version
+site keeps each page's own version. The object is fed each page
+(`observe`), read with `apply`, and saved in the crawl state (`state`/`from_state`) so
+resumed and incremental crawls start from what earlier runs learned.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from lxml import etree
+
+from docscrawl.extract.model import ExtractionWarning, VersionEvidence, VersionInfo
+from docscrawl.extract.version import (
+    IN_TEXT_RE,
+    is_alias,
+    numbers_agree,
+    verdict,
+)
+
+__all__ = ["SiteVersions", "page_signals"]
+
+MIN_PAGES = 3
+SHARE = 0.8
+KEEP_SHARE = 0.5  # a signal once shared stays while this share of pages still shows it
+# Pages read for signals: every page until FULL_PAGES were read, then one in SAMPLE_EVERY
+# (a signal every page shares shows in a sample as well; reading costs a tree walk).
+FULL_PAGES = 20
+SAMPLE_EVERY = 10
+MAX_TOKENS = 200  # distinct candidate numbers kept (the most frequent survive)
+MAX_CHROME_CHARS = 120
+SCOPE_NUMBER_RE = re.compile(r"^(?:\d+|\d+(?:_\d+)+)$")
+# Short chrome text that names a version: class/id words, Doxygen's project number,
+# Haddock's package caption ("base-4.15.1.0: Basic libraries"). Looked up from the page's
+# class tokens and ids (`DocIndex`), so a page without such a name costs no tree walk.
+CHROME_WORDS = ("version", "projectnumber")
+CHROME_CLASSES = frozenset({"caption"})
+# Notes inside the content that name the version a feature changed in (Sphinx
+# `versionadded`...): not the version of the documentation.
+VERSION_NOTES = ("versionadded", "versionchanged", "versionmodified", "deprecated")
+MAX_CHROME_CHILDREN = 8  # larger elements (a whole page whose class says "version") are skipped
+
+
+@lru_cache(maxsize=256)
+def _chrome_query(classes: tuple[str, ...], ids: tuple[str, ...]) -> etree.XPath:
+    tests = [f"contains(@class, '{c}')" for c in classes]
+    tests += [f"@id='{i}'" for i in ids]
+    return etree.XPath(f"//*[{' or '.join(tests)}]")
+
+
+def _chrome(root: etree._Element, classes: Iterable[str], ids: Iterable[str]
+            ) -> list[etree._Element]:
+    named_classes = tuple(sorted(c for c in classes if "'" not in c and (
+        c in CHROME_CLASSES or any(w in c.lower() for w in CHROME_WORDS))
+        and not c.lower().startswith(VERSION_NOTES)))
+    named_ids = tuple(sorted(i for i in ids if "'" not in i and any(
+        w in i.lower() for w in CHROME_WORDS)))
+    if not named_classes and not named_ids:
+        return []
+    wanted = set(named_classes)
+    return [el for el in _chrome_query(named_classes, named_ids)(root)
+            if el.get("id") in named_ids or wanted & set((el.get("class") or "").split())]
+
+
+def _first_title(root: etree._Element) -> list[etree._Element]:
+    """The document's `<title>` (the walk stops at the first one, in the head)."""
+    title = next(root.iter("title"), None)
+    return [] if title is None else [title]
+_WORD_NUMBER = re.compile(r"(?<![\w.])(\d+)(?![\w.]\w)")
+
+
+def _numbers(text: str) -> list[str]:
+    """Version numbers written in short text (`2.8`, `v3`, `4.15.1.0`)."""
+    return [m.group(1).replace(" ", "") for m in IN_TEXT_RE.finditer(text)]
+
+
+def page_signals(root: etree._Element, home_texts: Iterable[str],
+                 scope: Iterable[str] = (), *, classes: Iterable[str] = (),
+                 ids: Iterable[str] = ()) -> set[tuple[str, str]]:
+    """(source, number) pairs a page shows where a site shows its version.
+
+    `home_texts`: texts of the page's links to the site's home page (the caller has the
+    page's resolved links); `scope`: bare numbers of the start directory, which also count
+    when the title writes them bare ("(Product 17 & Kit 17)" under `/product/17/`);
+    `classes`, `ids`: the page's class tokens and ids (`DocIndex`)."""
+    found: set[tuple[str, str]] = set()
+    for title in _first_title(root):
+        text = " ".join(title.itertext())
+        found.update(("title", n) for n in _numbers(text))
+        words = set(_WORD_NUMBER.findall(text))
+        found.update(("title", n) for n in scope if n in words)
+    for text in home_texts:
+        if len(text) <= MAX_CHROME_CHARS:
+            found.update(("sidebar", n) for n in _numbers(text))
+    for el in _chrome(root, classes, ids)[:10]:
+        if el.tag in ("html", "body") or len(el) > MAX_CHROME_CHILDREN:
+            continue
+        text = " ".join("".join(el.itertext()).split())
+        if text and len(text) <= MAX_CHROME_CHARS:
+            found.update(("sidebar", n) for n in _numbers(text))
+    return found
+
+
+def scope_numbers(site_url: str) -> list[str]:
+    """Bare-number directory segments of the crawl's start directory (`/en/14/` -> 14)."""
+    path = unquote(urlsplit(site_url).path)
+    directories = path.split("/")[1:-1]
+    return [s for s in directories if SCOPE_NUMBER_RE.match(s)]
+
+
+def home_urls(site_url: str) -> frozenset[str]:
+    """The site's home page URLs: the start directory and its index file."""
+    parts = urlsplit(site_url)
+    directory = parts.path.rsplit("/", 1)[0] + "/"
+    base = f"{parts.scheme}://{parts.netloc}{directory}"
+    return frozenset({base, base + "index.html", base + "index.htm"})
+
+
+@dataclass(frozen=True, slots=True)
+class SiteSignal:
+    source: str
+    value: str
+
+
+class SiteVersions:
+    """What the crawl learned about the site's version (bounded; see module docstring)."""
+
+    def __init__(self, site_url: str, *, min_pages: int = MIN_PAGES,
+                 share: float = SHARE) -> None:
+        self.min_pages, self.share = min_pages, share
+        self.scope = scope_numbers(site_url)
+        self.home = home_urls(site_url)
+        self.pages = 0
+        self.counts: dict[tuple[str, str], int] = {}
+        self.established: set[tuple[str, str]] = set()  # signals that were shared enough
+        self._cached: list[VersionEvidence] | None = None
+        self.offered = 0  # pages offered to `wants_page`
+
+    def wants_page(self) -> bool:
+        """Whether to read this page's signals (all early pages, then a sample)."""
+        self.offered += 1
+        return self.pages < FULL_PAGES or self.offered % SAMPLE_EVERY == 0
+
+    def observe(self, signals: set[tuple[str, str]]) -> None:
+        """Count one page's signals (each page read once; see `wants_page`)."""
+        self.pages += 1
+        for key in signals:
+            self.counts[key] = self.counts.get(key, 0) + 1
+        if len(self.counts) > MAX_TOKENS:
+            keep = sorted(self.counts.items(), key=lambda kv: -kv[1])[: MAX_TOKENS // 2]
+            self.counts = dict(keep)
+        self._cached = None
+
+    def evidence(self) -> list[VersionEvidence]:
+        """Site-level evidence every page gets (empty while nothing is shared enough)."""
+        if self._cached is None:
+            self._cached = self._evidence()
+        return self._cached
+
+    def _evidence(self) -> list[VersionEvidence]:
+        if self.pages < self.min_pages:
+            return []
+        need, keep = self.share * self.pages, KEEP_SHARE * self.pages
+        for key, n in self.counts.items():
+            if n >= need:
+                self.established.add(key)
+        # Pages that do not show the signal (source listings, an index) may follow a run
+        # of pages that do: a signal once shared stays while half the pages show it.
+        shared = [SiteSignal(s, v) for (s, v), n in self.counts.items()
+                  if n >= need or ((s, v) in self.established and n >= keep)]
+        if not shared or any(not numbers_agree(a.value, b.value) for a in shared for b in shared):
+            return []
+        shared.sort(key=lambda sig: (sig.source != "title", -len(sig.value), sig.value))
+        found = [VersionEvidence(sig.source, sig.value, site=True) for sig in shared]
+        for number in self.scope:
+            dotted = number.replace("_", ".")
+            if all(numbers_agree(dotted, sig.value) for sig in shared):
+                found.insert(0, VersionEvidence("url", number, site=True))
+                break
+        return found
+
+    def apply(self, version: VersionInfo,
+              warnings: list[ExtractionWarning]) -> tuple[VersionInfo, list[ExtractionWarning]]:
+        """The page's version with the site's evidence added, unless the page disagrees."""
+        site = self.evidence()
+        if not site or version.status == "conflicting":
+            return version, warnings
+        own = version.evidence
+        if any(not _compatible(e.value, s.value) for e in own for s in site):
+            return version, warnings
+        known = {(e.source, e.value) for e in own}
+        added = [s for s in site if (s.source, s.value) not in known]
+        if not added:
+            return version, warnings
+        merged = [*[s for s in added if s.source == "url"], *own,
+                  *[s for s in added if s.source != "url"]]
+        combined, extra = verdict(merged)
+        kept = [w for w in warnings if w.code != "version_uncertain"]
+        return combined, [*kept, *extra]
+
+    # -- crawl state -------------------------------------------------------------------
+
+    def state(self) -> dict[str, Any]:
+        return {"pages": self.pages,
+                "counts": [[s, v, n] for (s, v), n in self.counts.items()],
+                "established": [[s, v] for s, v in sorted(self.established)]}
+
+    def restore(self, state: dict[str, Any]) -> None:
+        """Continue from a saved state (bad or missing fields are ignored)."""
+        try:
+            pages = int(state.get("pages", 0))
+            counts = {(str(s), str(v)): int(n) for s, v, n in state.get("counts", [])}
+            established = {(str(s), str(v)) for s, v in state.get("established", [])}
+        except (TypeError, ValueError):
+            return
+        self.pages, self.counts, self._cached = pages, counts, None
+        self.established = established
+
+
+def _compatible(page_value: str, site_value: str) -> bool:
+    """A page's own evidence leaves room for the site's number when it agrees with it; an
+    alias never does (`latest` is often the development version, not the release most
+    pages name)."""
+    if is_alias(page_value):
+        return False
+    return numbers_agree(page_value, site_value)

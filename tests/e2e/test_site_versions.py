@@ -1,0 +1,82 @@
+"""Site-level versions and version-aware deduplication, crawled over a real HTTP server.
+
+Fixture sites (fixtures/sites/versions/, hand-written): a DocBook manual under a bare
+numeric directory whose every page links home as "Acme 16.2 Documentation"; a Javadoc tree
+under `/acme/17/docs/api/` whose every title ends "(Acme SE 17 & Kit 17)"; a Docusaurus
+site with three versions (latest at /docs/, /docs/next/, /docs/2.x/) whose introduction
+page has the same text in every version.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from docscrawl.devserver import FixtureServer, StaticSite
+from tests.conftest import SITES, CrawlOutput, read_jsonl, run_crawl
+
+
+@pytest.fixture(scope="module")
+def versions_site() -> Iterator[FixtureServer]:
+    with StaticSite(SITES / "versions") as server:
+        yield server
+
+
+def crawl(server: FixtureServer, path: str, out: Path) -> CrawlOutput:
+    result = run_crawl(server.url + path, out, "render=never")
+    assert result.returncode == 0, result.stderr[-2000:]
+    return CrawlOutput(out, result)
+
+
+@pytest.mark.parametrize(("path", "value", "pages"), [
+    ("/docbook/docs/16/", "16.2", 5),
+    ("/javadoc/acme/17/docs/api/", "17", 6),
+])
+def test_a_signal_every_page_shares_versions_every_page(
+        versions_site: FixtureServer, tmp_path: Path, path: str, value: str, pages: int) -> None:
+    """No page names its version where the page-level rules look; together they do.
+    Pages written before the signal was known are updated at the end, chunks too."""
+    out = crawl(versions_site, path, tmp_path / "out")
+    assert len(out.pages) == pages
+    for page in out.pages:
+        version = page["version"]
+        assert (version["value"], version["status"]) == (value, "consistent"), page["final_url"]
+        assert {e["source"] for e in version["evidence"] if e["site"]} >= {"url"}
+    chunks = read_jsonl(tmp_path / "out" / "chunks.jsonl")
+    assert chunks and all(c["metadata"]["version"] == value for c in chunks)
+
+
+def test_the_model_is_kept_for_the_next_crawl(versions_site: FixtureServer,
+                                              tmp_path: Path) -> None:
+    """A re-crawl starts from what the last one learned (site_model.json in the state
+    directory); pages carried over unchanged keep the version written the first time."""
+    model = tmp_path / "out" / "site_model.json"
+    crawl(versions_site, "/docbook/docs/16/", tmp_path / "out")
+    state = json.loads(model.read_text())["versions"]
+    again = crawl(versions_site, "/docbook/docs/16/", tmp_path / "out")
+    assert {p["version"]["value"] for p in again.pages} == {"16.2"}
+    assert state["pages"] >= 3  # restored, not started again from nothing
+    assert json.loads(model.read_text())["versions"]["pages"] >= state["pages"]
+
+
+def test_identical_text_in_three_versions_is_three_records(versions_site: FixtureServer,
+                                                           tmp_path: Path) -> None:
+    out = crawl(versions_site, "/docusaurus/docs/", tmp_path / "out")
+    intros = {p["canonical_url"].removeprefix(versions_site.url + "/docusaurus/docs/"):
+              p for p in out.pages if p["canonical_url"].endswith("intro.html")}
+    assert set(intros) == {"intro.html", "next/intro.html", "2.x/intro.html"}
+    assert len({p["content_hash"] for p in intros.values()}) == 1
+    assert {k: p["version"]["value"] for k, p in intros.items()} == {
+        "intro.html": "3.x", "next/intro.html": "next", "2.x/intro.html": "2.x"}
+    merged = [(e["url"], e["duplicate_of"]) for e in out.log
+              if e["event"] == "duplicate" and e["reason"] == "same_content"]
+    assert merged  # `/docs/` and `/docs/index.html` of one version still merge
+    assert all(_version_dir(a) == _version_dir(b) for a, b in merged), merged
+
+
+def _version_dir(url: str) -> str:
+    rest = url.split("/docusaurus/docs/", 1)[1]
+    return rest.split("/", 1)[0] if rest.startswith(("next/", "2.x/")) else ""
