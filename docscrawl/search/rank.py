@@ -1,0 +1,266 @@
+"""Ranking: version filter first, lexical and semantic candidates fused, then structure.
+
+1. Version: an explicit `version` filters before anything is ranked (an unknown one is an
+   error). Without one, a version the index holds named in the query ("in 3.6") filters
+   the same way; otherwise the site's default version (its start page's, else its most
+   common) is preferred and the result says which.
+2. Candidates: FTS5 bm25 over code-aware terms (title, headings, inbound anchor text,
+   body) and cosine over the chunk vectors, each its best `POOL`, unioned and fused by
+   reciprocal rank.
+3. Structure: query words in the title or heading path, code chunks for command-like
+   queries, `main_content` over other regions, aggregate pages (print views) below the
+   pages they copy; one result per section.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from docscrawl.search.index import SearchIndex, version_token
+from docscrawl.search.tokenize import (
+    command_like,
+    fts_phrase,
+    is_compound,
+    query_terms,
+    words,
+)
+
+POOL = 100
+RRF_K = 20
+LEXICAL_WEIGHT = 1.0
+SEMANTIC_WEIGHT = 0.6
+OTHER_VERSION = 0.6     # factor for chunks outside the preferred default version
+HEADING_BOOST = 0.6     # at most this much more for query words all in title/headings
+CODE_BOOST = 0.15
+OFF_MAIN = 0.8
+AGGREGATE = 0.5
+
+
+class VersionError(ValueError):
+    """A version the index does not hold."""
+
+
+@dataclass
+class Hit:
+    """One ranked chunk with its citation fields."""
+    score: float
+    record: dict[str, Any]
+    page_aggregate_of: list[str] = field(default_factory=list)
+
+    @property
+    def meta(self) -> dict[str, Any]:
+        return self.record.get("metadata") or {}
+
+    def anchor(self) -> str | None:
+        meta = self.meta
+        if meta.get("anchor"):
+            return str(meta["anchor"])
+        source = str(meta.get("source_url") or "")
+        return source.split("#", 1)[1] if "#" in source else None
+
+    def url(self) -> str:
+        base = str(self.meta.get("canonical_url") or self.meta.get("source_url") or "")
+        anchor = self.anchor()
+        return f"{base}#{anchor}" if anchor else base
+
+    def section_key(self) -> tuple[str, str]:
+        return (str(self.meta.get("canonical_url")),
+                self.anchor() or " > ".join(self.meta.get("heading_path") or []))
+
+    def citation(self) -> str:
+        meta = self.meta
+        section = " › ".join([str(meta.get("title") or "Untitled"),
+                              *[str(h) for h in meta.get("heading_path") or []
+                                if h != meta.get("title")]])
+        version = meta.get("version")
+        date = str(meta.get("retrieved_at") or "")[:10]
+        parts = [section, f"version {version}" if version else "unversioned", self.url()]
+        if date:
+            parts.append(f"retrieved {date}")
+        return ", ".join(parts)
+
+    def as_json(self) -> dict[str, Any]:
+        meta = self.meta
+        return {
+            "url": self.url(),
+            "title": meta.get("title"),
+            "heading_path": meta.get("heading_path") or [],
+            "breadcrumbs": meta.get("breadcrumbs") or [],
+            "version": meta.get("version"),
+            "retrieved_at": meta.get("retrieved_at"),
+            "content_hash": meta.get("content_hash"),
+            "chunk_id": self.record.get("id"),
+            "score": round(self.score, 6),
+            "text": self.record.get("markdown") or self.record.get("text") or "",
+            "citation": self.citation(),
+            "sections": meta.get("sections") or [],
+            "inbound_count": meta.get("inbound_count", 0),
+        }
+
+
+@dataclass
+class Result:
+    """Ranked hits and what version scope was used."""
+    hits: list[Hit]
+    version: str | None
+    version_source: str   # "filter", "query", "default", "none"
+
+    def note(self) -> str:
+        if self.version_source == "filter":
+            return f"version {self.version} (--version)"
+        if self.version_source == "query":
+            return f"version {self.version} (named in the query)"
+        if self.version_source == "default":
+            return f"preferring version {self.version}, the site's default"
+        return "no version information"
+
+
+class Searcher:
+    """Ranks the chunks of one index; holds the vector matrix in memory."""
+
+    def __init__(self, index: SearchIndex) -> None:
+        self.index = index
+        self._matrix: Any = None
+        self._rowids: Any = None
+        self._versions: Any = None
+        self._loaded_sig: str | None = None
+
+    def _vectors(self) -> tuple[Any, Any, Any]:
+        sig = self.index.meta("signature")
+        if self._matrix is None or sig != self._loaded_sig:
+            import numpy as np
+
+            rows = self.index.db.execute(
+                "SELECT rowid, version, vec FROM chunks WHERE vec IS NOT NULL ORDER BY rowid"
+            ).fetchall()
+            if rows:
+                self._matrix = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float16
+                                             ).reshape(len(rows), -1).astype(np.float32)
+            else:
+                self._matrix = np.zeros((0, 1), dtype=np.float32)
+            self._rowids = np.array([r[0] for r in rows], dtype=np.int64)
+            self._versions = np.array([r[1] or "" for r in rows], dtype=object)
+            self._loaded_sig = sig
+        return self._matrix, self._rowids, self._versions
+
+    def resolve_version(self, query: str, version: str | None) -> tuple[str | None, str]:
+        known = self.index.versions()
+        if version is not None:
+            if version not in known:
+                shown = ", ".join(known) if known else "none"
+                raise VersionError(f"version {version!r} is not in the index "
+                                   f"(versions: {shown})")
+            return version, "filter"
+        lowered = query.lower()
+        for candidate in sorted(known, key=len, reverse=True):
+            pattern = r"(?<![\w.])v?" + re.escape(candidate.lower()) + r"(?![\w]|\.\d)"
+            if re.search(pattern, lowered) and any(ch.isdigit() for ch in candidate):
+                return candidate, "query"
+        default = self.index.default_version()
+        return (default, "default") if default and len(known) > 1 else (default, "none")
+
+    def lexical(self, terms: list[str], version: str | None) -> list[tuple[int, float]]:
+        if not terms:
+            return []
+        expression = " OR ".join(fts_phrase(t) for t in terms)
+        if version is not None:
+            expression = f"ver : {fts_phrase(version_token(version))} AND ({expression})"
+        try:
+            rows = self.index.db.execute(
+                "SELECT rowid, rank FROM fts WHERE fts MATCH ? ORDER BY rank LIMIT ?",
+                (expression, POOL)).fetchall()
+        except Exception:  # an FTS syntax corner case: search the plain words alone
+            plain = [t for t in terms if t.isalnum()]
+            if not plain or plain == terms:
+                return []
+            return self.lexical(plain, version)
+        return [(int(r[0]), -float(r[1])) for r in rows]
+
+    def semantic(self, query: str, version: str | None) -> list[tuple[int, float]]:
+        embedder = self.index.embedder
+        if embedder is None:
+            return []
+        import numpy as np
+
+        matrix, rowids, versions = self._vectors()
+        if not len(rowids):
+            return []
+        scores = matrix @ embedder.embed([query])[0]
+        if version is not None:
+            scores = np.where(versions == version, scores, -np.inf)
+        top = np.argpartition(-scores, min(POOL, len(scores) - 1))[:POOL]
+        top = top[np.argsort(-scores[top])]
+        return [(int(rowids[i]), float(scores[i])) for i in top if np.isfinite(scores[i])]
+
+    def search(self, query: str, *, version: str | None = None, k: int = 10) -> Result:
+        version, source = self.resolve_version(query, version)
+        filtered = version if source in ("filter", "query") else None
+        terms = query_terms(query)
+        fused: dict[int, float] = {}
+        for weight, ranked in ((LEXICAL_WEIGHT, self.lexical(terms, filtered)),
+                               (SEMANTIC_WEIGHT, self.semantic(query, filtered))):
+            for rank, (rowid, _score) in enumerate(ranked):
+                fused[rowid] = fused.get(rowid, 0.0) + weight / (RRF_K + rank + 1)
+        hits = self._structural(fused, terms, query, preferred=version
+                                if source == "default" else None)
+        return Result(hits=_collapse(hits)[:k], version=version, version_source=source)
+
+    def _structural(self, fused: dict[int, float], terms: list[str], query: str, *,
+                    preferred: str | None) -> list[Hit]:
+        if not fused:
+            return []
+        marks = ",".join("?" * len(fused))
+        rows = self.index.db.execute(
+            f"SELECT c.rowid, c.line, p.aggregate_of FROM chunks c LEFT JOIN pages p "
+            f"ON p.url=c.page_url WHERE c.rowid IN ({marks})", list(fused)).fetchall()
+        plain = {t for t in terms if not is_compound(t)}
+        code_query = command_like(query)
+        hits = []
+        for rowid, line, aggregate in rows:
+            record = json.loads(line)
+            meta = record.get("metadata") or {}
+            score = fused[rowid]
+            if plain:
+                heading_words = words([str(meta.get("title") or ""),
+                                       *map(str, meta.get("heading_path") or [])])
+                score *= 1 + HEADING_BOOST * len(plain & heading_words) / len(plain)
+            if code_query and meta.get("has_code"):
+                score *= 1 + CODE_BOOST
+            if meta.get("region", "main_content") != "main_content":
+                score *= OFF_MAIN
+            copies = json.loads(aggregate) if aggregate else []
+            if copies:
+                score *= AGGREGATE
+            if preferred is not None and meta.get("version") not in (preferred, None):
+                score *= OTHER_VERSION
+            hits.append(Hit(score=score, record=record, page_aggregate_of=copies))
+        hits.sort(key=lambda h: h.score, reverse=True)
+        return _below_originals(hits)
+
+
+def _below_originals(hits: list[Hit]) -> list[Hit]:
+    """An aggregate page's chunk never ranks above a chunk of a page it copies."""
+    ordered = list(hits)
+    for hit in [h for h in hits if h.page_aggregate_of]:
+        copied = {u.split("#", 1)[0] for u in hit.page_aggregate_of}
+        at = ordered.index(hit)
+        last = max((i for i, h in enumerate(ordered)
+                    if str(h.meta.get("canonical_url")) in copied), default=-1)
+        if last > at:
+            ordered.insert(last, ordered.pop(at))
+    return ordered
+
+
+def _collapse(hits: list[Hit]) -> list[Hit]:
+    """Keep the best chunk of each section."""
+    seen: set[tuple[str, str]] = set()
+    kept = []
+    for hit in hits:
+        key = hit.section_key()
+        if key not in seen:
+            seen.add(key)
+            kept.append(hit)
+    return kept

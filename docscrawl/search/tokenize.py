@@ -1,0 +1,107 @@
+"""Code-aware terms for the lexical index and for queries.
+
+Documentation questions mix prose with identifiers: `json.dumps`, `--save-exact`,
+`SQLSTATE 23505`, `Iterator<E>`, `std::vector`, `$HOME`. Each such token is indexed whole
+(so a query for it matches it exactly, with the rarity of the whole token) and also as
+its parts, split at punctuation, CamelCase and snake_case (so `dumps` or `save exact`
+still find it). FTS5 then sees space-separated terms; its tokenizer keeps the
+punctuation listed in `TOKENCHARS` inside a term.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+
+# Characters kept inside one term by FTS5 (`unicode61 tokenchars ...`); every other
+# non-alphanumeric character separates terms.
+TOKENCHARS = "._-<>:/$@#"
+FTS_TOKENCHARS = TOKENCHARS + "_"  # snake_case names stay whole too
+
+# A compound token: an optional flag dash run, then word characters joined by the
+# punctuation identifiers use (dots, colons, slashes, dashes, generics).
+_COMPOUND = re.compile(
+    r"(?:--?|\$|@|#)?[^\W_][\w]*(?:(?:\.|::|:|/|-|->)[\w]+)*(?:<[\w,.:]+>)?",
+)
+_PART = re.compile(r"[^\W_]+")
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+|[^\W\d_]+")
+
+# English function words and the words every how-to question carries; dropped from
+# queries (never from the index) so an OR query stays about what the question names.
+_STOPWORDS = """
+a an the and or but if of to in on at by for with from as into onto about over under
+is are was were be been being do does did done doing have has had having can could
+should would will shall may might must i me my we our you your it its this that these
+those there here what which who whom whose when where why how not no yes so than then
+too very just also any all some each every other such only own same both few more most
+get gets use using used want need make way there's i'm it's don't doesn't let lets
+"""
+STOPWORDS = frozenset(_STOPWORDS.split())
+
+_SEPARATORS = re.compile(r"[^\w" + re.escape(TOKENCHARS) + r"]+")
+
+
+def _split_words(part: str) -> list[str]:
+    """CamelCase and letter/digit boundaries: `HTTPServerError2` -> HTTP Server Error 2."""
+    return _CAMEL.findall(part)
+
+
+def terms(text: str) -> Iterator[str]:
+    """Every index term of `text`, lower case: whole compounds, then their parts."""
+    for match in _COMPOUND.finditer(text):
+        token = match.group(0)
+        whole = token.lower().rstrip(".:-/")
+        parts = _PART.findall(token)
+        if not parts:
+            continue
+        if len(parts) > 1 or whole != parts[0].lower():
+            yield whole
+        for part in parts:
+            words = _split_words(part)
+            if len(words) > 1:
+                yield part.lower()
+            for word in words:
+                yield word.lower()
+
+
+def index_text(text: str) -> str:
+    """`text` as the space-separated term string stored in an FTS5 column."""
+    return " ".join(terms(text))
+
+
+def query_terms(query: str) -> list[str]:
+    """The distinct terms of a query, stopwords dropped (all kept if nothing is left)."""
+    found = list(dict.fromkeys(terms(query)))
+    kept = [term for term in found if term not in STOPWORDS]
+    return kept or found
+
+
+def is_compound(term: str) -> bool:
+    """True for a whole identifier kept with its punctuation (`json.dumps`)."""
+    return any(ch in TOKENCHARS for ch in term)
+
+
+def fts_phrase(term: str) -> str:
+    """One term quoted for an FTS5 MATCH expression."""
+    return '"' + term.replace('"', '""') + '"'
+
+
+def command_like(query: str) -> bool:
+    """A query that reads like a command line or a flag: code blocks answer it best."""
+    stripped = query.strip()
+    return bool(re.search(r"(^|\s)--?[a-z]", stripped) or stripped.startswith(("$ ", "`"))
+                or (re.match(r"^[a-z][\w.-]* [a-z-]+( |$)", stripped) and "?" not in stripped
+                and len(stripped.split()) <= 4))
+
+
+def words(texts: Iterable[str]) -> set[str]:
+    """The set of terms of several texts (heading paths, titles)."""
+    found: set[str] = set()
+    for text in texts:
+        found.update(terms(text))
+    return found
+
+
+def separators() -> re.Pattern[str]:
+    """What FTS5 treats as a separator, for tests that check both agree."""
+    return _SEPARATORS
