@@ -18,6 +18,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 import sqlite3
 from collections import Counter
 from collections.abc import Iterator
@@ -33,9 +34,14 @@ logger = logging.getLogger(__name__)
 INDEX_NAME = "search.sqlite3"
 SCHEMA = 1
 BATCH = 512
+# A static embedding averages its tokens: the title, headings and opening lines say what
+# a chunk is about; more text costs CPU and blurs the vector.
+EMBED_CHARS = 600
 # bm25 weights per FTS column: version token, title, headings, anchors, body.
 BM25_WEIGHTS = (0.0, 2.0, 3.0, 1.5, 1.0)
 _DECODER = json.JSONDecoder()
+# Markdown link destinations: URLs are not what a chunk says (its anchor text is).
+_LINK_DESTINATION = re.compile(r"\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
 
 
 class IndexError_(ValueError):
@@ -95,14 +101,15 @@ def _fts_columns(record: dict[str, Any]) -> tuple[str, str, str, str, str]:
             anchors += [str(link.get("anchor_text") or ""), str(link.get("container_label") or "")]
     return (version_token(meta.get("version")), index_text(str(meta.get("title") or "")),
             index_text(" \n ".join(headings)), index_text(" \n ".join(anchors)),
-            index_text(str(record.get("markdown") or record.get("text") or "")))
+            index_text(_LINK_DESTINATION.sub("]", str(record.get("markdown") or ""))))
 
 
 def embed_text(record: dict[str, Any]) -> str:
     """What a chunk's vector is computed from: its context label and the start of it."""
     meta = record.get("metadata") or {}
     head = " > ".join([str(meta.get("title") or ""), *map(str, meta.get("heading_path") or [])])
-    return head + "\n" + str(record.get("markdown") or "")[:1500]
+    body = _LINK_DESTINATION.sub("]", str(record.get("markdown") or ""))
+    return head + "\n" + body[:EMBED_CHARS]
 
 
 class SearchIndex:

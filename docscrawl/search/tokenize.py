@@ -24,6 +24,7 @@ _COMPOUND = re.compile(
     r"(?:--?|\$|@|#)?[^\W_][\w]*(?:(?:\.|::|:|/|-|->)[\w]+)*(?:<[\w,.:]+>)?",
 )
 _PART = re.compile(r"[^\W_]+")
+# CamelCase and letter/digit boundaries: `HTTPServerError2` -> HTTP Server Error 2.
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+|[^\W\d_]+")
 
 # English function words and the words every how-to question carries; dropped from
@@ -41,23 +42,26 @@ STOPWORDS = frozenset(_STOPWORDS.split())
 _SEPARATORS = re.compile(r"[^\w" + re.escape(TOKENCHARS) + r"]+")
 
 
-def _split_words(part: str) -> list[str]:
-    """CamelCase and letter/digit boundaries: `HTTPServerError2` -> HTTP Server Error 2."""
-    return _CAMEL.findall(part)
-
-
 def terms(text: str) -> Iterator[str]:
     """Every index term of `text`, lower case: whole compounds, then their parts."""
-    for match in _COMPOUND.finditer(text):
-        token = match.group(0)
-        whole = token.lower().rstrip(".:-/")
+    for token in _COMPOUND.findall(text):
+        if token.isalnum():  # a plain word, the common case: split CamelCase only
+            if token.islower() or token.isdigit():
+                yield token
+                continue
+            words = _CAMEL.findall(token)
+            yield token.lower()
+            if len(words) > 1:
+                yield from (word.lower() for word in words)
+            continue
         parts = _PART.findall(token)
         if not parts:
             continue
+        whole = token.lower().rstrip(".:-/")
         if len(parts) > 1 or whole != parts[0].lower():
             yield whole
         for part in parts:
-            words = _split_words(part)
+            words = _CAMEL.findall(part)
             if len(words) > 1:
                 yield part.lower()
             for word in words:
@@ -87,11 +91,13 @@ def fts_phrase(term: str) -> str:
 
 
 def command_like(query: str) -> bool:
-    """A query that reads like a command line or a flag: code blocks answer it best."""
+    """A query written as a command line: a flag, a `$ ` prompt, backticks, a KEY=VALUE
+    or a pipe. Code blocks answer it best."""
     stripped = query.strip()
-    return bool(re.search(r"(^|\s)--?[a-z]", stripped) or stripped.startswith(("$ ", "`"))
-                or (re.match(r"^[a-z][\w.-]* [a-z-]+( |$)", stripped) and "?" not in stripped
-                and len(stripped.split()) <= 4))
+    return bool(stripped.startswith(("$ ", "`")) or _COMMAND_MARK.search(stripped))
+
+
+_COMMAND_MARK = re.compile(r"(^|\s)--?[A-Za-z]|\w=\S|\s\|\s")
 
 
 def words(texts: Iterable[str]) -> set[str]:
