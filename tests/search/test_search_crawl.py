@@ -5,33 +5,17 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from docscrawl.devserver import StaticSite
 from docscrawl.search import Searcher, SearchIndex, VersionError
-from tests.conftest import ROOT, SITES, crawl, read_jsonl
+from tests.conftest import ROOT, crawl, read_jsonl
 
 pytestmark = pytest.mark.e2e
-
-
-@pytest.fixture(scope="module")
-def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Path, str]]:
-    """A copy of the demo site (so a test may edit it), served, and its first crawl."""
-    base = tmp_path_factory.mktemp("search")
-    site = base / "site"
-    shutil.copytree(SITES / "demo", site)
-    out = base / "out"
-    with StaticSite(site) as server:
-        seed = f"{server.url}/docs/"
-        crawl(seed, out)
-        yield site, out, seed
 
 
 def chunks_of(out: Path, suffix: str) -> list[dict]:
