@@ -57,8 +57,11 @@ def _field(line: str, name: str) -> Any:
     at = line.find(f'"{name}":')
     if at < 0:
         return None
+    start = at + len(name) + 3
+    while line[start:start + 1] in (" ", "\t"):
+        start += 1
     try:
-        return _DECODER.raw_decode(line, at + len(name) + 3)[0]
+        return _DECODER.raw_decode(line, start)[0]
     except ValueError:
         return None
 

@@ -19,6 +19,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
+# One query is one matrix-vector product: BLAS threads only contend for memory bandwidth
+# and for cores other processes use.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 DEFAULT_EMBEDDER = "wordllama"
 ENV_EMBEDDER = "DOCSCRAWL_EMBEDDER"
 

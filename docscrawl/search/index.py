@@ -27,12 +27,12 @@ from pathlib import Path
 from typing import Any
 
 from docscrawl.search.embed import Embedder, EmbedderError, load_embedder
-from docscrawl.search.tokenize import FTS_TOKENCHARS, index_text
+from docscrawl.search.tokenize import FTS_TOKENCHARS, index_text, terms
 
 logger = logging.getLogger(__name__)
 
 INDEX_NAME = "search.sqlite3"
-SCHEMA = 1
+SCHEMA = 2
 BATCH = 512
 # A static embedding averages its tokens: the title, headings and opening lines say what
 # a chunk is about; more text costs CPU and blurs the vector.
@@ -61,6 +61,8 @@ def _raw_field(line: str, name: str) -> tuple[Any, str]:
     if at < 0:
         return None, ""
     start = at + len(name) + 3
+    while line[start:start + 1] in (" ", "\t"):
+        start += 1
     try:
         value, end = _DECODER.raw_decode(line, start)
     except ValueError:
@@ -102,6 +104,17 @@ def _fts_columns(record: dict[str, Any]) -> tuple[str, str, str, str, str]:
     return (version_token(meta.get("version")), index_text(str(meta.get("title") or "")),
             index_text(" \n ".join(headings)), index_text(" \n ".join(anchors)),
             index_text(_LINK_DESTINATION.sub("]", str(record.get("markdown") or ""))))
+
+
+def _rank_columns(meta: dict[str, Any]) -> tuple[str, int, str, str]:
+    """What ranking reads for every candidate, kept apart from the JSON line: the terms of
+    the title and heading path, code, region, and the section the chunk belongs to."""
+    headings = [str(meta.get("title") or ""), *map(str, meta.get("heading_path") or [])]
+    source = str(meta.get("source_url") or "")
+    anchor = meta.get("anchor") or (source.split("#", 1)[1] if "#" in source else "")
+    section = f"{meta.get('canonical_url')}#{anchor or ' > '.join(headings[1:])}"
+    return (" ".join(sorted(set(terms(" \n ".join(headings))))), int(bool(meta.get("has_code"))),
+            str(meta.get("region") or "main_content"), section)
 
 
 def embed_text(record: dict[str, Any]) -> str:
@@ -162,7 +175,8 @@ class SearchIndex:
         db.executescript(f"""
             CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
             CREATE TABLE chunks(rowid INTEGER PRIMARY KEY, chunk_id TEXT UNIQUE,
-                page_url TEXT, version TEXT, inbound_sig TEXT, line TEXT, vec BLOB);
+                page_url TEXT, version TEXT, inbound_sig TEXT, line TEXT, vec BLOB,
+                heading_terms TEXT, has_code INTEGER, region TEXT, section_key TEXT);
             CREATE INDEX chunks_page ON chunks(page_url);
             CREATE TABLE pages(url TEXT PRIMARY KEY, offset INTEGER, version TEXT,
                 title TEXT, aggregate_of TEXT);
@@ -317,10 +331,10 @@ class SearchIndex:
             self._delete(str(record.get("id")))
             blob = vectors[i].tobytes() if vectors is not None else None
             cur = self.db.execute(
-                "INSERT INTO chunks(chunk_id, page_url, version, inbound_sig, line, vec) "
-                "VALUES(?,?,?,?,?,?)",
+                "INSERT INTO chunks(chunk_id, page_url, version, inbound_sig, line, vec, "
+                "heading_terms, has_code, region, section_key) VALUES(?,?,?,?,?,?,?,?,?,?)",
                 (record.get("id"), meta.get("canonical_url"), meta.get("version"), sig, line,
-                 blob))
+                 blob, *_rank_columns(meta)))
             self.db.execute("INSERT INTO fts(rowid, ver, title, headings, anchors, body) "
                             "VALUES(?,?,?,?,?,?)", (cur.lastrowid, *_fts_columns(record)))
 

@@ -19,16 +19,17 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from docscrawl.search.index import SearchIndex, version_token
+from docscrawl.search.index import BM25_WEIGHTS, SearchIndex, version_token
 from docscrawl.search.tokenize import (
     command_like,
     fts_phrase,
     is_compound,
     query_terms,
-    words,
 )
 
 POOL = 100
+COARSE_DIMS = 64
+COARSE_POOL = 400
 RRF_K = 20
 LEXICAL_WEIGHT = 1.0
 SEMANTIC_WEIGHT = 0.6
@@ -37,6 +38,10 @@ HEADING_BOOST = 0.6     # at most this much more for query words all in title/he
 CODE_BOOST = 0.15
 OFF_MAIN = 0.8
 AGGREGATE = 0.5
+
+
+def _weights() -> str:
+    return ", ".join(str(float(w)) for w in BM25_WEIGHTS)
 
 
 class VersionError(ValueError):
@@ -65,10 +70,6 @@ class Hit:
         base = str(self.meta.get("canonical_url") or self.meta.get("source_url") or "")
         anchor = self.anchor()
         return f"{base}#{anchor}" if anchor else base
-
-    def section_key(self) -> tuple[str, str]:
-        return (str(self.meta.get("canonical_url")),
-                self.anchor() or " > ".join(self.meta.get("heading_path") or []))
 
     def citation(self) -> str:
         meta = self.meta
@@ -124,11 +125,14 @@ class Searcher:
     def __init__(self, index: SearchIndex) -> None:
         self.index = index
         self._matrix: Any = None
+        self._coarse: Any = None
         self._rowids: Any = None
         self._versions: Any = None
         self._loaded_sig: str | None = None
 
-    def _vectors(self) -> tuple[Any, Any, Any]:
+    def _vectors(self) -> tuple[Any, Any, Any, Any]:
+        """Row ids, versions, the coarse matrix (first COARSE_DIMS of each unit vector,
+        float32, scanned whole per query) and the full float16 matrix (rescoring)."""
         sig = self.index.meta("signature")
         if self._matrix is None or sig != self._loaded_sig:
             import numpy as np
@@ -136,15 +140,14 @@ class Searcher:
             rows = self.index.db.execute(
                 "SELECT rowid, version, vec FROM chunks WHERE vec IS NOT NULL ORDER BY rowid"
             ).fetchall()
-            if rows:
-                self._matrix = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float16
-                                             ).reshape(len(rows), -1).astype(np.float32)
-            else:
-                self._matrix = np.zeros((0, 1), dtype=np.float32)
+            full = (np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float16)
+                    .reshape(len(rows), -1) if rows else np.zeros((0, 1), dtype=np.float16))
+            self._matrix = full
+            self._coarse = np.ascontiguousarray(full[:, :COARSE_DIMS], dtype=np.float32)
             self._rowids = np.array([r[0] for r in rows], dtype=np.int64)
             self._versions = np.array([r[1] or "" for r in rows], dtype=object)
             self._loaded_sig = sig
-        return self._matrix, self._rowids, self._versions
+        return self._rowids, self._versions, self._coarse, self._matrix
 
     def resolve_version(self, query: str, version: str | None) -> tuple[str | None, str]:
         known = self.index.versions()
@@ -170,8 +173,8 @@ class Searcher:
             expression = f"ver : {fts_phrase(version_token(version))} AND ({expression})"
         try:
             rows = self.index.db.execute(
-                "SELECT rowid, rank FROM fts WHERE fts MATCH ? ORDER BY rank LIMIT ?",
-                (expression, POOL)).fetchall()
+                f"SELECT rowid, bm25(fts, {_weights()}) AS score FROM fts WHERE fts MATCH ? "
+                "ORDER BY score LIMIT ?", (expression, POOL)).fetchall()
         except Exception:  # an FTS syntax corner case: search the plain words alone
             plain = [t for t in terms if t.isalnum()]
             if not plain or plain == terms:
@@ -180,20 +183,27 @@ class Searcher:
         return [(int(r[0]), -float(r[1])) for r in rows]
 
     def semantic(self, query: str, version: str | None) -> list[tuple[int, float]]:
+        """Cosine candidates in two stages: the first COARSE_DIMS dimensions over every
+        chunk (wordllama's vectors are Matryoshka-trained: a prefix is a coarser vector),
+        then the full vectors over the best COARSE_POOL."""
         embedder = self.index.embedder
         if embedder is None:
             return []
         import numpy as np
 
-        matrix, rowids, versions = self._vectors()
+        rowids, versions, coarse, full = self._vectors()
         if not len(rowids):
             return []
-        scores = matrix @ embedder.embed([query])[0]
+        query_vec = embedder.embed([query])[0]
+        scores = coarse @ query_vec[:COARSE_DIMS]
         if version is not None:
             scores = np.where(versions == version, scores, -np.inf)
-        top = np.argpartition(-scores, min(POOL, len(scores) - 1))[:POOL]
-        top = top[np.argsort(-scores[top])]
-        return [(int(rowids[i]), float(scores[i])) for i in top if np.isfinite(scores[i])]
+        pool = min(COARSE_POOL, len(scores))
+        top = np.argpartition(-scores, pool - 1)[:pool]
+        top = top[np.isfinite(scores[top])]
+        exact = full[top].astype(np.float32) @ query_vec
+        order = np.argsort(-exact)[:POOL]
+        return [(int(rowids[top[i]]), float(exact[i])) for i in order]
 
     def search(self, query: str, *, version: str | None = None, k: int = 10) -> Result:
         version, source = self.resolve_version(query, version)
@@ -204,63 +214,62 @@ class Searcher:
                                (SEMANTIC_WEIGHT, self.semantic(query, filtered))):
             for rank, (rowid, _score) in enumerate(ranked):
                 fused[rowid] = fused.get(rowid, 0.0) + weight / (RRF_K + rank + 1)
-        hits = self._structural(fused, terms, query, preferred=version
-                                if source == "default" else None)
-        return Result(hits=_collapse(hits)[:k], version=version, version_source=source)
+        hits = self._structural(fused, terms, query, k=k,
+                                preferred=version if source == "default" else None)
+        return Result(hits=hits, version=version, version_source=source)
 
     def _structural(self, fused: dict[int, float], terms: list[str], query: str, *,
-                    preferred: str | None) -> list[Hit]:
+                    preferred: str | None, k: int) -> list[Hit]:
+        """Structural factors on every candidate (from the rank columns, no JSON parsed),
+        one per section, then the JSON of the best `k` only."""
         if not fused:
             return []
         marks = ",".join("?" * len(fused))
         rows = self.index.db.execute(
-            f"SELECT c.rowid, c.line, p.aggregate_of FROM chunks c LEFT JOIN pages p "
+            f"SELECT c.rowid, c.version, c.heading_terms, c.has_code, c.region, "
+            f"c.section_key, c.page_url, p.aggregate_of FROM chunks c LEFT JOIN pages p "
             f"ON p.url=c.page_url WHERE c.rowid IN ({marks})", list(fused)).fetchall()
         plain = {t for t in terms if not is_compound(t)}
         code_query = command_like(query)
-        hits = []
-        for rowid, line, aggregate in rows:
-            record = json.loads(line)
-            meta = record.get("metadata") or {}
+        scored = []
+        for rowid, version, heading_terms, has_code, region, section, page, aggregate in rows:
             score = fused[rowid]
             if plain:
-                heading_words = words([str(meta.get("title") or ""),
-                                       *map(str, meta.get("heading_path") or [])])
-                score *= 1 + HEADING_BOOST * len(plain & heading_words) / len(plain)
-            if code_query and meta.get("has_code"):
+                found = plain.intersection(heading_terms.split())
+                score *= 1 + HEADING_BOOST * len(found) / len(plain)
+            if code_query and has_code:
                 score *= 1 + CODE_BOOST
-            if meta.get("region", "main_content") != "main_content":
+            if region != "main_content":
                 score *= OFF_MAIN
             copies = json.loads(aggregate) if aggregate else []
             if copies:
                 score *= AGGREGATE
-            if preferred is not None and meta.get("version") not in (preferred, None):
+            if preferred is not None and version not in (preferred, None):
                 score *= OTHER_VERSION
-            hits.append(Hit(score=score, record=record, page_aggregate_of=copies))
-        hits.sort(key=lambda h: h.score, reverse=True)
-        return _below_originals(hits)
+            scored.append((score, rowid, section, page, copies))
+        scored.sort(key=lambda item: item[0], reverse=True)
+        best: list[tuple[float, int, str, list[str]]] = []
+        seen: set[str] = set()
+        for score, rowid, section, page, copies in scored:
+            if section not in seen:  # one result per section
+                seen.add(section)
+                best.append((score, rowid, page, copies))
+        best = _below_originals(best)[:k]
+        lines = dict(self.index.db.execute(
+            f"SELECT rowid, line FROM chunks WHERE rowid IN ({','.join('?' * len(best))})",
+            [b[1] for b in best]).fetchall())
+        return [Hit(score=score, record=json.loads(lines[rowid]), page_aggregate_of=copies)
+                for score, rowid, _page, copies in best]
 
 
-def _below_originals(hits: list[Hit]) -> list[Hit]:
+def _below_originals(
+        ranked: list[tuple[float, int, str, list[str]]]) -> list[tuple[float, int, str, list[str]]]:
     """An aggregate page's chunk never ranks above a chunk of a page it copies."""
-    ordered = list(hits)
-    for hit in [h for h in hits if h.page_aggregate_of]:
-        copied = {u.split("#", 1)[0] for u in hit.page_aggregate_of}
-        at = ordered.index(hit)
-        last = max((i for i, h in enumerate(ordered)
-                    if str(h.meta.get("canonical_url")) in copied), default=-1)
+    ordered = list(ranked)
+    for item in [r for r in ranked if r[3]]:
+        copied = {u.split("#", 1)[0] for u in item[3]}
+        at = ordered.index(item)
+        last = max((i for i, r in enumerate(ordered) if r[2] in copied), default=-1)
         if last > at:
             ordered.insert(last, ordered.pop(at))
     return ordered
-
-
-def _collapse(hits: list[Hit]) -> list[Hit]:
-    """Keep the best chunk of each section."""
-    seen: set[tuple[str, str]] = set()
-    kept = []
-    for hit in hits:
-        key = hit.section_key()
-        if key not in seen:
-            seen.add(key)
-            kept.append(hit)
-    return kept
