@@ -27,12 +27,12 @@ from pathlib import Path
 from typing import Any
 
 from docscrawl.search.embed import Embedder, EmbedderError, load_embedder
-from docscrawl.search.tokenize import FTS_TOKENCHARS, index_text, terms
+from docscrawl.search.tokenize import FTS_TOKENCHARS, index_text, stem, terms
 
 logger = logging.getLogger(__name__)
 
 INDEX_NAME = "search.sqlite3"
-SCHEMA = 2
+SCHEMA = 3
 BATCH = 512
 # A static embedding averages its tokens: the title, headings and opening lines say what
 # a chunk is about; more text costs CPU and blurs the vector.
@@ -113,7 +113,8 @@ def _rank_columns(meta: dict[str, Any]) -> tuple[str, int, str, str]:
     source = str(meta.get("source_url") or "")
     anchor = meta.get("anchor") or (source.split("#", 1)[1] if "#" in source else "")
     section = f"{meta.get('canonical_url')}#{anchor or ' > '.join(headings[1:])}"
-    return (" ".join(sorted(set(terms(" \n ".join(headings))))), int(bool(meta.get("has_code"))),
+    heading_terms = {stem(term) for term in terms(" \n ".join(headings))}
+    return (" ".join(sorted(heading_terms)), int(bool(meta.get("has_code"))),
             str(meta.get("region") or "main_content"), section)
 
 

@@ -5,8 +5,8 @@
    the same way; otherwise the site's default version (its start page's, else its most
    common) is preferred and the result says which.
 2. Candidates: FTS5 bm25 over code-aware terms (title, headings, inbound anchor text,
-   body) and cosine over the chunk vectors, each its best `POOL`, unioned and fused by
-   reciprocal rank.
+   body) and cosine over the chunk vectors, each its best `POOL`, unioned and fused
+   (scores scaled per list, then weighted).
 3. Structure: query words in the title or heading path, code chunks for command-like
    queries, `main_content` over other regions, aggregate pages (print views) below the
    pages they copy; one result per section.
@@ -23,18 +23,18 @@ from docscrawl.search.index import BM25_WEIGHTS, SearchIndex, version_token
 from docscrawl.search.tokenize import (
     command_like,
     fts_phrase,
-    is_compound,
     query_terms,
+    stem,
 )
 
 POOL = 100
+MATCH_BUDGET = 4000     # chunks bm25 scores per query at most (about), see _within_budget
 COARSE_DIMS = 64
 COARSE_POOL = 400
-RRF_K = 20
 LEXICAL_WEIGHT = 1.0
-SEMANTIC_WEIGHT = 0.6
+SEMANTIC_WEIGHT = 1.0
 OTHER_VERSION = 0.6     # factor for chunks outside the preferred default version
-HEADING_BOOST = 0.6     # at most this much more for query words all in title/headings
+HEADING_BOOST = 0.8     # at most this much more for query words all in title/headings
 CODE_BOOST = 0.15
 OFF_MAIN = 0.8
 AGGREGATE = 0.5
@@ -126,6 +126,8 @@ class Searcher:
         self.index = index
         self._matrix: Any = None
         self._coarse: Any = None
+        self._counts: dict[str, int] = {}
+        self._counts_sig: str | None = None
         self._rowids: Any = None
         self._versions: Any = None
         self._loaded_sig: str | None = None
@@ -166,6 +168,8 @@ class Searcher:
         return (default, "default") if default and len(known) > 1 else (default, "none")
 
     def lexical(self, terms: list[str], version: str | None) -> list[tuple[int, float]]:
+        """bm25 candidates for the query terms ORed (after `_within_budget`)."""
+        terms = self._within_budget(terms)
         if not terms:
             return []
         expression = " OR ".join(fts_phrase(t) for t in terms)
@@ -181,6 +185,33 @@ class Searcher:
                 return []
             return self.lexical(plain, version)
         return [(int(r[0]), -float(r[1])) for r in rows]
+
+    def _within_budget(self, terms: list[str]) -> list[str]:
+        """Scoring a match costs far more than finding it: when the terms' chunk counts
+        add up past MATCH_BUDGET, the commonest terms (which weigh least in bm25) are
+        left out, keeping at least the two rarest."""
+        counts = {term: self._doc_count(term) for term in terms}
+        if sum(counts.values()) <= MATCH_BUDGET:
+            return [t for t in terms if counts[t]]
+        kept, total = [], 0
+        for rank, term in enumerate(sorted(terms, key=counts.__getitem__)):
+            if counts[term] and (rank < 2 or total + counts[term] <= MATCH_BUDGET):
+                kept.append(term)
+                total += counts[term]
+        return kept
+
+    def _doc_count(self, term: str) -> int:
+        sig = self.index.meta("signature")
+        if sig != self._counts_sig:
+            self._counts, self._counts_sig = {}, sig
+        if term not in self._counts:
+            try:
+                self._counts[term] = int(self.index.db.execute(
+                    "SELECT count(*) FROM fts WHERE fts MATCH ?", (fts_phrase(term),)
+                ).fetchone()[0])
+            except Exception:  # an FTS syntax corner case
+                self._counts[term] = 0
+        return self._counts[term]
 
     def semantic(self, query: str, version: str | None) -> list[tuple[int, float]]:
         """Cosine candidates in two stages: the first COARSE_DIMS dimensions over every
@@ -209,11 +240,8 @@ class Searcher:
         version, source = self.resolve_version(query, version)
         filtered = version if source in ("filter", "query") else None
         terms = query_terms(query)
-        fused: dict[int, float] = {}
-        for weight, ranked in ((LEXICAL_WEIGHT, self.lexical(terms, filtered)),
-                               (SEMANTIC_WEIGHT, self.semantic(query, filtered))):
-            for rank, (rowid, _score) in enumerate(ranked):
-                fused[rowid] = fused.get(rowid, 0.0) + weight / (RRF_K + rank + 1)
+        fused = fuse([(LEXICAL_WEIGHT, self.lexical(terms, filtered)),
+                      (SEMANTIC_WEIGHT, self.semantic(query, filtered))])
         hits = self._structural(fused, terms, query, k=k,
                                 preferred=version if source == "default" else None)
         return Result(hits=hits, version=version, version_source=source)
@@ -229,14 +257,14 @@ class Searcher:
             f"SELECT c.rowid, c.version, c.heading_terms, c.has_code, c.region, "
             f"c.section_key, c.page_url, p.aggregate_of FROM chunks c LEFT JOIN pages p "
             f"ON p.url=c.page_url WHERE c.rowid IN ({marks})", list(fused)).fetchall()
-        plain = {t for t in terms if not is_compound(t)}
+        wanted = {stem(t) for t in terms}  # heading_terms are stored stemmed
         code_query = command_like(query)
         scored = []
         for rowid, version, heading_terms, has_code, region, section, page, aggregate in rows:
             score = fused[rowid]
-            if plain:
-                found = plain.intersection(heading_terms.split())
-                score *= 1 + HEADING_BOOST * len(found) / len(plain)
+            if wanted:
+                found = wanted.intersection(heading_terms.split())
+                score *= 1 + HEADING_BOOST * len(found) / len(wanted)
             if code_query and has_code:
                 score *= 1 + CODE_BOOST
             if region != "main_content":
@@ -260,6 +288,21 @@ class Searcher:
             [b[1] for b in best]).fetchall())
         return [Hit(score=score, record=json.loads(lines[rowid]), page_aggregate_of=copies)
                 for score, rowid, _page, copies in best]
+
+
+def fuse(lists: list[tuple[float, list[tuple[int, float]]]]) -> dict[int, float]:
+    """Union of candidate lists (best first), each list's scores scaled to [0.05, 1.05]
+    and weighted: bm25 and cosine live on different scales, and a candidate found by
+    one retriever only keeps its own evidence (the 0.05 floor marks "found at all")."""
+    fused: dict[int, float] = {}
+    for weight, ranked in lists:
+        if not ranked:
+            continue
+        top, low = ranked[0][1], ranked[-1][1]
+        span = (top - low) or 1.0
+        for rowid, score in ranked:
+            fused[rowid] = fused.get(rowid, 0.0) + weight * (0.05 + (score - low) / span)
+    return fused
 
 
 def _below_originals(

@@ -68,6 +68,20 @@ def terms(text: str) -> Iterator[str]:
                 yield word.lower()
 
 
+_SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "ers", "ed", "es", "er", "s")
+
+
+def stem(term: str) -> str:
+    """A light suffix stem for matching query words to heading words (`registering`,
+    `registers` -> `register`); identifiers and short words are kept."""
+    if len(term) <= 4 or not term.isalpha():
+        return term
+    for suffix in _SUFFIXES:
+        if term.endswith(suffix) and len(term) - len(suffix) >= 3:
+            return term[: -len(suffix)] + ("y" if suffix == "ies" else "")
+    return term
+
+
 def index_text(text: str) -> str:
     """`text` as the space-separated term string stored in an FTS5 column."""
     return " ".join(terms(text))
