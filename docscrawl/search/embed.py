@@ -14,6 +14,7 @@ Vectors are unit length, stored as float16 in the index; cosine is a dot product
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -56,17 +57,50 @@ class _Normalized:
         return vectors / np.maximum(norms, 1e-9)
 
 
+class _StaticModel:
+    """wordllama's bundled model used directly: a token embedding table averaged over a
+    text's tokens (what `WordLlamaInference.embed` computes), without importing the
+    wordllama package, whose import costs more than the model load."""
+
+    name = "wordllama"
+
+    def __init__(self, weights: Path, tokenizer: Path) -> None:
+        import numpy as np
+        from safetensors.numpy import load_file
+        from tokenizers import Tokenizer
+
+        self._table = np.ascontiguousarray(load_file(str(weights))["embedding.weight"],
+                                           dtype=np.float32)
+        self._tokenizer = Tokenizer.from_file(str(tokenizer))
+        self._tokenizer.no_padding()
+        self._tokenizer.no_truncation()
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        import numpy as np
+
+        out = np.zeros((len(texts), self._table.shape[1]), dtype=np.float32)
+        last = self._table.shape[0] - 1
+        encoded = self._tokenizer.encode_batch(list(texts), add_special_tokens=False)
+        for i, encoding in enumerate(encoded):
+            if encoding.ids:
+                ids = np.clip(np.asarray(encoding.ids, dtype=np.int64), 0, last)
+                out[i] = self._table[ids].mean(axis=0)
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        return out / np.maximum(norms, 1e-9)
+
+
 def _wordllama() -> Embedder:
-    try:
-        import wordllama
-    except ImportError as exc:
+    spec = importlib.util.find_spec("wordllama")
+    if spec is None or not spec.submodule_search_locations:
         raise EmbedderError("wordllama is not installed "
-                            "(pip install 'docscrawl[search]')") from exc
-    # The wheel carries its model and tokenizer; the loader must be pointed at them
-    # and told not to download (see STACK.md).
-    model = wordllama.WordLlama.load(cache_dir=Path(wordllama.__file__).parent,
-                                     disable_download=True)
-    return _Normalized("wordllama", lambda texts: model.embed(texts, norm=True))
+                            "(pip install 'docscrawl[search]')")
+    # The wheel carries its model and tokenizer (see STACK.md); nothing is downloaded.
+    package = Path(next(iter(spec.submodule_search_locations)))
+    weights = package / "weights" / "l2_supercat_256.safetensors"
+    tokenizer = package / "tokenizers" / "l2_supercat_tokenizer_config.json"
+    if not weights.is_file() or not tokenizer.is_file():
+        raise EmbedderError(f"wordllama's bundled model is not in {package}")
+    return _StaticModel(weights, tokenizer)
 
 
 def _sentence_transformers(model_name: str) -> Embedder:

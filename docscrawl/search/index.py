@@ -211,6 +211,8 @@ class SearchIndex:
         """Bring the index up to date with the output files; a no-op when unchanged."""
         signature = self._signature()
         if self.meta("signature") == signature:
+            if self.embedder is not None and not self._vector_files_exist():
+                self._write_vector_files()  # deleted by hand, or an older docscrawl's index
             return Built(total=self.count())
         full = self.meta("signature") is None
         self.db.execute("BEGIN")
@@ -218,6 +220,9 @@ class SearchIndex:
             self._index_pages()
             built = self._sync_chunks()
             built.full = full
+            if self.embedder is not None and (built.added or built.deleted or built.relinked
+                                              or full or not self._vector_files_exist()):
+                self._write_vector_files()
             self.set_meta("signature", signature)
             self.db.execute("COMMIT")
         except BaseException:
@@ -226,6 +231,37 @@ class SearchIndex:
         logger.info("docscrawl: search index %s: %d added, %d deleted, %d relinked",
                     self.out, built.added, built.deleted, built.relinked)
         return built
+
+    def vector_files(self) -> dict[str, Path]:
+        """The numpy files a search maps: row ids, version ids, coarse and full vectors."""
+        return {name: self.out / f"search.{name}.npy"
+                for name in ("rowids", "versions", "coarse", "full")}
+
+    def _vector_files_exist(self) -> bool:
+        return all(path.exists() for path in self.vector_files().values())
+
+    def _write_vector_files(self) -> None:
+        """Rewrite the vector files from the chunks table (written to temporary names and
+        renamed, so a search that maps the old ones keeps working)."""
+        import numpy as np
+
+        from docscrawl.search.rank import COARSE_DIMS
+
+        rows = self.db.execute("SELECT rowid, version, vec FROM chunks "
+                               "WHERE vec IS NOT NULL ORDER BY rowid").fetchall()
+        names = sorted({r[1] or "" for r in rows})
+        position = {name: i for i, name in enumerate(names)}
+        full = (np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float16)
+                .reshape(len(rows), -1) if rows else np.zeros((0, 1), dtype=np.float16))
+        arrays = {"rowids": np.array([r[0] for r in rows], dtype=np.int64),
+                  "versions": np.array([position[r[1] or ""] for r in rows], dtype=np.int32),
+                  "coarse": np.ascontiguousarray(full[:, :COARSE_DIMS], dtype=np.float32),
+                  "full": full}
+        for name, path in self.vector_files().items():
+            tmp = path.with_name(path.name + ".tmp.npy")
+            np.save(tmp, arrays[name])
+            os.replace(tmp, path)
+        self.set_meta("vector_versions", json.dumps(names))
 
     def count(self) -> int:
         return int(self.db.execute("SELECT count(*) FROM chunks").fetchone()[0])
@@ -365,8 +401,10 @@ def index_path(out: Path) -> Path:
 
 
 def remove_index(out: Path) -> None:
-    """Delete an index (and its WAL files) so the next search rebuilds it."""
-    for suffix in ("", "-wal", "-shm"):
-        path = Path(str(index_path(out)) + suffix)
+    """Delete an index (its WAL files and vector files) so the next search rebuilds it."""
+    paths = [Path(str(index_path(out)) + suffix) for suffix in ("", "-wal", "-shm")]
+    paths += [Path(out) / f"search.{name}.npy"
+              for name in ("rowids", "versions", "coarse", "full")]
+    for path in paths:
         if path.exists():
             os.remove(path)

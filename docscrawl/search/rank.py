@@ -134,20 +134,20 @@ class Searcher:
 
     def _vectors(self) -> tuple[Any, Any, Any, Any]:
         """Row ids, versions, the coarse matrix (first COARSE_DIMS of each unit vector,
-        float32, scanned whole per query) and the full float16 matrix (rescoring)."""
+        float32, scanned whole per query) and the full float16 matrix (rescoring), memory
+        mapped from the index's vector files."""
         sig = self.index.meta("signature")
         if self._matrix is None or sig != self._loaded_sig:
             import numpy as np
 
-            rows = self.index.db.execute(
-                "SELECT rowid, version, vec FROM chunks WHERE vec IS NOT NULL ORDER BY rowid"
-            ).fetchall()
-            full = (np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float16)
-                    .reshape(len(rows), -1) if rows else np.zeros((0, 1), dtype=np.float16))
-            self._matrix = full
-            self._coarse = np.ascontiguousarray(full[:, :COARSE_DIMS], dtype=np.float32)
-            self._rowids = np.array([r[0] for r in rows], dtype=np.int64)
-            self._versions = np.array([r[1] or "" for r in rows], dtype=object)
+            files = self.index.vector_files()
+            rowids = np.load(files["rowids"])
+            self._rowids = rowids
+            self._matrix = np.load(files["full"], mmap_mode="r")
+            self._coarse = np.load(files["coarse"], mmap_mode="r")
+            names = np.array(json.loads(self.index.meta("vector_versions") or "[]") or [""],
+                             dtype=object)
+            self._versions = names[np.load(files["versions"])] if len(rowids) else names[:0]
             self._loaded_sig = sig
         return self._rowids, self._versions, self._coarse, self._matrix
 
