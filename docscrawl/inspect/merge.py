@@ -29,6 +29,7 @@ from docscrawl import __version__
 from docscrawl.crawllog import utc_now
 from docscrawl.inspect.output import OutputDir, OutputError, Progress
 from docscrawl.jsonl import dumps_line, write_json_atomic
+from docscrawl.linkgraph import add_inbound_links
 
 __all__ = ["merge_outputs"]
 
@@ -86,6 +87,7 @@ def merge_outputs(parts: list[OutputDir], dest: Path, *, force: bool = False,
     kept_ids = {(entry.part, entry.id) for entry in kept.values()}
     chunks_written = _write_follow(parts, kept_ids, dest / "chunks.jsonl", dedupe_ids=True)
     _write_follow(parts, kept_ids, dest / "structure.jsonl", dedupe_ids=False)
+    add_inbound_links(dest)  # each part saw only its own pages' links
     counts, examples, first_ts, last_ts = _write_log(parts, labels, best, dropped,
                                                      dest / "crawl_log.jsonl")
     progress.note(f"merge: {pages_written} pages, {chunks_written} chunks written to {dest}")
