@@ -27,12 +27,12 @@ from pathlib import Path
 from typing import Any
 
 from docscrawl.search.embed import Embedder, EmbedderError, load_embedder
-from docscrawl.search.tokenize import FTS_TOKENCHARS, index_text, stem, terms
+from docscrawl.search.tokenize import encode, index_text, stem, terms
 
 logger = logging.getLogger(__name__)
 
 INDEX_NAME = "search.sqlite3"
-SCHEMA = 3
+SCHEMA = 4
 BATCH = 512
 # A static embedding averages its tokens: the title, headings and opening lines say what
 # a chunk is about; more text costs CPU and blurs the vector.
@@ -49,10 +49,8 @@ class IndexError_(ValueError):
 
 
 def version_token(version: str | None) -> str:
-    """The FTS term a chunk's version is stored as (`ver_none` when unversioned)."""
-    if not version:
-        return "ver_none"
-    return "ver_" + "".join(c if c.isalnum() or c in "._-" else "_" for c in version.lower())
+    """The FTS term a chunk's version is stored as (`ver_none` encoded when unversioned)."""
+    return encode("ver_" + (version.lower() if version else "none"))
 
 
 def _raw_field(line: str, name: str) -> tuple[Any, str]:
@@ -168,7 +166,7 @@ class SearchIndex:
         if found:
             schema = self.meta("schema")
             embedder = self.meta("embedder")
-            current = self.embedder.name if self.embedder else "none"
+            current = self._embedder_key()
             if schema == str(SCHEMA) and embedder == current:
                 return
             for name in ("fts", "chunks", "pages", "aliases", "meta"):
@@ -183,11 +181,15 @@ class SearchIndex:
                 title TEXT, aggregate_of TEXT);
             CREATE TABLE aliases(url TEXT PRIMARY KEY, canonical TEXT);
             CREATE VIRTUAL TABLE fts USING fts5(ver, title, headings, anchors, body,
-                tokenize="porter unicode61 remove_diacritics 2 tokenchars '{FTS_TOKENCHARS}'");
+                tokenize="porter unicode61 remove_diacritics 2");
             INSERT INTO fts(fts, rank) VALUES('rank', 'bm25({", ".join(map(str, BM25_WEIGHTS))})');
         """)
         self.set_meta("schema", str(SCHEMA))
-        self.set_meta("embedder", self.embedder.name if self.embedder else "none")
+        self.set_meta("embedder", self._embedder_key())
+
+    def _embedder_key(self) -> str:
+        """The embedder and what it is fed: a change rebuilds the vectors."""
+        return f"{self.embedder.name}/{EMBED_CHARS}" if self.embedder else "none"
 
     def meta(self, key: str) -> str | None:
         row = self.db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()

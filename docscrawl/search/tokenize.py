@@ -4,8 +4,13 @@ Documentation questions mix prose with identifiers: `json.dumps`, `--save-exact`
 `SQLSTATE 23505`, `Iterator<E>`, `std::vector`, `$HOME`. Each such token is indexed whole
 (so a query for it matches it exactly, with the rarity of the whole token) and also as
 its parts, split at punctuation, CamelCase and snake_case (so `dumps` or `save exact`
-still find it). FTS5 then sees space-separated terms; its tokenizer keeps the
-punctuation listed in `TOKENCHARS` inside a term.
+still find it).
+
+FTS5's own tokenizer (unicode61: letters and digits) reads the text itself and gives the
+plain words and the parts split at punctuation, in C. `index_text` only appends what it
+cannot produce: each compound whole, encoded as one alphanumeric term (`json.dumps` ->
+`jsonx2exdumps`, see `encode`), and CamelCase words (`HTTPServerError` -> http server
+error). Queries encode their terms the same way.
 """
 
 from __future__ import annotations
@@ -13,10 +18,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
-# Characters kept inside one term by FTS5 (`unicode61 tokenchars ...`); every other
-# non-alphanumeric character separates terms.
+# Punctuation that joins a compound identifier (kept in the whole term).
 TOKENCHARS = "._-<>:/$@#"
-FTS_TOKENCHARS = TOKENCHARS + "_"  # snake_case names stay whole too
+_ENCODED = re.compile(r"[\W_]")
 
 # A compound token: an optional flag dash run, then word characters joined by the
 # punctuation identifiers use (dots, colons, slashes, dashes, generics).
@@ -39,7 +43,6 @@ get gets use using used want need make way there's i'm it's don't doesn't let le
 """
 STOPWORDS = frozenset(_STOPWORDS.split())
 
-_SEPARATORS = re.compile(r"[^\w" + re.escape(TOKENCHARS) + r"]+")
 
 
 def terms(text: str) -> Iterator[str]:
@@ -82,9 +85,32 @@ def stem(term: str) -> str:
     return term
 
 
+def encode(term: str) -> str:
+    """A term as FTS5 stores it: letters and digits only, every other character written
+    as `x<hex>x` (`--save-exact` -> `x2dxx2dxsavex2dxexact`), so one compound is one term."""
+    if term.isalnum():
+        return term
+    return _ENCODED.sub(lambda m: f"x{ord(m.group()):x}x", term)
+
+
+def _plain(token: str) -> bool:
+    """A token FTS5 reads right by itself: letters/digits, not CamelCase."""
+    return token.isalnum() and (token.islower() or token.isupper() or token.isdigit()
+                                or (token[:1].isupper() and token[1:].islower()))
+
+
 def index_text(text: str) -> str:
-    """`text` as the space-separated term string stored in an FTS5 column."""
-    return " ".join(terms(text))
+    """`text` as stored in an FTS5 column: the text itself, then the encoded compound
+    wholes and CamelCase words FTS5's tokenizer would not produce."""
+    extras = [token for token in _COMPOUND.findall(text) if not _plain(token)]
+    if not extras:
+        return text
+    added = []
+    for token in dict.fromkeys(extras):
+        found = list(terms(token))
+        added += [encode(term) for term in found if not term.isalnum()]
+        added += [term for term in found if term.isalnum()]
+    return text + "\n" + " ".join(added)
 
 
 def query_terms(query: str) -> list[str]:
@@ -100,8 +126,8 @@ def is_compound(term: str) -> bool:
 
 
 def fts_phrase(term: str) -> str:
-    """One term quoted for an FTS5 MATCH expression."""
-    return '"' + term.replace('"', '""') + '"'
+    """One term, encoded as stored, quoted for an FTS5 MATCH expression."""
+    return '"' + encode(term).replace('"', '""') + '"'
 
 
 def command_like(query: str) -> bool:
@@ -120,8 +146,3 @@ def words(texts: Iterable[str]) -> set[str]:
     for text in texts:
         found.update(terms(text))
     return found
-
-
-def separators() -> re.Pattern[str]:
-    """What FTS5 treats as a separator, for tests that check both agree."""
-    return _SEPARATORS
