@@ -40,6 +40,27 @@ OFF_MAIN = 0.8
 AGGREGATE = 0.5
 
 
+def version_forms(version: str) -> set[str]:
+    """How a query may name a version: `v3.25` and `3.25`; `2.2.x` also as `2.2`."""
+    base = version.lower().removeprefix("v")
+    forms = {version.lower(), base}
+    for suffix in (".x", ".*"):
+        if base.endswith(suffix):
+            forms.add(base.removesuffix(suffix))
+    return {form for form in forms if any(ch.isdigit() for ch in form)}
+
+
+def version_named(query: str, known: list[str]) -> str | None:
+    """The version of `known` the query names as a whole token (longest form first)."""
+    lowered = query.lower()
+    forms = sorted(((form, version) for version in known for form in version_forms(version)),
+                   key=lambda pair: len(pair[0]), reverse=True)
+    for form, version in forms:
+        if re.search(r"(?<![\w.])v?" + re.escape(form) + r"(?![\w]|\.\d)", lowered):
+            return version
+    return None
+
+
 def _weights() -> str:
     return ", ".join(str(float(w)) for w in BM25_WEIGHTS)
 
@@ -159,11 +180,9 @@ class Searcher:
                 raise VersionError(f"version {version!r} is not in the index "
                                    f"(versions: {shown})")
             return version, "filter"
-        lowered = query.lower()
-        for candidate in sorted(known, key=len, reverse=True):
-            pattern = r"(?<![\w.])v?" + re.escape(candidate.lower()) + r"(?![\w]|\.\d)"
-            if re.search(pattern, lowered) and any(ch.isdigit() for ch in candidate):
-                return candidate, "query"
+        named = version_named(query, known)
+        if named is not None:
+            return named, "query"
         default = self.index.default_version()
         return (default, "default") if default and len(known) > 1 else (default, "none")
 

@@ -88,3 +88,17 @@ def test_index_follows_removed_and_added_chunks(out: Path) -> None:
     assert (built.added, built.deleted, built.total) == (1, 1, 4)
     assert Searcher(index).search("zyxwv", k=1).hits[0].meta["heading_path"] == ["New"]
     assert index.refresh().added == 0  # unchanged files: nothing to do
+
+
+@pytest.mark.parametrize(("query", "known", "expected"), [
+    ("use async views in Flask 2.2", ["2.2.x", "2.1.x"], "2.2.x"),
+    ("cmake --build in 3.25", ["v3.25", "v3.24"], "v3.25"),
+    ("scrapy 2.8 log format", ["2.8", "2.7"], "2.8"),
+    ("the 2.80 release", ["2.8"], None),
+    ("fixed in 2.8.1", ["2.8"], None),
+    ("the latest docs", ["latest", "2.8"], None),
+])
+def test_version_named_in_query(query: str, known: list[str], expected: str | None) -> None:
+    from docscrawl.search.rank import version_named
+
+    assert version_named(query, known) == expected
