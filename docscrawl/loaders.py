@@ -17,6 +17,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from docscrawl.search.rank import section_label
+
 # Metadata too long or too structured to embed or show a model with the text.
 _BULKY = ("inbound_links", "sections", "block_range", "code_languages", "breadcrumbs")
 
@@ -40,8 +42,7 @@ def iter_chunks(out: str | Path, *, version: str | None = None) -> Iterator[dict
 def chunk_metadata(record: dict[str, Any]) -> dict[str, Any]:
     """The chunk contract's metadata, with the chunk's ids and a one-line citation."""
     meta = dict(record.get("metadata") or {})
-    section = " › ".join([str(meta.get("title") or "Untitled"),
-                          *map(str, meta.get("heading_path") or [])])
+    section = section_label(meta)
     version = meta.get("version")
     meta.update({
         "chunk_id": record.get("id"),

@@ -14,7 +14,7 @@ import textwrap
 from pathlib import Path
 
 from docscrawl.search.index import IndexError_, SearchIndex, remove_index
-from docscrawl.search.rank import Result, Searcher, VersionError
+from docscrawl.search.rank import Result, Searcher, VersionError, section_label
 
 EMBEDDER_HELP = ("semantic model: wordllama (default), sentence-transformers:NAME, "
                  "fastembed:NAME or none (env DOCSCRAWL_EMBEDDER)")
@@ -92,8 +92,7 @@ def format_result(result: Result) -> str:
         lines.append("no results")
     for rank, hit in enumerate(result.hits, 1):
         meta = hit.meta
-        path = " › ".join([str(meta.get("title") or "Untitled"),
-                           *[str(h) for h in meta.get("heading_path") or []]])
+        path = section_label(meta)
         version = meta.get("version") or "unversioned"
         lines.append(f"{rank}. {path}  [{version}]")
         lines.append(f"   {hit.url()}")

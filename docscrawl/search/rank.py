@@ -40,6 +40,16 @@ OFF_MAIN = 0.8
 AGGREGATE = 0.5
 
 
+def section_label(meta: dict[str, Any]) -> str:
+    """`title › heading › path`; a first heading the title already starts with (Sphinx:
+    "Jobs — Scrapy 2.8 documentation" over "Jobs") is not repeated."""
+    title = str(meta.get("title") or "Untitled")
+    path = [str(h) for h in meta.get("heading_path") or []]
+    if path and title.startswith(path[0]):
+        path = path[1:]
+    return " › ".join([title, *path])
+
+
 def version_forms(version: str) -> set[str]:
     """How a query may name a version: `v3.25` and `3.25`; `2.2.x` also as `2.2`."""
     base = version.lower().removeprefix("v")
@@ -94,9 +104,7 @@ class Hit:
 
     def citation(self) -> str:
         meta = self.meta
-        section = " › ".join([str(meta.get("title") or "Untitled"),
-                              *[str(h) for h in meta.get("heading_path") or []
-                                if h != meta.get("title")]])
+        section = section_label(meta)
         version = meta.get("version")
         date = str(meta.get("retrieved_at") or "")[:10]
         parts = [section, f"version {version}" if version else "unversioned", self.url()]
@@ -137,6 +145,8 @@ class Result:
             return f"version {self.version} (named in the query)"
         if self.version_source == "default":
             return f"preferring version {self.version}, the site's default"
+        if self.version:
+            return f"version {self.version} (the only one in the index)"
         return "no version information"
 
 
