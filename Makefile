@@ -1,17 +1,37 @@
 # docscrawl: `make demo` crawls the bundled demo site; `make test` sets up and runs the tests.
+# Both do every set-up step on a fresh Debian machine (see README "Two commands").
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
+export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: setup system-deps demo test lint clean
+.PHONY: setup system-deps venv-deps demo test lint clean
 
-# Debian packages the full test suite uses (root): real generator output to crawl,
-# Chromium for rendering, Redis for distributed crawls.
-SYSTEM_PACKAGES := python-scrapy-doc python-pytest-doc chromium redis-server
+# Debian packages the test suite uses: Chromium for rendering, Redis for distributed
+# crawls, and the real generator output (documentation packages) the tests read.
+TEST_PACKAGES := chromium redis-server \
+  python-scrapy-doc python-pytest-doc sphinx-doc python-flask-doc mkdocs-doc cargo-doc \
+  git-doc cmake-doc libglib2.0-doc
+
+# Installs the missing ones when run as root; otherwise names the command and stops.
+define ensure_debian_packages
+	@missing=$$(for p in $(1); do \
+	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; \
+	done | tr '\n' ' '); \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "installing Debian packages: $$missing"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+	      -o DPkg::Lock::Timeout=600 $$missing >/dev/null || exit 1; \
+	  else \
+	    echo "docscrawl: missing Debian packages; run: sudo apt-get install -y $$(echo $$missing)" >&2; \
+	    exit 1; \
+	  fi; \
+	fi
+endef
 
 $(BIN)/python:
-	@$(PYTHON) -c 'import ensurepip' 2>/dev/null || { command -v apt-get >/dev/null && \
-	  apt-get update -qq && apt-get install -y -qq python3-venv; }
+	@$(PYTHON) -c 'import ensurepip' 2>/dev/null || $(MAKE) --no-print-directory venv-deps
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q -U pip
 
@@ -22,17 +42,19 @@ $(VENV)/.installed: $(BIN)/python pyproject.toml
 setup: $(VENV)/.installed
 
 system-deps:
-	apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=600 $(SYSTEM_PACKAGES)
+	$(call ensure_debian_packages,$(TEST_PACKAGES))
+
+venv-deps:  # Debian's python3 without ensurepip
+	$(call ensure_debian_packages,python3-venv)
 
 demo: setup
 	$(BIN)/python -m docscrawl.demo
 
-test: setup
+test: setup system-deps
 	$(BIN)/python -m pytest -q
 
 lint: setup
-	$(BIN)/ruff check docscrawl tests
+	$(BIN)/ruff check docscrawl tests benchmarks
 
 clean:
 	rm -rf output build *.egg-info

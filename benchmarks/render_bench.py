@@ -67,7 +67,7 @@ tool run --page {n} --verbose
 """
 HANDLERS = {
     "scrapy http11": "scrapy.core.downloader.handlers.http11.HTTP11DownloadHandler",
-    "docscrawl lazy playwright": "docscrawl.browser.LazyPlaywrightHandler",
+    "docscrawl lazy playwright": "docscrawl.playwright_handler.LazyPlaywrightHandler",
     "stock scrapy-playwright": "scrapy_playwright.handler.ScrapyPlaywrightDownloadHandler",
 }
 

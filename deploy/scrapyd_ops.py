@@ -8,7 +8,9 @@
 
 The Scrapyd URL is `--url`, else $SCRAPYD_URL, else http://127.0.0.1:6800; the output root
 is `--root`, else $DOCSCRAWL_OUTPUT_ROOT (an absolute path: a job runs in Scrapyd's own
-directory). Standard library only, plus `scrapyd-deploy` for `deploy`.
+directory). Runs with any Python 3.11+ and the standard library alone (no need to activate
+docscrawl's virtualenv); `deploy` also runs `scrapyd-deploy`, found next to the Python
+running this script, in `<checkout>/.venv/bin` (where `make setup` installs it), or on PATH.
 
 Why it exists: `scrapyd-deploy` exits 0 even when Scrapyd refuses the egg (its answer is
 `{"status": "error", "message": ...}` on stdout), and `schedule.json` answers 200 with
@@ -21,6 +23,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -67,8 +70,7 @@ def deploy(url: str, version: str | None, *, egg: str | None = None,
     next scheduled job: it is deleted again (delversion.json) before raising.
     """
     version = version or time.strftime("%Y%m%dT%H%M%S", time.gmtime())
-    script = Path(sys.executable).parent / "scrapyd-deploy"
-    command = [str(script), "env", "-v", version] + (["--egg", egg] if egg else [])
+    command = [find_scrapyd_deploy(), "env", "-v", version] + (["--egg", egg] if egg else [])
     result = subprocess.run(command, cwd=project_dir, capture_output=True, text=True,
                             env={**os.environ, "SCRAPYD_URL": url.rstrip("/")})
     answer = parse_deploy_output(result.stdout)
@@ -81,6 +83,19 @@ def deploy(url: str, version: str | None, *, egg: str | None = None,
         raise OpsError(f"deploy: Scrapyd refused version {version} (status="
                        f"{answer.get('status')}; {removed}): {message[-300:]}")
     return answer
+
+
+def find_scrapyd_deploy() -> str:
+    """scrapyd-deploy of docscrawl's virtualenv (it builds the egg with that Python)."""
+    for candidate in (Path(sys.executable).parent / "scrapyd-deploy",
+                      ROOT / ".venv" / "bin" / "scrapyd-deploy"):
+        if candidate.exists():
+            return str(candidate)
+    found = shutil.which("scrapyd-deploy")
+    if found is None:
+        raise OpsError(f"deploy: scrapyd-deploy not found next to {sys.executable}, in "
+                       f"{ROOT / '.venv' / 'bin'} or on PATH: run `make setup` in {ROOT}")
+    return found
 
 
 def remove_version(url: str, version: str) -> str:
@@ -152,7 +167,7 @@ def wait(url: str, jobid: str, timeout: float) -> dict[str, Any]:
 def output_dir(root: str, site: str) -> Path:
     """Where a crawl of `site` writes under `root` (docscrawl's default `out`)."""
     sys.path.insert(0, str(ROOT))
-    from docscrawl.config import default_host_label  # imported late: the helper is stdlib
+    from docscrawl.hostlabel import default_host_label  # standard library only
 
     return Path(root) / default_host_label(site)
 
@@ -190,8 +205,8 @@ def main(argv: list[str] | None = None) -> int:
             if opts.wait and out is not None:
                 job = wait(opts.url, jobid, opts.timeout)
                 if _mtime(out / "run.json") == before:
-                    raise OpsError(f"job {jobid} finished but did not write {out}/run.json "
-                                   "(bad argument? read the job's Scrapyd log)")
+                    raise OpsError(f"job {jobid} finished but did not write {out}/run.json: "
+                                   + job_failure(opts.url, job))
                 return report_run(opts.url, job, out)
         elif opts.command == "status":
             print(json.dumps(call(opts.url, f"status.json?job={opts.jobid}")))
@@ -199,6 +214,24 @@ def main(argv: list[str] | None = None) -> int:
         print(f"scrapyd_ops: error: {exc}", file=sys.stderr)
         return 1
     return 0
+
+
+def job_failure(url: str, job: dict[str, Any]) -> str:
+    """Why a job ended without a crawl: the error line of its Scrapyd log, or, when Scrapyd
+    kept no log for it (`log_url` null), where to look instead."""
+    if not job.get("log_url"):
+        return ("Scrapyd kept no job log (log_url is null; a bad argument stops the crawl "
+                "before Scrapy's log opens): its error line is in Scrapyd's own log, e.g. "
+                f"`grep -A3 \"job='{job.get('id')}'\" scrapyd.log` in Scrapyd's home")
+    log_url = f"{url.rstrip('/')}{job['log_url']}"
+    try:
+        with urllib.request.urlopen(log_url, timeout=30) as response:
+            lines = response.read().decode("utf-8", "replace").splitlines()
+    except (urllib.error.URLError, OSError):
+        return f"read its log at {log_url}"
+    errors = [line for line in lines if "ERROR" in line or "error:" in line]
+    reason = " ".join(errors[-1].split()) if errors else "no error line in it"
+    return f"{reason[-300:]} (log {log_url})"
 
 
 def _mtime(path: Path) -> int | None:

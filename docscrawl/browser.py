@@ -3,46 +3,50 @@
 Which Chromium (`locate_chromium`), first match wins:
 
 1. the `DOCSCRAWL_CHROMIUM_PATH` setting, else the environment variable of that name;
-2. Debian's `chromium` package: `/usr/bin/chromium` (or `chromium` on `PATH`);
+2. `chromium` (or `chromium-browser`) on `PATH`: Debian's package installs
+   `/usr/bin/chromium`;
 3. Playwright's own Chromium when `playwright install chromium` put one in
    `$PLAYWRIGHT_BROWSERS_PATH` or `~/.cache/ms-playwright` (Playwright then picks it).
 
 `check_chromium` runs `<path> --version` once (about 0.2 s) so that a missing or broken
 browser stops the crawl at start with one line saying how to install one.
 
-`LazyPlaywrightHandler` is scrapy-playwright's download handler, except that the Node
-driver starts on the first request that needs the browser instead of when the engine
-starts: a crawl that renders nothing pays nothing for it.
+`DownloadHandler` is the crawl's http(s) handler: plain requests go to Scrapy's HTTP/1.1
+handler, and only a request marked `meta["playwright"]` loads Playwright
+(`docscrawl.playwright_handler`, imported then and not before) and starts its driver and
+Chromium. A crawl that renders nothing never imports Playwright, and a machine without it
+or without Chromium still crawls every page that needs no browser.
 """
 
 from __future__ import annotations
 
-import asyncio
 import glob
+import importlib.util
 import os
 import shutil
 import subprocess
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import Page
+from scrapy.core.downloader.handlers.http11 import HTTP11DownloadHandler
 from scrapy.crawler import Crawler
 from scrapy.http import Request, Response
-from scrapy_playwright.handler import ScrapyPlaywrightDownloadHandler
+
+if TYPE_CHECKING:
+    from docscrawl.playwright_handler import LazyPlaywrightHandler
 
 __all__ = [
     "CONTEXT_KWARGS",
     "DEBIAN_CHROMIUM",
     "INSTALL_HINT",
     "BrowserUnavailable",
-    "LazyPlaywrightHandler",
+    "DownloadHandler",
     "check_chromium",
     "configured_path",
     "is_launch_failure",
     "launch_options",
     "locate_chromium",
-    "wait_for_content",
+    "playwright_installed",
 ]
 
 DEBIAN_CHROMIUM = "/usr/bin/chromium"
@@ -80,16 +84,27 @@ def locate_chromium(configured: str | None) -> str | None:
     """
     if configured:
         return configured
-    for candidate in (DEBIAN_CHROMIUM, shutil.which("chromium")):
-        if candidate and os.access(candidate, os.X_OK):
+    for name in ("chromium", "chromium-browser"):
+        candidate = shutil.which(name)
+        if candidate:
             return candidate
     if playwright_chromium_installed():
         return None
     raise BrowserUnavailable(f"no Chromium found for rendering; {INSTALL_HINT}")
 
 
+def playwright_installed() -> bool:
+    """True when the `playwright` and `scrapy_playwright` packages can be imported (checked
+    without importing them)."""
+    return all(importlib.util.find_spec(name) is not None
+               for name in ("playwright", "scrapy_playwright"))
+
+
 def check_chromium(path: str | None, *, timeout: float = 30) -> str:
     """Run `<path> --version`; return the version line or raise BrowserUnavailable."""
+    if not playwright_installed():
+        raise BrowserUnavailable("Playwright is not installed (pip install playwright "
+                                 f"scrapy-playwright); {INSTALL_HINT}")
     if path is None:
         return "Playwright's Chromium"
     if not os.path.isfile(path) or not os.access(path, os.X_OK):
@@ -124,83 +139,35 @@ def is_launch_failure(exc: BaseException) -> bool:
     ))
 
 
-# How long the main content had to stay unchanged, in JavaScript: resolves (never
-# rejects) when the main content has text and the DOM has been quiet for `settle` ms,
-# when the DOM has been quiet for five times that, or after `limit` ms.
-_WAIT_JS = """
-async ([selector, settle, limit, minChars]) => {
-  const start = performance.now();
-  let last = start;
-  const observer = new MutationObserver(() => { last = performance.now(); });
-  observer.observe(document.documentElement,
-                   {subtree: true, childList: true, characterData: true});
-  const ready = () => {
-    const el = selector ? document.querySelector(selector)
-      : (document.querySelector("main, [role=main], article") || document.body);
-    const text = el ? (el.innerText || "").trim().length : 0;
-    return selector ? text > 0 : text >= minChars;
-  };
-  return await new Promise((resolve) => {
-    const tick = () => {
-      const now = performance.now(), quiet = now - last;
-      const done = (ready() && quiet >= settle) || now - start >= limit
-        || (!selector && quiet >= settle * 5);
-      if (done) { observer.disconnect(); resolve(Math.round(now - start)); }
-      else { setTimeout(tick, 50); }
-    };
-    tick();
-  });
-}
-"""
+class DownloadHandler(HTTP11DownloadHandler):
+    """http(s) downloads: Scrapy's HTTP/1.1 handler, and the browser for rendered pages.
 
-
-async def wait_for_content(
-    page: Page, selector: str | None, settle_ms: int, limit_ms: int, min_chars: int
-) -> int | None:
-    """Wait for the main content (profile selector) or for the DOM to settle, bounded.
-
-    Used as a scrapy-playwright `PageMethod`. A navigation inside the page (a client
-    redirect) restarts the wait once; the wait never fails the render by itself.
+    The Playwright handler is built at the first request marked `meta["playwright"]`
+    (the render middleware marks only pages that need the browser), so Playwright is
+    imported only when a page is rendered.
     """
-    for _ in range(2):
-        try:
-            return await page.evaluate(_WAIT_JS, [selector, settle_ms, limit_ms, min_chars])
-        except PlaywrightError as exc:
-            if "context was destroyed" not in str(exc) and "navigat" not in str(exc):
-                raise
-            await page.wait_for_load_state("load", timeout=limit_ms)
-    return None
 
-
-class LazyPlaywrightHandler(ScrapyPlaywrightDownloadHandler):
-    """scrapy-playwright's handler that starts Playwright at its first browser request."""
+    lazy = False
 
     def __init__(self, crawler: Crawler) -> None:
-        super().__init__(crawler)
-        self._started: asyncio.Lock | None = None
-        self._launched = False
-        if "executable_path" not in self.config.launch_options:
-            try:
-                path = locate_chromium(configured_path(crawler.settings))
-            except BrowserUnavailable:
-                path = None  # the render middleware reports it when rendering is on
-            self.config.launch_options = {**launch_options(path),
-                                          **self.config.launch_options}
+        super().__init__(crawler=crawler)
+        self._crawler = crawler
+        self._browser: LazyPlaywrightHandler | None = None
 
-    async def _maybe_launch_in_thread(self) -> None:
-        """engine_started: do nothing yet (see `_ensure_launched`)."""
+    async def download_request(self, request: Request) -> Response:
+        if request.meta.get("playwright"):
+            return await self.browser().download_request(request)
+        return await super().download_request(request)
 
-    def _engine_started(self) -> Any:  # Scrapy < 2.14 hook, kept inert the same way
-        return None
+    def browser(self) -> LazyPlaywrightHandler:
+        """The Playwright handler, imported and built on first use."""
+        if self._browser is None:
+            from docscrawl.playwright_handler import LazyPlaywrightHandler
 
-    async def _ensure_launched(self) -> None:
-        if self._started is None:
-            self._started = asyncio.Lock()
-        async with self._started:
-            if not self._launched:
-                await self._launch()
-                self._launched = True
+            self._browser = LazyPlaywrightHandler(self._crawler)
+        return self._browser
 
-    async def _download_request(self, request: Request, spider: Any = None) -> Response:
-        await self._ensure_launched()
-        return await super()._download_request(request, spider)
+    async def close(self) -> None:
+        await super().close()
+        if self._browser is not None:
+            await self._browser.close()

@@ -1,9 +1,11 @@
-"""Page -> retrieval chunks along its structure (rules in the README, "Chunking").
+"""Page -> retrieval chunks along its structure (rules in the README, "Chunks").
 
-One chunk per heading section; a section whose whole subtree fits the target is one chunk;
-small neighbouring sections are merged under their common parent; long sections are split
-at block boundaries, never inside a block; a code block stays with the prose before it; a
-table over the hard maximum is split by rows with its header repeated. Pure: no Scrapy.
+One chunk per heading section, so a chunk cites its exact section: a section whose whole
+subtree fits the target is one chunk; otherwise no chunk spans two sibling sections, except
+runs of tiny ones (listed in `metadata.sections` under their common parent); long sections
+are split at block boundaries, never inside a block; a code block stays with the prose
+before it; a table over the hard maximum is split by rows with its header repeated.
+Pure: no Scrapy.
 """
 
 from __future__ import annotations
@@ -23,11 +25,13 @@ from docscrawl.dedup.content import normalize_markdown, sha256_id
 from docscrawl.extract.model import PageExtract
 from docscrawl.volatile import normalize_for_hash
 
-__all__ = ["DEFAULT_TARGET_TOKENS", "chunk_id", "chunk_label", "chunk_page", "count_tokens"]
+__all__ = ["DEFAULT_TARGET_TOKENS", "chunk_id", "chunk_label", "chunk_page", "count_tokens",
+           "section_citation"]
 
 DEFAULT_TARGET_TOKENS = 400
 MAX_FACTOR = 2  # default hard maximum: MAX_FACTOR * target
 TAIL_FRACTION = 4  # a last split part under target/4 joins the previous one when it fits
+TINY_FRACTION = 10  # a section under target/10 tokens may share a chunk with its neighbours
 _FENCE_LANG = re.compile(r"^(?:`{3,}|~{3,})([^\s`]+)", re.M)
 
 
@@ -50,7 +54,8 @@ class _Group:
 def _units(pieces: list[Piece], hard_max: int) -> list[list[Piece]]:
     """Pieces glued together: a heading to what follows it, a code block to the block
     before it (its introducing prose, or the command it is the output of). A glued unit over
-    `hard_max` is re-packed piece by piece within `hard_max`."""
+    `hard_max` is re-packed piece by piece within `hard_max`, a heading still with the piece
+    after it (a chunk holding a heading alone cites nothing)."""
     units: list[list[Piece]] = []
     for piece in pieces:
         if units and (units[-1][-1].kind == "heading" or piece.kind == "code"):
@@ -60,7 +65,13 @@ def _units(pieces: list[Piece], hard_max: int) -> list[list[Piece]]:
     out: list[list[Piece]] = []
     for unit in units:
         if len(unit) > 1 and sum(p.tokens for p in unit) > hard_max:
-            out.extend(_pack([[p] for p in unit], hard_max, hard_max))
+            parts: list[list[Piece]] = []
+            for piece in unit:
+                if parts and parts[-1][-1].kind == "heading":
+                    parts[-1].append(piece)
+                else:
+                    parts.append([piece])
+            out.extend(_pack(parts, hard_max, hard_max))
         else:
             out.append(unit)
     return out
@@ -91,22 +102,23 @@ def _pack(units: list[list[Piece]], target: int, hard_max: int) -> list[list[Pie
 
 
 def _plan(section: Section, target: int, hard_max: int) -> list[_Group]:
-    """Groups of a section: whole when it fits, else its own content and its children."""
+    """Groups of a section: whole when it fits, else its own content and its children,
+    each a group of its own; only tiny groups share (see `_join_tiny`)."""
     if section.subtree_tokens() <= target:
         return [_whole(section)]
-    items: list[tuple[bool, _Group]] = []  # (small, group)
+    items: list[_Group] = []
     if section.pieces:
         if section.own_tokens <= target:
-            items.append((True, _Group(section.path, section.anchor, list(section.pieces))))
+            items.append(_Group(section.path, section.anchor, list(section.pieces)))
         else:
             for pieces in _pack(_units(section.pieces, hard_max), target, hard_max):
-                items.append((False, _Group(section.path, section.anchor, pieces)))
+                items.append(_Group(section.path, section.anchor, pieces))
     for child in section.children:
         if child.subtree_tokens() <= target:
-            items.append((True, _whole(child)))
+            items.append(_whole(child))
         else:
-            items.extend((False, group) for group in _plan(child, target, hard_max))
-    return _merge_small(items, section, target)
+            items.extend(_plan(child, target, hard_max))
+    return _join_tiny(items, section, target, hard_max)
 
 
 def _whole(section: Section) -> _Group:
@@ -128,22 +140,48 @@ def _walk(section: Section) -> list[Section]:
     return out
 
 
-def _merge_small(items: list[tuple[bool, _Group]], parent: Section, target: int) -> list[_Group]:
-    """Neighbouring small groups merged while the sum stays within `target`; a merged
-    group takes the common heading path, and the parent's anchor when that path is not the
-    first group's own."""
+def _join_tiny(items: list[_Group], parent: Section, target: int, hard_max: int) -> list[_Group]:
+    """A section's groups, each a chunk, except tiny ones (under target / TINY_FRACTION):
+    the section's own tiny intro (a bare heading, one line) joins the group after it, and a
+    run of tiny neighbours is packed into about equal chunks within `target`. A shared
+    chunk takes the heading path common to its parts and lists each in `sections`."""
+    tiny = max(1, target // TINY_FRACTION)
+    if (parent.path and parent.pieces and len(items) > 1 and items[0].tokens < tiny
+            and items[0].pieces[0] is parent.pieces[0]
+            and items[0].tokens + items[1].tokens <= hard_max):
+        items = [_joined(items[0], items[1], parent), *items[2:]]
     out: list[_Group] = []
-    open_merge = False
-    for small, group in items:
-        if small and open_merge and out[-1].tokens + group.tokens <= target:
-            last = out[-1]
-            path = _common_prefix(last.path, group.path)
-            anchor = last.anchor if path == last.path else parent.anchor
-            out[-1] = _Group(path, anchor, last.pieces + group.pieces)
-        else:
-            out.append(_Group(list(group.path), group.anchor, list(group.pieces)))
-        open_merge = small
+    run: list[_Group] = []
+    for group in [*items, None]:
+        if group is not None and group.tokens < tiny:
+            run.append(group)
+            continue
+        if run:
+            out.extend(_pack_run(run, parent, target))
+            run = []
+        if group is not None:
+            out.append(group)
     return out
+
+
+def _pack_run(run: list[_Group], parent: Section, target: int) -> list[_Group]:
+    """Consecutive tiny groups in about equal chunks, each within `target`."""
+    total = sum(g.tokens for g in run)
+    share = -(-total // max(1, -(-total // target)))  # ceil(total / n_chunks)
+    out = [run[0]]
+    for group in run[1:]:
+        if out[-1].tokens < share and out[-1].tokens + group.tokens <= target:
+            out[-1] = _joined(out[-1], group, parent)
+        else:
+            out.append(group)
+    return out
+
+
+def _joined(first: _Group, second: _Group, parent: Section) -> _Group:
+    """Two neighbouring groups as one, under the heading path common to both."""
+    path = _common_prefix(first.path, second.path)
+    anchor = first.anchor if path == first.path else parent.anchor
+    return _Group(path, anchor, first.pieces + second.pieces)
 
 
 def _common_prefix(a: list[str], b: list[str]) -> list[str]:
@@ -205,6 +243,7 @@ def chunk_page(
     blocks = extract.blocks or blocks_from_markdown(extract.markdown)
     tree = section_tree(blocks, target=target_tokens, hard_max=hard_max)
     groups = [g for g in _plan(tree, target_tokens, hard_max) if g.pieces]
+    owner = {p.ordinal: s for s in _walk(tree) for p in s.pieces}
     records: list[dict[str, Any]] = []
     seen: dict[str, int] = {}
     for index, group in enumerate(groups):
@@ -239,6 +278,37 @@ def chunk_page(
                 "has_code": has_code,
                 "code_languages": languages,
                 "table_part": list(parts.pop()) if len(parts) == 1 else None,
+                "anchor": group.anchor,
             },
         })
+        held = _sections(group.pieces, owner)
+        if len(held) > 1:
+            records[-1]["metadata"]["sections"] = held
     return records
+
+
+def _sections(pieces: list[Piece], owner: dict[int, Section]) -> list[dict[str, Any]]:
+    """The sections a chunk holds, in order: heading path, anchor, block range."""
+    held: dict[int, dict[str, Any]] = {}
+    for piece in pieces:
+        section = owner[piece.ordinal]
+        entry = held.get(id(section))
+        if entry is None:
+            held[id(section)] = {"heading_path": list(section.path), "anchor": section.anchor,
+                                 "block_range": [piece.ordinal, piece.ordinal]}
+        else:
+            entry["block_range"][1] = piece.ordinal
+    return list(held.values())
+
+
+def section_citation(record: dict[str, Any], block_ordinal: int) -> tuple[list[str], str]:
+    """(heading path, URL) to cite for a block a search matched in a chunk: the listed
+    section whose `block_range` holds it, else the chunk's own label and `source_url`."""
+    meta = record["metadata"]
+    for section in meta.get("sections") or ():
+        first, last = section["block_range"]
+        if first <= block_ordinal <= last:
+            anchor = section["anchor"]
+            url = meta["canonical_url"] + (f"#{anchor}" if anchor else "")
+            return list(section["heading_path"]), url
+    return list(meta["heading_path"]), meta["source_url"]

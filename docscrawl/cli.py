@@ -64,7 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     why.add_argument("--nearest", type=int, default=5, help="nearest URLs listed when unknown")
     why.add_argument("--json", action="store_true", help="print JSON instead of text")
 
-    check = commands.add_parser("check", help="the six extraction checks; exit 1 on failure")
+    check = commands.add_parser("check", help="the extraction checks; exit 1 on failure")
     check.add_argument("out", type=Path, nargs="?", help="crawl output directory")
     check.add_argument("--threshold", "-t", action="append", default=[], metavar="NAME=VALUE",
                        help="override a threshold, e.g. min_heading_coverage=0.9 "

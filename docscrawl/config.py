@@ -13,6 +13,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from docscrawl.extract.site_profile import SiteSelectors
+from docscrawl.hostlabel import default_host_label
 
 RENDER_MODES = ("auto", "always", "never")
 KNOWN_ARGS = (
@@ -68,13 +69,6 @@ class CrawlConfig:
             "auth_header": f"{self.auth_header[0]}: {REDACTED}" if self.auth_header else None,
             "extract": "on" if self.extract else "off",
         }
-
-
-def default_host_label(site: str) -> str:
-    """Folder name for a site: its host, plus `_port` when the URL names a port."""
-    parts = urlsplit(site)
-    host = (parts.hostname or "site").lower()
-    return f"{host}_{parts.port}" if parts.port else host
 
 
 def parse_site(value: str | None) -> str:

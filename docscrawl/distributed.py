@@ -75,26 +75,54 @@ Command line for the person on call::
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import sys
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from redis import Redis
-
 if TYPE_CHECKING:
+    from redis import Redis
     from redis.client import Pipeline
 
     from docscrawl.pagetrack import PageTrack
 
-__all__ = ["Admission", "SharedFrontier", "task_from_track", "track_from_task"]
+__all__ = ["REDIS_MISSING", "Admission", "SharedFrontier", "redis_installed",
+           "task_from_track", "track_from_task"]
 
-KEY_NAMES = ("seen", "claims", "queue", "tasks", "leases", "owners", "deliveries", "dead",
+# The one line shown when distributed mode is asked for without the `redis` package.
+REDIS_MISSING = ("distributed mode (DOCSCRAWL_REDIS_URL) needs the redis package: "
+                 "pip install 'docscrawl[distributed]'")
+
+
+def redis_installed() -> bool:
+    """True when `redis` can be imported (checked without importing it)."""
+    return importlib.util.find_spec("redis") is not None
+
+
+def _connect(redis_url: str) -> Redis:
+    """A Redis client; `redis` is imported here, only when distributed mode is used."""
+    if not redis_installed():
+        raise RuntimeError(REDIS_MISSING)
+    from redis import Redis
+
+    return Redis.from_url(redis_url, decode_responses=True)
+
+KEY_NAMES = ("seen", "untold", "claims", "queue", "tasks", "leases", "owners", "deliveries", "dead",
              "seq", "stats", "state", "workers", "workers_seen")
 DEFAULT_LEASE_SECONDS = 60.0
 DEFAULT_MAX_DELIVERIES = 5
 REQUEUE_BATCH = 100  # expired leases moved back per script call (pop repeats it)
+
+# KEYS: seen untold   ARGV: url
+FIRST_SCRIPT = """
+if redis.call('SADD', KEYS[1], ARGV[1]) == 1 then
+  redis.call('SADD', KEYS[2], ARGV[1])
+  return 1
+end
+return 0
+"""
 
 _NOW = """
 local function now()
@@ -299,13 +327,14 @@ class SharedFrontier:
         self.crawl_key = crawl_key
         self.lease_seconds = float(lease_seconds)
         self.max_deliveries = max_deliveries
-        self.redis: Redis = client or Redis.from_url(redis_url, decode_responses=True)
+        self.redis: Redis = client or _connect(redis_url)
         prefix = f"docscrawl:{{{crawl_key}}}:"
         self.keys = {name: prefix + name for name in KEY_NAMES}
         k = self.keys
         self._lease_keys = [k["queue"], k["tasks"], k["leases"], k["owners"], k["deliveries"],
                             k["dead"], k["stats"]]
         self._push_keys = [k["queue"], k["tasks"], k["seq"], k["state"], k["stats"]]
+        self._first = self.redis.register_script(FIRST_SCRIPT)
         self._requeue = self.redis.register_script(REQUEUE_SCRIPT)
         self._pop = self.redis.register_script(POP_SCRIPT)
         self._push = self.redis.register_script(PUSH_SCRIPT)
@@ -342,8 +371,20 @@ class SharedFrontier:
     # -- discovery and claims ------------------------------------------------------------
 
     def first_discovery(self, raw_url: str) -> bool:
-        """True only for the first worker that ever discovers `raw_url` (log `discovered`)."""
-        return bool(self.redis.sadd(self.keys["seen"], raw_url))
+        """True only for the first worker that ever discovers `raw_url` (log `discovered`).
+
+        The URL is also `untold` until that worker calls `told`: its discovery and outcome
+        (or its hand-over to the queue) are written. A worker killed in between leaves it
+        untold, and the next worker that meets the URL tells its story (`untold`)."""
+        return bool(self._first(keys=[self.keys["seen"], self.keys["untold"]], args=[raw_url]))
+
+    def told(self, raw_url: str) -> None:
+        """The story of a URL this worker discovered first is written (see `first_discovery`)."""
+        self.redis.srem(self.keys["untold"], raw_url)
+
+    def untold(self, raw_url: str) -> bool:
+        """True when the first discoverer of `raw_url` has not written its story (yet)."""
+        return bool(self.redis.sismember(self.keys["untold"], raw_url))
 
     def claim(self, normalized_url: str, owner: str) -> str | None:
         """Claim a normalized URL: None when this call claimed it, else the stored owner."""
@@ -478,8 +519,19 @@ class SharedFrontier:
         keys = [self.keys["leases"], self.keys["owners"], self.keys["workers_seen"]]
         return int(self._heartbeat(keys=keys, args=[worker_id, self.lease_seconds]))
 
+    def finish_worker(self, worker_id: str) -> None:
+        """A worker stopped cleanly (its leases given back): `workers()` shows it finished,
+        not silent."""
+        raw = self.redis.hget(self.keys["workers"], worker_id)
+        record = {**json.loads(raw or "{}"), "finished_at": self.server_time()}
+        self.redis.hset(self.keys["workers"], worker_id, json.dumps(record))
+
     def workers(self) -> dict[str, dict[str, Any]]:
-        """Every registered worker: its info, `last_seen`, `silent_seconds` and `leases`."""
+        """Every registered worker: its info, `last_seen`, `silent_seconds`, `leases` and
+        `state` (judged by the worker's own lease when it registered one, else this
+        frontier's): `finished` (stopped cleanly), `live` (heard from within the lease),
+        `silent` (not heard from, holds nothing: nothing waits on it) or `dead_or_stuck`
+        (not heard from within the lease and still holding leases: the one to look at)."""
         pipe = self.redis.pipeline(transaction=False)
         pipe.hgetall(self.keys["workers"])
         pipe.hgetall(self.keys["workers_seen"])
@@ -489,12 +541,13 @@ class SharedFrontier:
         result: dict[str, dict[str, Any]] = {}
         for worker in sorted(set(info) | set(seen)):
             last = float(seen[worker]) if worker in seen else None
-            result[worker] = {
-                **json.loads(info.get(worker) or "{}"),
-                "last_seen": last,
-                "silent_seconds": round(now - last, 3) if last is not None else None,
-                "leases": sum(1 for owner in owners.values() if owner == worker),
-            }
+            record = json.loads(info.get(worker) or "{}")
+            leases = sum(1 for owner in owners.values() if owner == worker)
+            silent = round(now - last, 3) if last is not None else None
+            lease = float(record.get("lease") or self.lease_seconds)
+            result[worker] = {**record, "last_seen": last, "silent_seconds": silent,
+                              "leases": leases,
+                              "state": worker_state(record, silent, leases, lease)}
         return result
 
     # -- counts -----------------------------------------------------------------------------
@@ -547,6 +600,16 @@ class SharedFrontier:
     def _release_keys(self) -> list[str]:
         k = self.keys
         return [k["queue"], k["tasks"], k["leases"], k["owners"], k["deliveries"]]
+
+
+def worker_state(info: dict[str, Any], silent: float | None, leases: int,
+                 lease_seconds: float) -> str:
+    """`finished`, `live`, `silent` or `dead_or_stuck` (see `SharedFrontier.workers`)."""
+    if info.get("finished_at") is not None and leases == 0:
+        return "finished"
+    if silent is not None and silent < lease_seconds:
+        return "live"
+    return "dead_or_stuck" if leases else "silent"
 
 
 def _task_json(task: dict[str, Any]) -> str:

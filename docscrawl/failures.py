@@ -15,6 +15,17 @@ from twisted.internet import error as twisted_error
 from twisted.python.failure import Failure
 from twisted.web._newclient import ResponseFailed, ResponseNeverReceived
 
+BROWSER_UNAVAILABLE = "browser_unavailable"
+
+
+class RenderError(Exception):
+    """A render that timed out or crashed on every attempt (crawl log: `render_error`)."""
+
+
+class NoBrowserError(Exception):
+    """The page needed rendering and no browser could run (`browser_unavailable`)."""
+
+
 FAILURE_REASONS: tuple[tuple[tuple[type[BaseException], ...], str], ...] = (
     ((CannotResolveHostError, twisted_error.DNSLookupError), "dns"),
     ((DownloadTimeoutError, twisted_error.TimeoutError, twisted_error.TCPTimedOutError),
@@ -24,6 +35,8 @@ FAILURE_REASONS: tuple[tuple[tuple[type[BaseException], ...], str], ...] = (
       ResponseNeverReceived, ResponseFailed, ResponseDataLossError, DownloadFailedError),
      "connection"),
     ((IgnoreRequest,), "ignored"),
+    ((RenderError,), "render_error"),
+    ((NoBrowserError,), BROWSER_UNAVAILABLE),
 )
 
 
@@ -38,5 +51,5 @@ def classify_failure(failure: Failure) -> tuple[str, str]:
         return "too_large", detail  # decompressed body (a gzip bomb) over the limit
     for types, reason in FAILURE_REASONS:
         if isinstance(exc, types):
-            return reason, detail
+            return reason, str(exc) if isinstance(exc, RenderError | NoBrowserError) else detail
     return "error", detail

@@ -17,6 +17,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from docscrawl import __version__
+from docscrawl.browser import INSTALL_HINT
 from docscrawl.config import CrawlConfig
 from docscrawl.crawllog import CrawlLog, utc_now
 from docscrawl.dedup.content import url_version
@@ -24,6 +25,7 @@ from docscrawl.discovery.netguard import AddressGuard
 from docscrawl.discovery.scope import Scope
 from docscrawl.discovery.traps import TrapGuard
 from docscrawl.discovery.urls import normalize_url
+from docscrawl.failures import BROWSER_UNAVAILABLE
 from docscrawl.finalize import (
     PAGE_LEADING_FIELDS,
     log_updater,
@@ -143,6 +145,7 @@ class CrawlSession:
         self._restored_tracks: list[PageTrack] = []  # resume: written, not in the frontier
         self.renames: dict[str, str] = {}  # canonical URL written -> better one found later
         self.removed = 0
+        self.worker_id: str | None = None  # distributed mode: this part's worker
         self.finished = False
         self.paused = False
         if replay is not None:
@@ -290,6 +293,12 @@ class CrawlSession:
             "status": status, "started_at": self.started_at, "resumes": self.resumes,
         })
 
+    def set_worker(self, worker_id: str) -> None:
+        """Distributed mode: name this part's worker in run.json from the start, so that
+        `docscrawl merge` can tell which worker a killed part belonged to."""
+        self.worker_id = worker_id
+        self._write_run("running", None)
+
     def record_written(self, canonical_url: str, track: PageTrack) -> None:
         """Remember a written page record and the track it came from."""
         track.mark_written(canonical_url)
@@ -357,8 +366,10 @@ class CrawlSession:
         return run
 
     def _complete(self, finish_reason: str | None) -> bool:
-        """A crawl that ran to its natural end, limited by neither max_pages nor max_depth."""
-        return finish_reason == "finished" and not self.frontier.limited
+        """A crawl that ran to its natural end, limited by neither max_pages nor max_depth,
+        and with no page left unrendered for want of a browser."""
+        return (finish_reason == "finished" and not self.frontier.limited
+                and not self.log.failure_reasons.get(BROWSER_UNAVAILABLE))
 
     def _update_written_records(self) -> int:
         """Rewrite output files once when written records gained URLs or a new canonical."""
@@ -399,6 +410,11 @@ class CrawlSession:
         yield from self.frontier.tracks()
         yield from self._restored_tracks
 
+    def _browser_note(self) -> dict[str, Any] | None:
+        """Pages that needed rendering without a browser, and how to get one (or None)."""
+        pages = self.log.failure_reasons.get(BROWSER_UNAVAILABLE, 0)
+        return {"pages": pages, "hint": INSTALL_HINT} if pages else None
+
     def _write_run(self, status: str, finish_reason: str | None, *,
                    updated: int = 0) -> dict[str, Any]:
         counts = self.log.summary()
@@ -422,7 +438,9 @@ class CrawlSession:
             "politeness": self.politeness,
             "resumed": self.resumes > 0,
             "resumes": self.resumes,
+            **({"worker": self.worker_id} if self.worker_id else {}),
             "counts": counts,
+            "browser_unavailable": self._browser_note(),
             "skip_examples": {
                 reason: {"url": url, "rule": rule}
                 for reason, (url, rule) in sorted(self.log.skip_examples.items())

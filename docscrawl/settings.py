@@ -64,8 +64,8 @@ DOWNLOADER_MIDDLEWARES = {
 # Rendering (docscrawl.middlewares.render, docscrawl.browser): scrapy-playwright's handler,
 # started lazily on the first page that needs the browser; plain requests use HTTP/1.1.
 DOWNLOAD_HANDLERS = {
-    "http": "docscrawl.browser.LazyPlaywrightHandler",
-    "https": "docscrawl.browser.LazyPlaywrightHandler",
+    "http": "docscrawl.browser.DownloadHandler",
+    "https": "docscrawl.browser.DownloadHandler",
 }
 PLAYWRIGHT_BROWSER_TYPE = "chromium"
 PLAYWRIGHT_MAX_CONTEXTS = 1

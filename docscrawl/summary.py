@@ -26,6 +26,10 @@ def summarize(out_dir: Path) -> str:
     failures = counts.get("failure_reasons", {})
     if failures:
         lines.append("  failed:   " + ", ".join(f"{k} {v}" for k, v in sorted(failures.items())))
+    browser = run.get("browser_unavailable")
+    if browser:
+        lines.append(f"  browser:  {browser['pages']} pages needed rendering and no browser "
+                     f"was available: {browser['hint']}")
     for reason, example in sorted(run.get("skip_examples", {}).items()):
         lines.append(f"    e.g. {reason}: {example['url']}  [{example['rule']}]")
     return "\n".join(lines)

@@ -58,8 +58,10 @@ class Worker:
         session = self.spider.session
         session.frontier.max_pages = None  # the budget is crawl-wide, kept in Redis
         session.log.terminal_hooks.append(self._terminal)
+        session.set_worker(self.worker_id)
         self.shared.register_worker(self.worker_id, {"pid": os.getpid(),
-                                                     "out": str(session.out_dir)})
+                                                     "out": str(session.out_dir),
+                                                     "lease": self.shared.lease_seconds})
         self.shared.mark_started()
         self._loop = task.LoopingCall(self.pull)
         self._loop.start(0.5, now=False)
@@ -72,17 +74,36 @@ class Worker:
         """Only one worker reads the sitemaps and llms.txt."""
         return self.shared.claim("resource:site", self.worker_id) is None
 
+    def told(self, url: str) -> None:
+        """This worker discovered `url` first and has written its story."""
+        self.shared.told(url)
+
+    def must_tell(self, url: str, discovery: dict[str, Any]) -> bool:
+        """For a URL another worker discovered first: True when that worker never wrote
+        its story (killed in between); this worker then logs its discovery and outcome."""
+        if not self.shared.untold(url):
+            return False
+        self.spider.session.log.discovered(url, discovery)
+        return True
+
     def hand_over(self, url: str, track: PageTrack, *, redirected: bool,
-                  quiet: bool = False) -> None:
+                  quiet: bool = False, discovery: dict[str, Any] | None = None) -> None:
         """Claim and queue an admitted page for whichever worker pops it first. `quiet`:
-        another worker discovered the URL and logs its outcome unless nobody claimed it."""
-        log = self.spider.session.log
+        another worker discovered the URL and logs its outcome (unless nobody claimed it,
+        or it died before writing it: `must_tell`)."""
         admission = self.shared.claim_and_push(
             track.key, f"{self.worker_id} {url}", task_from_track(track),
             max_pages=self.max_pages, takes_slot=not redirected,
         )
-        if quiet and admission.status != "queued":
+        telling = quiet and self.must_tell(url, discovery or {"reason": "in_page", "from": None})
+        if quiet and not telling and admission.status != "queued":
             return
+        self._after_hand_over(url, admission, track)
+        if not quiet or telling:
+            self.told(url)
+
+    def _after_hand_over(self, url: str, admission: Any, track: PageTrack) -> None:
+        log = self.spider.session.log
         if admission.status == "duplicate" and (admission.owner or "").endswith(" " + url):
             log.hand_off(url)  # the same URL, claimed by a worker that found it too
         elif admission.status == "duplicate":
@@ -146,6 +167,7 @@ class Worker:
             self.spider.session.log.hand_off(url)
         self.shared.release_worker(self.worker_id)
         self._task_of.clear()
+        self.shared.finish_worker(self.worker_id)
         self.shared.close()
 
     def _terminal(self, url: str) -> None:

@@ -16,6 +16,7 @@ from scrapy.commands.crawl import Command as ScrapyCrawlCommand
 from scrapy.crawler import Crawler
 
 from docscrawl.config import ConfigError, build_config
+from docscrawl.distributed import REDIS_MISSING, redis_installed
 from docscrawl.politeness import apply_politeness
 from docscrawl.state import DB_NAME, StateError, StateStore
 
@@ -51,6 +52,8 @@ class Command(ScrapyCrawlCommand):
                 config = build_config(opts.spargs,
                                       output_root=self.settings.get("DOCSCRAWL_OUTPUT_ROOT"))
                 check_state(config.state_dir or config.out_dir)
+                if self.settings.get("DOCSCRAWL_REDIS_URL") and not redis_installed():
+                    raise ConfigError(f"setting DOCSCRAWL_REDIS_URL: {REDIS_MISSING}")
                 apply_politeness(self.settings, config.site)
             except (ConfigError, ValueError) as exc:
                 print(f"docscrawl: error: {exc}", file=sys.stderr)

@@ -4,7 +4,9 @@ Rule (documented in the README): the page's `rel=canonical` when it is an http(s
 the crawl scope and of the same documentation version as the fetched page; otherwise the
 normalized final URL. A canonical that is ignored leaves a warning saying why. When several
 URLs serve the same content and none declares a usable canonical, the one with the best
-`preference` wins, whatever order they were fetched in.
+`preference` wins, whatever order they were fetched in. `rank` orders every candidate
+(declared ones first, then by preference): one process's deduplication and `docscrawl
+merge` of several workers' parts pick the same URL with it, whatever the order.
 """
 
 from __future__ import annotations
@@ -57,3 +59,9 @@ def preference(url: str) -> tuple[int, int, int, int, str]:
     aliases = sum(1 for s in segments if s in ALIAS_SEGMENTS)
     is_index = int(bool(segments) and segments[-1] in INDEX_FILES)
     return (aliases, int(bool(parts.query)), is_index, len(parts.path), url)
+
+
+def rank(url: str, *, declared: bool) -> tuple[int, tuple[int, int, int, int, str]]:
+    """Sort key among candidate canonical URLs of one page (smaller wins): a URL named by
+    a page's own usable rel=canonical beats any other, then `preference` decides."""
+    return (0 if declared else 1, preference(url))

@@ -65,6 +65,11 @@ def heading_anchor(el: etree._Element) -> str | None:
         href = (a.get("href") or "").strip()
         if href.startswith("#") and len(href) > 1 and is_chrome(a):
             return href[1:]  # the permalink marker points at the heading
+    for a in el.iter("a"):  # the heading text is itself a link to the heading's fragment
+        href = (a.get("href") or "").strip()  # (a docutils toc-backref points at the TOC)
+        if (href.startswith("#") and len(href) > 1 and "toc-backref" not in (a.get("class") or "")
+                and visible_text(a) == visible_text(el)):
+            return href[1:]
     return None
 
 

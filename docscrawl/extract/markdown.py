@@ -62,7 +62,6 @@ CODE_TAGS = frozenset({"code", "kbd", "samp", "tt"})
 BLOCK_CLASSES = frozenset({"structfield", "variant", "small-section-header", "member-signature"})
 SIGNATURE_CLASSES = frozenset({"member-signature"})  # Javadoc
 CODE_DIV_CLASSES = frozenset({"redoc-json"})  # code samples rendered without a `pre`
-CODE_HEADING_CLASSES = frozenset({"code-header"})  # rustdoc `section.method h4.code-header`
 API_TERM_CLASSES = frozenset({"sig", "sig-object"})  # Sphinx `dl.py.function > dt.sig`
 LAYOUT_LIST_CLASSES = frozenset({
     "member-list", "blocklist", "blocklistlast", "details-list", "summary-list", "block-list",
@@ -296,13 +295,10 @@ class _Renderer(TableRendering):
         self.out.headings.append(heading)
         if warning:
             self.out.warnings.append(warning)
-        if class_tokens(el) & CODE_HEADING_CLASSES:
-            self.collect_links(el)
-            inner = code_span(text)
-        else:
-            inner, _ = self.inline_nodes([el])
-            inner = inner.replace("\n", " ")
-        return [("heading", self.leaf("heading", el, f"{'#' * level} {inner}", text))]
+        # Plain text, the same words as its heading path: a heading that links to its own
+        # anchor (or elsewhere) keeps its links in `links`, never a URL in the label text.
+        self.collect_links(el)
+        return [("heading", self.leaf("heading", el, f"{'#' * level} {text}", text))]
 
     def prose(self, text: str) -> None:
         """Remember explanatory prose for the next code block; fill waiting ones."""
@@ -586,6 +582,8 @@ class _Renderer(TableRendering):
             return  # no anchor at all (a C-level search): nothing to walk
         for node in iter_content(el, self.chrome):
             href = (node.get("href") or "").strip() if node.tag == "a" else ""
+            if href and class_tokens(node) & UNWRAPPED_LINK_CLASSES:
+                continue
             text = self.text(node) if href else ""
             if text:
                 self.record_link(node, join_url(self.base_url, href), text)

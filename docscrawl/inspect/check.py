@@ -1,4 +1,4 @@
-"""`docscrawl check OUT`: the six extraction checks of the navigation-context seed.
+"""`docscrawl check OUT`: the extraction checks of the navigation-context seed.
 
 1. heading coverage: share of main-content chunks with a non-empty heading path
    (from chunks.jsonl; from structure.jsonl's blocks when no chunk was written);
@@ -9,7 +9,9 @@
    and main content that repeats across pages (a template taken for content);
 5. identity agreement: do title, main heading and canonical URL name the same page;
 6. fragment resolution: does every table-of-contents or in-page `#fragment` target
-   resolve to a heading anchor of the page it points to.
+   resolve to a heading anchor of the page it points to;
+7. section precision and 8. plain headings: does every chunk cite the sections it holds,
+   and are headings plain text (`docscrawl.inspect.check_chunks`).
 
 Each check returns its figure, the threshold it is held to, details and offending
 examples. `run_checks` streams pages.jsonl and chunks.jsonl once (structure.jsonl only
@@ -26,12 +28,13 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from docscrawl.discovery.urls import is_crawlable_url, normalize_url
+from docscrawl.inspect.check_chunks import ChunkScan
 from docscrawl.inspect.output import OutputDir
 
 __all__ = ["CHECKS", "Thresholds", "format_checks", "parse_threshold", "run_checks"]
 
 CHECKS = ("heading_coverage", "breadcrumb_coverage", "link_ambiguity", "template_detection",
-          "identity_agreement", "fragment_resolution")
+          "identity_agreement", "fragment_resolution", "section_precision", "plain_headings")
 EXAMPLES = 5
 GENERIC_LINK_TEXT = frozenset({
     "", "here", "click here", "click", "this", "this page", "this link", "link", "more",
@@ -56,6 +59,8 @@ class Thresholds:
     template_min_pages: int = 3
     min_identity_agreement: float = 0.8
     min_fragment_resolution: float = 0.95
+    max_unnamed_section_share: float = 0.01
+    max_linked_heading_share: float = 0.0
 
 
 def parse_threshold(thresholds: Thresholds, text: str) -> None:
@@ -270,31 +275,38 @@ def _norm(url: str) -> str:
 
 
 def run_checks(out: OutputDir, thresholds: Thresholds | None = None) -> dict[str, Any]:
-    """Run the six checks; returns {"passed": bool, "checks": [...], "thresholds": {...}}."""
+    """Run the checks; returns {"passed": bool, "checks": [...], "thresholds": {...}}."""
     thresholds = thresholds or Thresholds()
     out.require("pages.jsonl")
     scan = _Scan()
     for page in out.records("pages.jsonl"):
         scan.add(page)
+    chunk_scan = ChunkScan()
     checks = [
-        heading_coverage(out, thresholds),
+        heading_coverage(out, thresholds, chunk_scan),
         breadcrumb_coverage(scan, thresholds),
         link_ambiguity(scan, thresholds),
         template_detection(scan, thresholds),
         identity_agreement(scan, thresholds),
         fragment_resolution(scan, thresholds),
+        section_precision(chunk_scan, thresholds),
+        plain_headings(chunk_scan, thresholds),
     ]
     return {"output": str(out.path), "site": out.run.get("site"), "pages": scan.pages,
             "passed": all(check["passed"] for check in checks), "checks": checks,
             "thresholds": asdict(thresholds)}
 
 
-def heading_coverage(out: OutputDir, thresholds: Thresholds) -> dict[str, Any]:
-    """Share of main-content chunks (else content blocks) with a heading path."""
+def heading_coverage(out: OutputDir, thresholds: Thresholds,
+                     chunk_scan: ChunkScan | None = None) -> dict[str, Any]:
+    """Share of main-content chunks (else content blocks) with a heading path; the chunks
+    read on the way feed `chunk_scan` (checks 7 and 8)."""
     total = covered = 0
     examples: list[dict[str, Any]] = []
     basis = "chunks.jsonl"
     for chunk in out.records("chunks.jsonl"):
+        if chunk_scan is not None:
+            chunk_scan.add(chunk)
         meta = chunk.get("metadata") or {}
         if meta.get("region") not in (None, "main_content"):
             continue
@@ -425,6 +437,28 @@ def fragment_resolution(scan: _Scan, thresholds: Thresholds) -> dict[str, Any]:
                             "outside_crawl": outside,
                             "unresolved_fragment_warnings": scan.fragment_warnings},
                    examples=examples)
+
+
+def section_precision(scan: ChunkScan, thresholds: Thresholds) -> dict[str, Any]:
+    """Chunks holding a heading that their heading path and sections do not name."""
+    value = _share(scan.unnamed, scan.chunks)
+    return _result("section_precision", "Section precision", value,
+                   thresholds.max_unnamed_section_share, higher_is_better=False,
+                   figure=f"{scan.unnamed}/{scan.chunks} chunks hold a heading that neither "
+                          f"their heading path nor their sections name ({_pct(value)})",
+                   details={"unnamed": scan.unnamed, "chunks": scan.chunks},
+                   examples=scan.unnamed_examples)
+
+
+def plain_headings(scan: ChunkScan, thresholds: Thresholds) -> dict[str, Any]:
+    """Headings in chunk Markdown written as a link instead of plain text."""
+    value = _share(scan.linked, scan.headings)
+    return _result("plain_headings", "Plain headings", value,
+                   thresholds.max_linked_heading_share, higher_is_better=False,
+                   figure=f"{scan.linked}/{scan.headings} headings in chunks are written as a "
+                          f"link ({_pct(value)})",
+                   details={"linked": scan.linked, "headings": scan.headings},
+                   examples=scan.linked_examples)
 
 
 def format_checks(report: dict[str, Any]) -> str:

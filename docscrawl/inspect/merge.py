@@ -1,16 +1,20 @@
 """`docscrawl merge OUT1 OUT2 ... -o OUT`: combine the part outputs of several workers.
 
-Pages are deduplicated by canonical URL and by content hash within a version (the same
-rule as one crawl's content deduplication): the first part that holds a page keeps its
-record, which gains the `observed_urls` and `discovery` of the copies dropped from later
-parts; chunks and structure records follow their page. Crawl logs are interleaved by
-`ts` (each part is already in time order, so this streams) and each line gains `part`,
-the name of the part directory it came from. The merged log keeps the contract's
-invariant: a URL is `discovered` once (its earliest discovery), and ends in exactly one
-terminal event, the best one any part logged (extracted > unchanged > duplicate > failed
-> skipped); an `extracted` whose page was dropped as a copy becomes a `duplicate` of the
-kept page; a URL that no part finished (a worker killed with `kill -9`) ends `failed`
-with reason `crawl_closed`. run.json is recomputed from what was written.
+The merged output is what one process crawling the site would have written. Which part
+records and URLs are one page, its canonical URL, observed URLs and ways found are planned
+by `docscrawl.inspect.consolidate` (the same canonical rule as one crawl's deduplication,
+whatever order the pages arrived in); one record is written per page, renamed to the
+chosen canonical URL when its part chose another, and chunks, structure records and log
+events follow their page's new id. Crawl logs are interleaved by `ts` (each part is already
+in time order, so this streams) and each line gains `part`, the name of the part directory
+it came from. The merged log keeps the contract's invariant: a URL is `discovered` once
+(its earliest discovery), and ends in exactly one terminal event, the best one any part
+logged (extracted > unchanged > duplicate > failed > skipped; among equals, the one whose
+record was kept); an `extracted` whose record was dropped as a copy becomes a `duplicate`
+of the kept page; a URL that no part finished ends `failed` with reason `crawl_closed`.
+run.json is recomputed from what was written: `complete` when every URL ended and no page
+budget or depth limit cut the crawl, the run's real start, end and duration, the parts
+merged and the workers that died (a part whose run.json still says `running`).
 
 Memory holds one small entry per page and per URL, never a whole file.
 """
@@ -22,11 +26,15 @@ import os
 import shutil
 from collections import Counter
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
 from typing import Any, TextIO
 
 from docscrawl import __version__
 from docscrawl.crawllog import utc_now
+from docscrawl.dedup.content import sha256_id
+from docscrawl.finalize import log_updater, page_ref_updater
+from docscrawl.inspect.consolidate import MergePlan, PageSummary, plan_merge
 from docscrawl.inspect.output import OutputDir, OutputError, Progress
 from docscrawl.jsonl import dumps_line, write_json_atomic
 from docscrawl.linkgraph import add_inbound_links
@@ -35,27 +43,7 @@ __all__ = ["merge_outputs"]
 
 TERMINAL_RANK = {"extracted": 0, "unchanged": 1, "duplicate": 2, "failed": 3, "skipped": 4}
 CLOSED_RANK = 5  # failed/crawl_closed: the worker stopped first; anything else wins
-
-
-class _Kept:
-    """A page record kept from one part, and what its dropped copies add to it."""
-
-    __slots__ = ("discovery", "id", "observed", "part")
-
-    def __init__(self, part: int, page: dict[str, Any]) -> None:
-        self.part = part
-        self.id = page.get("id")
-        self.observed: dict[str, None] = dict.fromkeys(page.get("observed_urls") or ())
-        self.discovery: list[dict[str, Any]] = list(page.get("discovery") or ())
-
-    def absorb(self, page: dict[str, Any]) -> None:
-        for url in (page.get("canonical_url"), page.get("final_url"),
-                    *(page.get("observed_urls") or ())):
-            if url:
-                self.observed.setdefault(url, None)
-        for item in page.get("discovery") or ():
-            if item not in self.discovery:
-                self.discovery.append(item)
+LIMIT_REASONS = frozenset({"max_pages", "max_depth"})  # a cut crawl is not complete
 
 
 def _terminal_rank(event: dict[str, Any]) -> int:
@@ -80,42 +68,94 @@ def merge_outputs(parts: list[OutputDir], dest: Path, *, force: bool = False,
         shutil.rmtree(dest)
     dest.mkdir(parents=True, exist_ok=True)
 
-    kept, dropped = _plan_pages(parts)
-    best = _plan_terminals(parts)
+    plan = plan_merge(_summaries(parts), _all_events(parts))
+    kept = {page.kept for page in plan.pages}
+    best = _plan_terminals(parts, kept)
     labels = _labels(parts)
-    pages_written = _write_pages(parts, kept, dest / "pages.jsonl")
-    kept_ids = {(entry.part, entry.id) for entry in kept.values()}
-    chunks_written = _write_follow(parts, kept_ids, dest / "chunks.jsonl", dedupe_ids=True)
-    _write_follow(parts, kept_ids, dest / "structure.jsonl", dedupe_ids=False)
+    pages_written = _write_pages(parts, plan, dest / "pages.jsonl")
+    chunks_written = _write_follow(parts, kept, plan, dest / "chunks.jsonl", dedupe_ids=True)
+    _write_follow(parts, kept, plan, dest / "structure.jsonl", dedupe_ids=False)
     add_inbound_links(dest)  # each part saw only its own pages' links
-    counts, examples, first_ts, last_ts = _write_log(parts, labels, best, dropped,
+    counts, examples, first_ts, last_ts = _write_log(parts, labels, best, plan,
                                                      dest / "crawl_log.jsonl")
     progress.note(f"merge: {pages_written} pages, {chunks_written} chunks written to {dest}")
-    runs = [part.run for part in parts]
-    run = {
-        "site": runs[0].get("site"),
-        "arguments": runs[0].get("arguments"),
-        "status": "finished",
-        "finish_reason": "merged",
-        "complete": all(r.get("complete") is True for r in runs)
-        and counts["failure_reasons"].get("crawl_closed", 0) == 0,
-        "started_at": min((r.get("started_at") or first_ts or "") for r in runs) or first_ts,
-        "finished_at": max((r.get("finished_at") or last_ts or "") for r in runs) or last_ts,
-        "merged_at": utc_now(),
-        "docscrawl_version": __version__,
+    run = _merged_run(parts, labels, counts, first_ts, last_ts)
+    run.update({
         "pages_written": pages_written,
         "chunks_written": chunks_written,
+        "records_renamed": len(plan.renames),
         "counts": counts,
         "skip_examples": examples,
-        "merged_from": [{"part": labels[i], "path": str(p.path), "status": p.run.get("status"),
-                         "complete": p.run.get("complete"),
-                         "pages_written": p.run.get("pages_written")}
-                        for i, p in enumerate(parts)],
         "output": {name: str(dest / name) for name in
                    ("pages.jsonl", "chunks.jsonl", "structure.jsonl", "crawl_log.jsonl")},
-    }
+    })
     write_json_atomic(dest / "run.json", run)
     return run
+
+
+def _merged_run(parts: list[OutputDir], labels: list[str], counts: dict[str, Any],
+                first_ts: str | None, last_ts: str | None) -> dict[str, Any]:
+    """run.json fields of the whole crawl: parts, dead workers, completeness, times."""
+    merged_from = []
+    for label, part in zip(labels, parts, strict=True):
+        run = part.run
+        died = run.get("status") == "running"  # never reached its end: killed
+        merged_from.append({
+            "part": label, "path": str(part.path), "worker": run.get("worker"),
+            "status": "died" if died else run.get("status"),
+            "finish_reason": run.get("finish_reason"), "complete": run.get("complete"),
+            "pages_written": run.get("pages_written"), "started_at": run.get("started_at"),
+            "finished_at": run.get("finished_at") or (_last_ts(part) if died else None),
+        })
+    starts = [p["started_at"] for p in merged_from if p["started_at"]]
+    ends = [p["finished_at"] for p in merged_from if p["finished_at"]]
+    started = min(starts) if starts else first_ts
+    finished = max(ends) if ends else last_ts
+    limited = any(counts["skip_reasons"].get(reason) for reason in LIMIT_REASONS)
+    first = parts[0].run
+    return {
+        "site": first.get("site"),
+        "arguments": first.get("arguments"),
+        "status": "finished",
+        "finish_reason": "merged",
+        "complete": counts["failure_reasons"].get("crawl_closed", 0) == 0 and not limited,
+        "started_at": started,
+        "finished_at": finished,
+        "elapsed_s": _seconds_between(started, finished),
+        "merged_at": utc_now(),
+        "docscrawl_version": __version__,
+        "merged_from": merged_from,
+        "workers_died": [{"part": p["part"], "worker": p["worker"]} for p in merged_from
+                         if p["status"] == "died"],
+    }
+
+
+def _last_ts(part: OutputDir) -> str | None:
+    last = None
+    for event in part.records("crawl_log.jsonl"):
+        last = event.get("ts") or last
+    return last
+
+
+def _seconds_between(start: str | None, end: str | None) -> float | None:
+    try:
+        one = datetime.fromisoformat(str(start).replace("Z", "+00:00"))
+        two = datetime.fromisoformat(str(end).replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return round((two - one).total_seconds(), 3)
+
+
+def _summaries(parts: list[OutputDir]) -> Iterator[PageSummary]:
+    for index, part in enumerate(parts):
+        for line, page in enumerate(part.records("pages.jsonl")):
+            yield PageSummary.of(index, line, page)
+
+
+def _all_events(parts: list[OutputDir]) -> Iterator[tuple[int, dict[str, Any]]]:
+    for index, part in enumerate(parts):
+        for event in part.records("crawl_log.jsonl"):
+            yield index, event
 
 
 def _labels(parts: list[OutputDir]) -> list[str]:
@@ -125,35 +165,17 @@ def _labels(parts: list[OutputDir]) -> list[str]:
     return [f"{i}:{name}" for i, name in enumerate(names)]
 
 
-def _plan_pages(parts: list[OutputDir]) -> tuple[dict[str, _Kept], dict[tuple[int, Any], str]]:
-    """Which page record to keep for each canonical URL / content; dropped -> kept URL."""
-    kept: dict[str, _Kept] = {}  # canonical URL -> kept record
-    by_hash: dict[tuple[Any, Any], str] = {}  # (content_hash, version) -> canonical URL
-    dropped: dict[tuple[int, Any], str] = {}  # (part, page id) -> kept canonical URL
-    for index, part in enumerate(parts):
-        for page in part.records("pages.jsonl"):
-            canonical = str(page.get("canonical_url"))
-            version = (page.get("version") or {}).get("value")
-            content = (page.get("content_hash"), version)
-            owner = canonical if canonical in kept else by_hash.get(content)
-            if owner is not None:
-                kept[owner].absorb(page)
-                dropped[(index, page.get("id"))] = owner
-                continue
-            kept[canonical] = _Kept(index, page)
-            if page.get("content_hash"):
-                by_hash.setdefault(content, canonical)
-    return kept, dropped
-
-
-def _plan_terminals(parts: list[OutputDir]) -> dict[str, tuple[int, int]]:
-    """url -> (rank, part) of the terminal event the merged log keeps."""
-    best: dict[str, tuple[int, int]] = {}
+def _plan_terminals(parts: list[OutputDir],
+                    kept: set[tuple[int, str]]) -> dict[str, tuple[int, int, int]]:
+    """url -> (rank, not kept, part) of the terminal event the merged log keeps: the best
+    outcome, and among equals the one whose page record is the one written."""
+    best: dict[str, tuple[int, int, int]] = {}
     for index, part in enumerate(parts):
         for event in part.records("crawl_log.jsonl"):
             if event.get("event") in TERMINAL_RANK:
                 url = str(event.get("url"))
-                candidate = (_terminal_rank(event), index)
+                written = (index, str(event.get("page_id"))) in kept
+                candidate = (_terminal_rank(event), 0 if written else 1, index)
                 if url not in best or candidate < best[url]:
                     best[url] = candidate
     return best
@@ -169,38 +191,41 @@ def _close(handle: TextIO) -> None:
     handle.close()
 
 
-def _write_pages(parts: list[OutputDir], kept: dict[str, _Kept], path: Path) -> int:
+def _write_pages(parts: list[OutputDir], plan: MergePlan, path: Path) -> int:
     written = 0
     handle = _open(path)
     for index, part in enumerate(parts):
         for page in part.records("pages.jsonl"):
-            entry = kept.get(str(page.get("canonical_url")))
-            if entry is None or entry.part != index or entry.id != page.get("id"):
+            merged = plan.owner.get((index, str(page.get("id"))))
+            if merged is None or merged.kept != (index, str(page.get("id"))):
                 continue
-            page["observed_urls"] = list(entry.observed)
-            page["discovery"] = entry.discovery
+            page["id"] = sha256_id(merged.canonical_url)
+            page["canonical_url"] = merged.canonical_url
+            page["observed_urls"] = merged.observed_urls
+            page["discovery"] = merged.discovery
             handle.write(dumps_line(page))
             written += 1
     _close(handle)
     return written
 
 
-def _write_follow(parts: list[OutputDir], kept_ids: set[tuple[int, Any]], path: Path, *,
-                  dedupe_ids: bool) -> int:
-    """Chunks or structure records of kept pages."""
+def _write_follow(parts: list[OutputDir], kept: set[tuple[int, str]], plan: MergePlan,
+                  path: Path, *, dedupe_ids: bool) -> int:
+    """Chunks or structure records of kept pages, renamed with their page."""
     name = path.name
+    rename = page_ref_updater(plan.renames)
     written = 0
     seen: set[Any] = set()
     handle = _open(path)
     for index, part in enumerate(parts):
         for record in part.records(name):
-            if (index, record.get("page_id")) not in kept_ids:
+            if (index, str(record.get("page_id"))) not in kept:
                 continue
             if dedupe_ids:
                 if record.get("id") in seen:
                     continue
                 seen.add(record.get("id"))
-            handle.write(dumps_line(record))
+            handle.write(dumps_line(rename(record)))
             written += 1
     _close(handle)
     return written
@@ -212,8 +237,8 @@ def _tagged(part: OutputDir, index: int) -> Iterator[tuple[str, int, dict[str, A
 
 
 def _write_log(
-    parts: list[OutputDir], labels: list[str], best: dict[str, tuple[int, int]],
-    dropped: dict[tuple[int, Any], str], path: Path,
+    parts: list[OutputDir], labels: list[str], best: dict[str, tuple[int, int, int]],
+    plan: MergePlan, path: Path,
 ) -> tuple[dict[str, Any], dict[str, Any], str | None, str | None]:
     events: Counter[str] = Counter()
     skips: Counter[str] = Counter()
@@ -223,6 +248,8 @@ def _write_log(
     ended: set[str] = set()
     first_ts: str | None = None
     last_ts: str | None = None
+    rename = log_updater(plan.renames)
+    kept = {page.kept for page in plan.pages}
     handle = _open(path)
 
     def emit(event: dict[str, Any]) -> None:
@@ -247,15 +274,18 @@ def _write_log(
                 continue
             discovered.add(url)
         elif kind in TERMINAL_RANK:
-            if url in ended or best.get(url, (None, None))[1] != index:
+            choice = best.get(url)
+            if url in ended or choice is None or choice[2] != index:
                 continue
-            if _terminal_rank(event) != best[url][0]:
+            written = (index, str(event.get("page_id"))) in kept
+            if (_terminal_rank(event), 0 if written else 1) != choice[:2]:
                 continue
             ended.add(url)
-            owner = dropped.get((index, event.get("page_id")))
-            if kind == "extracted" and owner is not None:
+            owner = plan.canonical_of(index, event.get("page_id"))
+            if kind in ("extracted", "unchanged") and owner is not None and not written:
                 event.update(event="duplicate", reason="merged", duplicate_of=owner,
-                             canonical_url=owner)
+                             canonical_url=owner, page_id=sha256_id(owner))
+            event = rename(event)
         emit(event)
     for url in sorted(discovered - ended):
         emit({"ts": last_ts or utc_now(), "url": url, "event": "failed",

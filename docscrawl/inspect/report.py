@@ -1,7 +1,7 @@
 """`docscrawl report OUT -o report.html`: one self-contained HTML file.
 
 No CDN, no external file: charts are inline SVG drawn here (outcomes, skip reasons,
-status codes, discovery depth, fetch times) and the six checks are a table. A few lines
+status codes, discovery depth, fetch times) and the checks are a table. A few lines
 of inline script measure every chart once the browser has laid it out and write the
 result into `data-rendered` attributes, which is how the test (headless Chromium) tells
 that the charts really render.

@@ -15,6 +15,11 @@ A page still sparse after rendering carries a `sparse_after_render` warning
 (`render_warnings` in the request meta). The browser is asked unconditionally: the
 conditional headers of the plain request (`If-None-Match`, `If-Modified-Since`) are
 dropped, since a 304 would leave the browser with an empty page.
+
+Without a usable browser (no Chromium, no Playwright, or a Chromium that does not start),
+`render=always` stops before any request with one line; `render=auto` crawls on: one
+warning at the start, and each page that needs rendering fails `browser_unavailable`
+(the run is then incomplete). Playwright itself is imported only when a page is rendered.
 """
 
 from __future__ import annotations
@@ -22,29 +27,31 @@ from __future__ import annotations
 import asyncio
 import logging
 import sys
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 from urllib.parse import urlsplit
 
-from playwright.async_api import Page, Route
-from playwright.async_api import Request as BrowserRequest
 from scrapy.crawler import Crawler
 from scrapy.http import HtmlResponse, Request, Response
-from scrapy_playwright.page import PageMethod
 
 from docscrawl.browser import (
     CONTEXT_KWARGS,
+    INSTALL_HINT,
     BrowserUnavailable,
     check_chromium,
     configured_path,
     is_launch_failure,
     locate_chromium,
-    wait_for_content,
 )
 from docscrawl.discovery.hashroutes import browser_url, crawlable_url, route_of
 from docscrawl.discovery.urls import strip_fragment
+from docscrawl.failures import NoBrowserError, RenderError
 from docscrawl.frontier import origin_of
 from docscrawl.parse import response_root
 from docscrawl.render_policy import main_text_chars, sparse_reason
+
+if TYPE_CHECKING:
+    from playwright.async_api import Page, Route
+    from playwright.async_api import Request as BrowserRequest
 
 logger = logging.getLogger(__name__)
 
@@ -55,15 +62,11 @@ DISABLE_POPUPS_JS = "window.open = () => null;"
 CONDITIONAL_HEADERS = ("If-None-Match", "If-Modified-Since")
 
 
-class RenderError(Exception):
-    """A render that timed out or crashed on every attempt (crawl log: `render_error`)."""
-
-
 class RenderMiddleware:
     """Downloader middleware: plain fetch first, Chromium only for sparse pages."""
 
     def __init__(self, crawler: Crawler, *, mode: str, min_text_chars: int, settle_ms: int,
-                 wait_ms: int, retries: int) -> None:
+                 wait_ms: int, retries: int, browser_problem: str | None = None) -> None:
         self.crawler = crawler
         self.stats = crawler.stats
         self.mode = mode
@@ -71,17 +74,17 @@ class RenderMiddleware:
         self.settle_ms = settle_ms
         self.wait_ms = wait_ms
         self.retries = retries
-        self._browser_failed = False
+        # Why no browser can render (None: one can): pages needing it fail with this.
+        self.browser_problem = browser_problem
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
         settings = crawler.settings
         config = getattr(crawler.spider, "config", None)
         mode = getattr(config, "render", "never")
-        if mode != "never":
-            _require_browser(settings)
+        problem = _browser_problem(settings, mode) if mode != "never" else None
         return cls(
-            crawler, mode=mode,
+            crawler, mode=mode, browser_problem=problem,
             min_text_chars=settings.getint("DOCSCRAWL_RENDER_MIN_TEXT_CHARS", 200),
             settle_ms=settings.getint("DOCSCRAWL_RENDER_SETTLE_MS", 300),
             wait_ms=settings.getint("DOCSCRAWL_RENDER_WAIT_MS", 10_000),
@@ -114,11 +117,14 @@ class RenderMiddleware:
             return response
         if "playwright" in response.flags:
             return self._rendered(request, response)
-        if request.meta.get("playwright") or self._browser_failed:
+        if request.meta.get("playwright"):
             return response
         reason = self._reason(request, response)
         if reason is None:
             return response
+        if self.browser_problem is not None:
+            self.stats.inc_value("docscrawl/render/browser_unavailable")
+            raise NoBrowserError(f"needs rendering ({reason}); {self.browser_problem}")
         return self._render_request(request, reason)
 
     def process_exception(self, request: Request, exception: BaseException,
@@ -128,7 +134,7 @@ class RenderMiddleware:
         detail = f"{type(exception).__name__}: {exception}".splitlines()[0][:300]
         if is_launch_failure(exception):
             self._stop_for_browser(detail)
-            raise RenderError(f"browser did not start: {detail}")
+            raise NoBrowserError(f"browser did not start: {detail}")
         attempt = request.meta.get("render_attempt", 1)
         if attempt <= self.retries:
             self.stats.inc_value("docscrawl/render/retried")
@@ -156,6 +162,10 @@ class RenderMiddleware:
                              min_text_chars=self.min_text_chars)
 
     def _render_request(self, request: Request, reason: str) -> Request:
+        from scrapy_playwright.page import PageMethod
+
+        from docscrawl.playwright_handler import wait_for_content
+
         self.stats.inc_value(f"docscrawl/render/reason/{reason}")
         method = PageMethod(wait_for_content, self._main_selector, self.settle_ms,
                             self.wait_ms, self.min_text_chars)
@@ -245,29 +255,40 @@ class RenderMiddleware:
         return in_scope or origin_of(url) == origin
 
     def _stop_for_browser(self, detail: str) -> None:
-        if self._browser_failed:
+        """Chromium did not start. `render=always` stops the crawl; `render=auto` goes on,
+        failing each page that needs the browser."""
+        if self.browser_problem is not None:
             return
-        self._browser_failed = True
-        line = f"docscrawl: error: browser: Chromium did not start ({detail}); " + (
-            "install Debian's Chromium (apt-get install chromium), set "
-            "DOCSCRAWL_CHROMIUM_PATH, or crawl with -a render=never")
-        logger.error(line)
+        self.browser_problem = f"Chromium did not start ({detail}); {INSTALL_HINT}"
+        if self.mode != "always":
+            logger.warning("docscrawl: %s; pages that need rendering fail "
+                           "browser_unavailable", self.browser_problem)
+            return
+        logger.error("docscrawl: error: browser: %s", self.browser_problem)
         engine = self.crawler.engine
         if engine is not None:
             self._closing = asyncio.ensure_future(
                 engine.close_spider_async(reason="browser_unavailable"))
 
 
-def _require_browser(settings: Any) -> None:
-    """Stop before the crawl starts, with one line, when no Chromium can run."""
+def _browser_problem(settings: Any, mode: str) -> str | None:
+    """Why no browser can render, checked once at start (None: one can). With
+    `render=always`, or a `DOCSCRAWL_CHROMIUM_PATH` that names no working browser, this
+    stops the crawl before any request, with one line."""
+    configured = configured_path(settings)
     try:
-        path = locate_chromium(configured_path(settings))
+        path = locate_chromium(configured)
         version = check_chromium(path)
     except BrowserUnavailable as exc:
-        print(f"docscrawl: error: browser: {exc}", file=sys.stderr, flush=True)
-        raise SystemExit(2) from None
+        if mode == "always" or configured:
+            print(f"docscrawl: error: browser: {exc}", file=sys.stderr, flush=True)
+            raise SystemExit(2) from None
+        logger.warning("docscrawl: no browser for rendering: %s. The crawl goes on; pages "
+                       "that need rendering fail browser_unavailable", exc)
+        return str(exc)
     logger.info("docscrawl: rendering sparse pages with %s (%s)", version,
                 path or "Playwright's browser")
+    return None
 
 
 def _is_page_navigation(browser_request: BrowserRequest, page: Page) -> bool:

@@ -13,7 +13,7 @@ from typing import Any
 
 from scrapy.exceptions import DropItem
 
-from docscrawl.dedup.canonical import CanonicalChoice, choose_canonical, preference
+from docscrawl.dedup.canonical import CanonicalChoice, choose_canonical, rank
 from docscrawl.dedup.content import content_hash, url_version
 from docscrawl.discovery.urls import normalize_url
 from docscrawl.items import CarriedPage, FetchedPage
@@ -103,10 +103,18 @@ class DedupPipeline(SessionPipeline):
         return own
 
     def _reelect(self, key: GroupKey, group: ContentGroup, choice: CanonicalChoice) -> None:
-        """A duplicate may carry a better canonical than the one written."""
-        if group.declared or choice.url in self._taken:
+        """A duplicate may carry a better canonical than the one written (`rank`: the same
+        choice whatever order the group's pages arrive in)."""
+        if choice.url == group.canonical:  # named again, now perhaps by a rel=canonical
+            if choice.declared and not group.declared:
+                group.declared = True
+                self._groups.put(key, group)
+                self.session.journal_group(group.canonical, True)
             return
-        if choice.declared or preference(choice.url) < preference(group.canonical):
+        if choice.url in self._taken:
+            return
+        if rank(choice.url, declared=choice.declared) < rank(group.canonical,
+                                                             declared=group.declared):
             self._taken.discard(group.canonical)
             self._taken.add(choice.url)
             self.session.rename_canonical(group.canonical, choice.url)

@@ -4,6 +4,10 @@ A fresh page is chunked (`docscrawl.chunking`) and written to pages, structure a
 then logged `extracted` and stored in the incremental state. A carried-over page (304, an
 identical body, or an unchanged normalized content hash, decided upstream) is written from
 the stored record, structure record and chunks and logged `unchanged`.
+
+The item a page yields is its page record as written, so `scrapy crawl docs -O pages.jsonl`
+(or `FEEDS`) gives page records too; only pages.jsonl gets the end-of-crawl updates
+(`docscrawl.finalize`: aliases found later, a better canonical URL).
 """
 
 from __future__ import annotations
@@ -74,7 +78,7 @@ class ExportPipeline(SessionPipeline):
                                   chunk_lines="".join(chunk_lines),
                                   structure_line=structure_line)
         item.extract = None  # nothing per page stays in memory after it is written
-        return {"page_id": record["id"], "canonical_url": record["canonical_url"]}
+        return record  # the item is the page record: Scrapy's -O / FEEDS write it
 
     def _carry_over(self, item: CarriedPage, row: StateRow,
                     etag: str | None, last_modified: str | None) -> dict[str, Any]:
@@ -99,4 +103,4 @@ class ExportPipeline(SessionPipeline):
         session.incremental.unchanged(row, etag=etag, last_modified=last_modified,
                                       observed_urls=list(track.observed),
                                       body_digest=item.body_digest)
-        return {"page_id": page_id(row.canonical_url), "canonical_url": row.canonical_url}
+        return record or {"id": page_id(row.canonical_url), "canonical_url": row.canonical_url}

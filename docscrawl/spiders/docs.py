@@ -35,7 +35,6 @@ from docscrawl.failures import classify_failure
 from docscrawl.frontier import Verdict, origin_of
 from docscrawl.incremental import body_hash
 from docscrawl.items import CarriedPage, FetchedPage
-from docscrawl.middlewares.render import RenderError
 from docscrawl.pagetrack import PageTrack, track_from_fields
 from docscrawl.parse import response_root
 from docscrawl.politeness import politeness_summary
@@ -135,7 +134,7 @@ class DocsSpider(SiteResources, scrapy.Spider):
         if verdict.action == "known":
             return []
         if verdict.action == "skip":
-            self._log_skip(url, verdict)
+            self._log_skip(url, verdict, {"reason": reason, "from": source})
             return []
         return self._admit_or_park(url, reason, source, depth, lastmod, inherit)
 
@@ -153,20 +152,27 @@ class DocsSpider(SiteResources, scrapy.Spider):
             url, reason, source, depth, lastmod=lastmod, inherit=inherit
         )
         if verdict.action == "skip":
-            self._log_skip(url, verdict)
+            self._log_skip(url, verdict, {"reason": reason, "from": source})
             return []
         assert verdict.track is not None
         if self.worker is not None:
             self.worker.hand_over(url, verdict.track, redirected=inherit is not None,
-                                  quiet=url in self._quiet)
+                                  quiet=url in self._quiet,
+                                  discovery={"reason": reason, "from": source})
             return []
         self.session.journal_claim(verdict.track, inherited=inherit is not None)
         return [self.page_request(verdict.track, verdict.track.key)]
 
-    def _log_skip(self, url: str, verdict: Verdict) -> None:
-        if url in self._quiet:
+    def _log_skip(self, url: str, verdict: Verdict,
+                  discovery: dict[str, Any] | None = None) -> None:
+        """Log a refused URL; distributed mode: only the worker that tells its story."""
+        worker = self.worker
+        if url in self._quiet and (worker is None or not worker.must_tell(
+                url, discovery or {"reason": "in_page", "from": None})):
             return
         self.session.log.record(url, "skipped", reason=verdict.reason, rule=verdict.rule)
+        if worker is not None:
+            worker.told(url)
 
     def page_request(self, track: PageTrack, url: str) -> Request:
         """The request fetching a claimed page (conditional when the state knows it)."""
@@ -361,8 +367,6 @@ class DocsSpider(SiteResources, scrapy.Spider):
         if track is None:
             return
         reason, rule = classify_failure(failure)
-        if isinstance(failure.value, RenderError):
-            reason, rule = "render_error", str(failure.value)
         event = "skipped" if reason == "too_large" else "failed"
         if reason == "too_large":
             rule = f"DOWNLOAD_MAXSIZE={self.crawler.settings.getint('DOWNLOAD_MAXSIZE')}"

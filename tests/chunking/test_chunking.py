@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from docscrawl.chunking import chunk_id, chunk_label, chunk_page
+from docscrawl.chunking import chunk_id, chunk_label, chunk_page, section_citation
 from docscrawl.chunking_units import count_tokens
 from docscrawl.extract.model import PageExtract
 from tests.chunking.pages import make_extract, words
@@ -54,7 +54,7 @@ def test_label(breadcrumbs: list[str], heading_path: list[str], label: str) -> N
 PAGE = f"""
 # Authentication {{#auth}}
 
-{words(30, "intro")}
+{words(45, "intro")}
 
 ## API keys {{#api-keys}}
 
@@ -121,7 +121,7 @@ def test_one_chunk_per_large_section() -> None:
     ]
 
 
-def test_small_sibling_sections_merge_under_common_parent() -> None:
+def test_short_sibling_sections_are_chunks_of_their_own() -> None:
     page = f"""
 # Install {{#install}}
 
@@ -140,10 +140,63 @@ def test_small_sibling_sections_merge_under_common_parent() -> None:
 {words(40, "win")}
 """
     records = chunks(page)
-    assert paths(records) == [["Install"], ["Install"]]
-    merged = records[1]
-    assert "## Linux" in merged["markdown"] and "## Windows" in merged["markdown"]
-    assert merged["metadata"]["source_url"] == URL + "#install"
+    assert paths(records) == [
+        ["Install"], ["Install", "Linux"], ["Install", "macOS"], ["Install", "Windows"]]
+    assert [r["metadata"]["source_url"] for r in records] == [
+        URL + "#install", URL + "#linux", URL + "#mac", URL + "#win"]
+    assert [r["metadata"]["anchor"] for r in records] == ["install", "linux", "mac", "win"]
+    assert not any("sections" in r["metadata"] for r in records)
+
+
+def test_run_of_tiny_sections_shares_a_chunk_listing_each() -> None:
+    members = "\n\n".join(f"## member_{i} {{#m{i}}}\n\nReturns item {i}." for i in range(60))
+    page = f"# API {{#api}}\n\n{words(380, 'big')}\n\n{members}\n\n## Notes {{#notes}}\n\n" \
+        + words(120, "note")
+    records = chunks(page)
+    shared = [r for r in records if "sections" in r["metadata"]]
+    assert len(shared) >= 2 and all(r["token_count"] <= 400 for r in shared)
+    assert all(r["metadata"]["heading_path"] == ["API"] for r in shared)
+    assert all(r["metadata"]["source_url"] == URL + "#api" for r in shared)
+    listed = [s for r in shared for s in r["metadata"]["sections"]]
+    assert [s["heading_path"] for s in listed] == [["API", f"member_{i}"] for i in range(60)]
+    assert [s["anchor"] for s in listed] == [f"m{i}" for i in range(60)]
+    first = listed[0]["block_range"]
+    assert first == [2, 3]  # the member's heading and its one line
+    # a search hit on a member's line cites that member, not the shared label
+    member = listed[5]
+    owner = next(r for r in shared if member in r["metadata"]["sections"])
+    assert section_citation(owner, member["block_range"][1]) == (["API", "member_5"],
+                                                                 URL + "#m5")
+    # the sibling that is not tiny stays a chunk of its own
+    assert paths(records)[-1] == ["API", "Notes"] and "sections" not in records[-1]["metadata"]
+
+
+def test_bare_heading_joins_its_first_subsection_and_lists_both() -> None:
+    page = f"# Guide {{#guide}}\n\n## Start {{#start}}\n\n{words(300, 's')}\n\n" \
+        f"## Next {{#next}}\n\n{words(300, 'n')}"
+    records = chunks(page)
+    assert paths(records) == [["Guide"], ["Guide", "Next"]]
+    sections = records[0]["metadata"]["sections"]
+    assert [s["heading_path"] for s in sections] == [["Guide"], ["Guide", "Start"]]
+    assert [s["block_range"] for s in sections] == [[0, 0], [1, 2]]
+    assert records[0]["metadata"]["source_url"] == URL + "#guide"
+
+
+def test_every_heading_in_a_chunk_is_named_by_its_path_or_sections() -> None:
+    rng = random.Random(7)
+    parts = []
+    for i in range(80):
+        level = rng.choice([1, 2, 2, 3, 3, 4])
+        parts.append(f"{'#' * level} H{i} {{#h{i}}}")
+        parts.extend(words(rng.choice([3, 10, 30, 80, 200]), f"w{i}x") for _ in range(
+            rng.randint(0, 3)))
+    for record in chunks("\n\n".join(parts)):
+        meta = record["metadata"]
+        named = {meta["heading_path"][-1]} if meta["heading_path"] else set()
+        named |= {s["heading_path"][-1] for s in meta.get("sections", []) if s["heading_path"]}
+        held = {line.split(" ", 1)[1] for line in record["markdown"].split("\n")
+                if line.startswith("#")}
+        assert held <= named, (held - named, meta["heading_path"])
 
 
 def test_whole_small_page_is_one_chunk() -> None:
@@ -233,6 +286,15 @@ def test_single_oversized_paragraph_stands_alone_flagged() -> None:
     assert len(flagged) == 1 and flagged[0]["markdown"] == words(500, "huge")
 
 
+def test_heading_stays_with_an_oversized_block_after_it() -> None:
+    page = f"# Page\n\n{words(200, 'a')}\n\n## Variables\n\n{words(900, 'v')}\n\n## After\n\nx."
+    records = chunks(page)
+    held = [r for r in records if "## Variables" in r["markdown"]]
+    assert len(held) == 1 and held[0]["oversized"]
+    assert held[0]["markdown"] == "## Variables\n\n" + words(900, "v")
+    assert held[0]["metadata"]["heading_path"] == ["Page", "Variables"]
+
+
 def test_fallback_without_blocks_uses_markdown_paragraphs() -> None:
     markdown = f"{words(150, 'a')}\n\n```sh\nmake demo\n```\n\n{words(150, 'b')}\n"
     records = chunks(PageExtract(markdown=markdown), target_tokens=120)
@@ -266,11 +328,14 @@ def test_random_pages_respect_maximum_and_cover_every_block_once(seed: int) -> N
     target = rng.choice([60, 120, 400])
     extract = make_extract("\n\n".join(parts))
     records = chunks(extract, target_tokens=target)
+    kinds = {b.ordinal: b.kind for b in extract.blocks}
     for record in records:
-        assert record["token_count"] <= 2 * target or (
-            record["oversized"] and record["metadata"]["block_range"][0]
-            == record["metadata"]["block_range"][1]
-        )
+        first, last = record["metadata"]["block_range"]
+        # over the maximum only as one block, with the heading that opens it
+        assert record["token_count"] <= 2 * target or (record["oversized"] and (
+            first == last or (last == first + 1 and kinds[first] == "heading")))
+        assert any(kinds[o] != "heading" for o in range(first, last + 1)) or (
+            last == max(kinds) or kinds[last + 1] == "heading")  # no heading left alone
     covered = [o for r in records for o in range(r["metadata"]["block_range"][0],
                                                r["metadata"]["block_range"][1] + 1)]
     assert sorted(set(covered)) == [b.ordinal for b in extract.blocks]
@@ -356,3 +421,30 @@ def test_long_section_is_split_into_about_equal_chunks(
     sizes = [r["token_count"] for r in records]
     assert len(records) == expected_chunks
     assert max(sizes) - min(sizes) <= size + 2  # at most one paragraph apart
+
+
+API_PAGE = (
+    f"# API {{#api}}\n\n{words(380, 'big')}\n\n"
+    + "\n\n".join(f"## member_{i} {{#m{i}}}\n\nReturns item {i}." for i in range(40))
+    + "\n\n" + "\n\n".join(f"## Topic {i} {{#t{i}}}\n\n{words(60 + 20 * i, f't{i}x')}"
+                           for i in range(4))
+)
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("Returns item 3.", "Returns item three."),  # a tiny section inside a shared run
+        ("Returns item 39.", "Returns item 39 or none."),  # the run's last member
+        ("t1x5", "t1x5 and more"),  # a short sibling standing alone
+        ("t3x0", "T3X0"),  # the last short sibling
+        ("t1x5", "t1x5 " + words(150, "grown")),  # a sibling grows: its neighbours keep ids
+    ],
+)
+def test_edit_in_a_short_section_changes_only_the_chunk_holding_it(old: str, new: str) -> None:
+    before = chunks(API_PAGE)
+    after = chunks(API_PAGE.replace(old, new, 1))
+    assert old in API_PAGE and len(before) == len(after)
+    changed = [i for i, (a, b) in enumerate(zip(before, after, strict=True)) if a["id"] != b["id"]]
+    assert len(changed) == 1
+    assert new in after[changed[0]]["markdown"]

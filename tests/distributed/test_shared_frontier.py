@@ -23,6 +23,21 @@ def test_first_discovery_is_true_once(shared: SharedFrontier) -> None:
     assert shared.counts()["discovered"] == 2
 
 
+def test_a_first_discovery_stays_untold_until_its_story_is_written(
+    shared: SharedFrontier,
+) -> None:
+    """A worker killed between discovering a URL first and logging it leaves it untold:
+    the next worker that meets it tells its story."""
+    url = "https://docs.example/a?utm_source=x"
+    assert shared.first_discovery(url)
+    assert shared.untold(url)
+    assert not shared.first_discovery(url)  # the second worker stays quiet ...
+    assert shared.untold(url)  # ... unless the first never wrote it
+    shared.told(url)
+    assert not shared.untold(url)
+    assert not shared.first_discovery(url)
+
+
 def test_claim_returns_none_for_the_claimer_and_the_owner_for_others(
     shared: SharedFrontier,
 ) -> None:
@@ -238,6 +253,23 @@ def test_workers_report_silence_and_leases(shared: SharedFrontier) -> None:
     assert info["host"] == "h1"
     assert info["leases"] == 1
     assert 0 <= info["silent_seconds"] < 5
+    assert info["state"] == "live"
+
+
+def test_workers_tell_finished_from_dead(shared: SharedFrontier) -> None:
+    """Only a silent worker still holding leases is flagged; one that stopped cleanly is
+    shown finished however long ago it stopped (lease 0.5 s in this fixture)."""
+    for worker in ("done", "holder", "idle"):
+        shared.register_worker(worker)
+    shared.push(task(1))
+    assert shared.pop("holder") is not None
+    shared.finish_worker("done")
+    time.sleep(0.7)
+    states = {worker: info["state"] for worker, info in shared.workers().items()}
+    assert states == {"done": "finished", "holder": "dead_or_stuck", "idle": "silent"}
+    assert shared.workers()["done"]["silent_seconds"] > shared.lease_seconds
+    shared.register_worker("done")  # the same id started again: live, not finished
+    assert shared.workers()["done"]["state"] == "live"
 
 
 def test_task_round_trip_keeps_redirect_data(shared: SharedFrontier) -> None:

@@ -366,3 +366,25 @@ def test_smoke_real_generator_output(path: Path) -> None:
         assert not line.rstrip().endswith("¶"), line
     assert "[¶]" not in result.markdown
     assert "[source]" not in result.markdown
+
+
+@pytest.mark.parametrize("html", [
+    # the heading text is a link to the heading's own anchor (Doxygen, texinfo, hand-written)
+    '<main><h2><a href="#installation">Installation</a></h2><p>x</p></main>',
+    '<main><h2 id="installation"><a href="https://docs.example.com/guide/#installation">'
+    'Installation</a></h2><p>x</p></main>',
+    # rustdoc: the heading's text is a link to its own id
+    '<main><h2 id="installation"><a href="#installation">Installation</a></h2><p>x</p></main>',
+    # BoostBook: a named anchor, then the text as a link to the page itself
+    '<main><div class="titlepage"><h2 class="title"><a name="installation"></a>'
+    '<a class="link" href="page.html" title="Installation">Installation</a></h2></div></main>',
+    # a link inside the heading text, and inline code
+    '<main><h2 id="installation"><code>pip</code> <a href="/other">Installation</a></h2></main>',
+])
+def test_headings_render_as_plain_text_and_keep_their_anchor(html: str) -> None:
+    result = render(html)
+    heading = result.markdown.split("\n")[0]
+    assert heading.startswith("## ") and "](" not in heading and "`" not in heading
+    assert heading.endswith("Installation")
+    assert result.headings[0].anchor == "installation"
+    assert [link.container for link in result.links] == ["heading"]

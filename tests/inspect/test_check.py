@@ -1,4 +1,4 @@
-"""`docscrawl check`: the six checks, their figures, examples, thresholds and exit status."""
+"""`docscrawl check`: the eight checks, their figures, examples, thresholds and exit status."""
 
 from __future__ import annotations
 
@@ -32,14 +32,15 @@ def link(url: str, text: str, region: str = "main_content", **fields: Any) -> di
 
 
 @pytest.mark.e2e
-def test_demo_crawl_passes_all_six_checks(demo_out: Path) -> None:
+def test_demo_crawl_passes_all_eight_checks(demo_out: Path) -> None:
     result = docscrawl("check", str(demo_out))
     assert result.returncode == 0, result.stdout + result.stderr
     for title in ("Heading coverage", "Breadcrumb coverage", "Link ambiguity",
-                  "Template detection", "Identity agreement", "Fragment resolution"):
+                  "Template detection", "Identity agreement", "Fragment resolution",
+                  "Section precision", "Plain headings"):
         assert f"PASS  {title}" in result.stdout
     data = json.loads(docscrawl("check", str(demo_out), "--json").stdout)
-    assert data["passed"] is True and len(data["checks"]) == 6
+    assert data["passed"] is True and len(data["checks"]) == 8
     templates = _by_name(data)["template_detection"]["details"]["templates"]
     assert any(t["region"] == "sidebar_navigation" for t in templates)
 
@@ -160,3 +161,41 @@ def test_missing_pages_file_is_a_one_line_error(make_output) -> None:
     (out / "pages.jsonl").unlink()
     result = docscrawl("check", str(out))
     assert result.returncode == 2 and "no pages.jsonl" in result.stderr
+
+
+def _chunk(i: int, markdown: str, path: list[str], **meta: Any) -> dict[str, Any]:
+    return {"id": f"c{i}", "page_id": "p", "text": markdown, "markdown": markdown,
+            "metadata": {"region": "main_content", "heading_path": path,
+                         "source_url": f"{SITE}#s{i}", **meta}}
+
+
+def test_section_precision_finds_a_heading_the_chunk_does_not_name(make_output) -> None:
+    record = page(SITE)
+    sections = [{"heading_path": ["API", "get"], "anchor": "get", "block_range": [1, 2]},
+                {"heading_path": ["API", "put"], "anchor": "put", "block_range": [3, 4]}]
+    chunks = [
+        _chunk(0, "## Options\n\ntext\n\n## File Path\n\ntext", ["Options"]),  # sibling
+        _chunk(1, "## get\n\nx\n\n## put\n\ny", ["API"], sections=sections),
+        _chunk(2, "## Options\n\n```md\n# not a heading\n```", ["Options"]),
+        _chunk(3, "## Install ¶\n\ntext", ["Guide", "Install"]),
+    ]
+    out = make_output(pages=[record], chunks=chunks)
+    check = _by_name(run_checks(OutputDir(out)))["section_precision"]
+    assert (check["value"], check["passed"]) == (0.25, False)
+    assert check["examples"] == [{"chunk": "c0", "url": f"{SITE}#s0",
+                                  "heading_path": "Options", "unnamed": "File Path"}]
+    result = docscrawl("check", str(out), "-t", "max_unnamed_section_share=0.3")
+    assert "PASS  Section precision: 25.0% <= 30%" in result.stdout
+
+
+def test_plain_headings_counts_self_link_headings(make_output) -> None:
+    record = page(SITE)
+    chunks = [_chunk(0, f"## [Installation]({SITE}#installation)\n\ntext", ["Installation"]),
+              _chunk(1, "## Usage\n\ntext [a link](x#y)", ["Usage"])]
+    out = make_output(pages=[record], chunks=chunks)
+    result = docscrawl("check", str(out))
+    assert result.returncode == 1
+    assert "FAIL  Plain headings: 50.0% <= 0%" in result.stdout
+    assert f"heading=[Installation]({SITE}#installation)" in result.stdout
+    check = _by_name(run_checks(OutputDir(out)))["section_precision"]
+    assert check["passed"] is True  # the link's text is the heading the path names

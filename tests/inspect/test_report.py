@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from docscrawl.inspect.check import CHECKS
 from docscrawl.inspect.report import COLORS
 from tests.inspect.conftest import docscrawl
 
@@ -100,7 +101,7 @@ def test_charts_render_in_headless_chromium(report: Path, tmp_path: Path) -> Non
         drawn, total = (int(v) for v in bars.split("/"))
         assert width > 100 and height > 10 and drawn == total > 0, (name, rendered)
     assert f'data-charts-rendered="{len(charts)}"' in dom
-    assert dom.count('data-check="') == 6
+    assert dom.count('data-check="') == len(CHECKS)
 
 
 def test_chart_bars_are_painted(report: Path, tmp_path: Path) -> None:

@@ -159,6 +159,10 @@ def test_helper_schedules_waits_and_reports(
               "--timeout", "90")
     assert bad.returncode == 1
     assert "did not write" in bad.stderr and bad.stderr.count("\n") == 1
+    # Scrapyd kept no log for a job stopped by a bad argument: the helper says where its
+    # error is instead of pointing at a log that does not exist
+    assert "log_url is null" in bad.stderr and "job='helper-2'" in bad.stderr
+    assert "docscrawl: error: argument max_pages" in (scrapyd.home / "scrapyd.log").read_text()
     relative = ops(scrapyd, "schedule", "--site", f"{demo_site.url}/docs/", "--root", "out")
     assert relative.returncode == 1 and "absolute path" in relative.stderr
 
@@ -184,3 +188,23 @@ def test_failed_deploy_exits_0_but_says_error_and_helper_fails(
     assert "deleted" in helper.stderr and "nosuch" in helper.stderr
     versions = get_json(f"{scrapyd.url}/listversions.json?project=docscrawl")["versions"]
     assert "broken-2" not in versions and versions[-1] == "test-1"
+
+
+def test_helper_runs_outside_the_virtualenv(
+    scrapyd: Scrapyd, deployed: dict, demo_site: FixtureServer, tmp_path: Path,
+) -> None:
+    """The system Python, isolated (no venv, no PYTHONPATH, a bare PATH), schedules, waits
+    and reads run.json: the helper needs the standard library only."""
+    python = Path(sys.base_prefix) / "bin" / "python3"
+    env = {"PATH": "/usr/bin:/bin"}
+    bare = subprocess.run([str(python), "-I", "-c", "import cssselect"], env=env,
+                          capture_output=True, text=True)
+    if bare.returncode == 0:
+        pytest.skip(f"{python} has docscrawl's dependencies: not a bare interpreter")
+    result = subprocess.run(
+        [str(python), "-I", str(DEPLOY / "scrapyd_ops.py"), "--url", scrapyd.url, "schedule",
+         "--site", f"{demo_site.url}/docs/", "--root", str(tmp_path), "--setting",
+         "DOWNLOAD_MAXSIZE=100000", "--jobid", "bare-1", "--wait", "--timeout", "90"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=180)
+    assert result.returncode == 0, result.stderr
+    assert "job bare-1: finished (finished), complete=True" in result.stdout

@@ -163,16 +163,25 @@ def test_a_bad_browser_path_stops_the_crawl_with_one_line(demo_site: FixtureServ
     assert fine.returncode == 0, fine.stderr[-2000:]
 
 
-def test_a_browser_that_fails_to_launch_ends_the_crawl(spa_site: FixtureServer,
-                                                       tmp_path: Path) -> None:
+def test_a_browser_that_fails_to_launch(spa_site: FixtureServer, tmp_path: Path) -> None:
+    """render=auto goes on, failing the pages that need the browser; render=always stops."""
     fake = tmp_path / "chromium"
     fake.write_text('#!/bin/sh\n[ "$1" = --version ] && echo "Chromium 1.0" && exit 0\nexit 1\n')
     fake.chmod(0o755)
-    result = run_crawl(f"{spa_site.url}/guide/", tmp_path / "out",
-                       env={"DOCSCRAWL_CHROMIUM_PATH": str(fake)})
+    env = {"DOCSCRAWL_CHROMIUM_PATH": str(fake)}
+    result = run_crawl(f"{spa_site.url}/guide/", tmp_path / "auto", env=env)
+    assert result.returncode == 0, result.stderr[-2000:]
+    warnings = [line for line in result.stderr.splitlines() if "Chromium did not start" in line]
+    assert len(warnings) == 1 and "browser_unavailable" in warnings[0]
+    output = CrawlOutput(tmp_path / "auto", result)
+    assert output.run["finish_reason"] == "finished" and output.run["complete"] is False
+    assert output.terminal("/guide/")["reason"] == "browser_unavailable"
+    assert_log_invariants(output)
+
+    result = run_crawl(f"{spa_site.url}/guide/", tmp_path / "always", "render=always", env=env)
     errors = [line for line in result.stderr.splitlines() if "docscrawl: error" in line]
     assert len(errors) == 1 and "Chromium did not start" in errors[0]
     assert result.returncode == 1  # the crawl could not do its job
-    output = CrawlOutput(tmp_path / "out", result)
+    output = CrawlOutput(tmp_path / "always", result)
     assert output.run["finish_reason"] == "browser_unavailable"
-    assert output.terminal("/guide/")["reason"] == "render_error"
+    assert output.terminal("/guide/")["reason"] == "browser_unavailable"

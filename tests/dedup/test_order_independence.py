@@ -1,0 +1,109 @@
+"""The canonical URL and the aliases of a page do not depend on the order its copies arrive
+in: in one process (the real deduplication pipeline on a real crawl session) and across
+workers (`docscrawl merge`'s plan, with parts, records and events shuffled)."""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import random
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from lxml import html
+from scrapy.exceptions import DropItem
+
+from docscrawl.config import CrawlConfig
+from docscrawl.dedup.content import content_hash, url_version
+from docscrawl.extract.model import PageExtract
+from docscrawl.inspect.consolidate import PageSummary, plan_merge
+from docscrawl.items import FetchedPage
+from docscrawl.pagetrack import PageTrack
+from docscrawl.pipelines.dedup import DedupPipeline
+from docscrawl.session import CrawlSession
+
+SITE = "https://docs.example/"
+# one page served at four URLs; the second declares no canonical, none does
+MARKDOWN = "# Guide\n\nThe same text."
+SPELLINGS = [SITE + "guide/index.html", SITE + "guide/", SITE + "latest/guide/",
+             SITE + "guide/?lang=en"]
+
+
+def run_pipeline(tmp_path: Path, order: list[tuple[str, str | None]]) -> CrawlSession:
+    session = CrawlSession(CrawlConfig(site=SITE, out_dir=tmp_path))
+    pipeline = DedupPipeline(SimpleNamespace(spider=SimpleNamespace(session=session)))
+    for url, declared in order:
+        track = PageTrack(url, url, 1)
+        track.observe(url)
+        extract = PageExtract(markdown=MARKDOWN, canonical_href=declared)
+        item = FetchedPage(track=track, final_url=url, status=200, content_type="text/html",
+                           etag=None, last_modified=None, fetch_mode="http",
+                           retrieved_at="2026-01-01T00:00:00Z", root=html.fromstring("<p/>"),
+                           extract=extract)
+        with contextlib.suppress(DropItem):  # a copy of the page: dropped
+            pipeline.process_item(item)
+    return session
+
+
+def final_canonical(session: CrawlSession) -> str:
+    """The group's canonical URL (written records follow it at the end: `renames`)."""
+    keys = {(url_version(url), content_hash(MARKDOWN)) for url in SPELLINGS}
+    (key,) = keys  # all four spellings are one version
+    return session.content_groups.get(key).canonical
+
+
+@pytest.mark.parametrize("declared", [None, SITE + "guide/index.html"])
+def test_one_process_picks_the_same_canonical_in_every_order(
+    tmp_path: Path, declared: str | None,
+) -> None:
+    """Without a rel=canonical the preferred URL wins (`guide/`); a page declaring one
+    makes it win, whether that page comes first or last."""
+    chosen = set()
+    for n, order in enumerate(itertools.permutations(SPELLINGS)):
+        pages = [(url, declared if url == SPELLINGS[2] else None) for url in order]
+        chosen.add(final_canonical(run_pipeline(tmp_path / str(n), pages)))
+    assert chosen == {declared or SITE + "guide/"}
+
+
+def _parts() -> tuple[list[tuple[int, dict[str, Any]]], list[tuple[int, dict[str, Any]]]]:
+    """Two workers' records and log events of one crawl: worker 0 wrote `guide/index.html`
+    (and saw a tracking variant of it), worker 1 wrote `guide/` and followed a redirect."""
+    def record(url: str, observed: list[str]) -> dict[str, Any]:
+        return {"id": "sha256:" + url, "canonical_url": url, "final_url": url,
+                "observed_urls": observed, "content_hash": "sha256:same",
+                "version": {"value": "v2"}, "discovery": [{"reason": "in_page", "from": SITE}]}
+    records = [(0, record(SPELLINGS[0], [SPELLINGS[0]])), (1, record(SPELLINGS[1], [SPELLINGS[1]])),
+               (1, record(SITE + "other.html", [SITE + "other.html"]) | {"content_hash": "x"})]
+    events = [
+        (0, {"event": "skipped", "reason": "duplicate_url", "url": SPELLINGS[0] + "?utm_source=a",
+             "rule": SPELLINGS[0]}),
+        (1, {"event": "duplicate", "reason": "redirect", "url": SITE + "old-guide",
+             "duplicate_of": SPELLINGS[1]}),
+        (0, {"event": "extracted", "url": SPELLINGS[0]}),
+        (1, {"event": "extracted", "url": SPELLINGS[1]}),
+        (1, {"event": "discovered", "url": SITE + "old-guide",
+             "discovery": {"reason": "in_page", "from": SITE + "other.html"}}),
+    ]
+    return records, events
+
+
+def test_merge_plan_is_the_same_whatever_the_order() -> None:
+    records, events = _parts()
+    results = set()
+    rng = random.Random(20)
+    for _ in range(30):
+        swap = rng.random() < 0.5  # the same parts given in the other order
+        rec = [(1 - p if swap else p, r) for p, r in records]
+        evt = [(1 - p if swap else p, e) for p, e in events]
+        rng.shuffle(rec)
+        rng.shuffle(evt)
+        plan = plan_merge([PageSummary.of(p, i, r) for i, (p, r) in enumerate(rec)], evt)
+        results.add(tuple(sorted((page.canonical_url, frozenset(page.observed_urls))
+                                 for page in plan.pages)))
+    assert len(results) == 1
+    (pages,) = results
+    assert dict(pages)[SPELLINGS[1]] == frozenset({
+        SPELLINGS[0], SPELLINGS[1], SPELLINGS[0] + "?utm_source=a", SITE + "old-guide"})
+    assert len(pages) == 2
