@@ -36,7 +36,7 @@ $(BIN)/python:
 	$(BIN)/pip install -q -U pip
 
 $(VENV)/.installed: $(BIN)/python pyproject.toml
-	$(BIN)/pip install -q -e '.[test,ops]'
+	$(BIN)/pip install -q -e '.[test,ops,search,mcp,langchain,llamaindex]'
 	@touch $@
 
 setup: $(VENV)/.installed

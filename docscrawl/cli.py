@@ -6,6 +6,9 @@
     docscrawl check OUT [--threshold NAME=VALUE ...] [--json]
     docscrawl report OUT -o report.html
     docscrawl merge OUT1 OUT2 ... -o OUT
+    docscrawl search OUT QUERY [--version V] [-k N] [--json]
+    docscrawl index OUT [--rebuild]
+    docscrawl mcp OUT [OUT ...]
 
 Exit status: 0 on success, 1 when `check` finds a failing check, 2 on a usage error or
 a missing or malformed output directory (one line on stderr).
@@ -26,9 +29,11 @@ from docscrawl.inspect.merge import merge_outputs
 from docscrawl.inspect.output import OutputDir, OutputError, Progress
 from docscrawl.inspect.report import collect_report, render_report
 from docscrawl.inspect.why import format_history, url_history
+from docscrawl.search.cli import add_commands as add_search_commands
 from docscrawl.summary import summarize
 
 EXIT_OK, EXIT_FAILED_CHECK, EXIT_ERROR = 0, 1, 2
+SEARCH_COMMANDS = frozenset({"search", "index", "mcp"})
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -78,12 +83,17 @@ def build_parser() -> argparse.ArgumentParser:
     merge.add_argument("parts", type=Path, nargs="+", help="part output directories")
     merge.add_argument("-o", "--output", type=Path, required=True, help="merged output directory")
     merge.add_argument("--force", action="store_true", help="overwrite a non-empty -o directory")
+    add_search_commands(commands)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit status."""
     args = build_parser().parse_args(argv)
+    if args.command in SEARCH_COMMANDS:
+        from docscrawl.search.cli import run
+
+        return run(args)
     progress = Progress(enabled=not args.quiet)
     try:
         return _dispatch(args, progress)

@@ -45,6 +45,7 @@ from docscrawl.frontier import Frontier
 from docscrawl.incremental import Incremental
 from docscrawl.jsonl import JsonlWriter, dumps_line, write_json_atomic
 from docscrawl.ledger import ContentGroup, JsonMap, Ledger
+from docscrawl.linkgraph import add_inbound_links
 from docscrawl.pagetrack import Discovery, PageTrack, discovery_records, track_fields
 from docscrawl.resume import (
     FRONTIER_JOURNAL,
@@ -376,6 +377,8 @@ class CrawlSession:
         self.save_site_model()
         updated = (self._update_written_records() + self._backfill_versions()
                    + self._mark_aggregates())
+        if self.config.extract:
+            add_inbound_links(self.out_dir)  # after aggregates left chunks.jsonl
         if self.stats is not None:
             self.stats.set_value("docscrawl/tracks_spilled", self.tracks.spilled)
             self.stats.set_value("docscrawl/discovery_deferred", self.tracks.deferred)

@@ -37,6 +37,7 @@ from docscrawl.finalize import log_updater, page_ref_updater
 from docscrawl.inspect.consolidate import MergePlan, PageSummary, plan_merge
 from docscrawl.inspect.output import OutputDir, OutputError, Progress
 from docscrawl.jsonl import dumps_line, write_json_atomic
+from docscrawl.linkgraph import add_inbound_links
 
 __all__ = ["merge_outputs"]
 
@@ -74,6 +75,7 @@ def merge_outputs(parts: list[OutputDir], dest: Path, *, force: bool = False,
     pages_written = _write_pages(parts, plan, dest / "pages.jsonl")
     chunks_written = _write_follow(parts, kept, plan, dest / "chunks.jsonl", dedupe_ids=True)
     _write_follow(parts, kept, plan, dest / "structure.jsonl", dedupe_ids=False)
+    add_inbound_links(dest)  # each part saw only its own pages' links
     counts, examples, first_ts, last_ts = _write_log(parts, labels, best, plan,
                                                      dest / "crawl_log.jsonl")
     progress.note(f"merge: {pages_written} pages, {chunks_written} chunks written to {dest}")

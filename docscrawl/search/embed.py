@@ -1,0 +1,145 @@
+"""Semantic vectors from an embedding model that ships inside a Python package.
+
+Nothing is downloaded at run time. The default is wordllama's bundled static model
+(256 dimensions, tens of microseconds per text on one core); another embedder can be
+named when it is installed and its model is already on disk:
+
+    wordllama                      the default (extra `search`)
+    sentence-transformers:NAME     a SentenceTransformer model name or path
+    fastembed:NAME                 a fastembed TextEmbedding model name
+    none                           lexical search only
+
+Vectors are unit length, stored as float16 in the index; cosine is a dot product.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+# One query is one matrix-vector product: BLAS threads only contend for memory bandwidth
+# and for cores other processes use.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+DEFAULT_EMBEDDER = "wordllama"
+ENV_EMBEDDER = "DOCSCRAWL_EMBEDDER"
+
+
+class EmbedderError(RuntimeError):
+    """The named embedder cannot be loaded (not installed, model not on disk)."""
+
+
+class Embedder(Protocol):
+    """Texts -> unit vectors (rows of a float32 numpy array)."""
+
+    name: str
+
+    def embed(self, texts: Sequence[str]) -> Any: ...
+
+
+class _Normalized:
+    """Wraps a raw encode function; rows come out unit length, float32."""
+
+    def __init__(self, name: str, encode: Any) -> None:
+        self.name = name
+        self._encode = encode
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        import numpy as np
+
+        if not texts:
+            return np.zeros((0, 0), dtype=np.float32)
+        vectors = np.asarray(self._encode(list(texts)), dtype=np.float32)
+        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+        return vectors / np.maximum(norms, 1e-9)
+
+
+class _StaticModel:
+    """wordllama's bundled model used directly: a token embedding table averaged over a
+    text's tokens (what `WordLlamaInference.embed` computes), without importing the
+    wordllama package, whose import costs more than the model load."""
+
+    name = "wordllama"
+
+    def __init__(self, weights: Path, tokenizer: Path) -> None:
+        import numpy as np
+        from safetensors.numpy import load_file
+        from tokenizers import Tokenizer
+
+        self._table = np.ascontiguousarray(load_file(str(weights))["embedding.weight"],
+                                           dtype=np.float32)
+        self._tokenizer = Tokenizer.from_file(str(tokenizer))
+        self._tokenizer.no_padding()
+        self._tokenizer.no_truncation()
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        import numpy as np
+
+        out = np.zeros((len(texts), self._table.shape[1]), dtype=np.float32)
+        last = self._table.shape[0] - 1
+        encoded = self._tokenizer.encode_batch(list(texts), add_special_tokens=False)
+        for i, encoding in enumerate(encoded):
+            if encoding.ids:
+                ids = np.clip(np.asarray(encoding.ids, dtype=np.int64), 0, last)
+                out[i] = self._table[ids].mean(axis=0)
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        return out / np.maximum(norms, 1e-9)
+
+
+def _wordllama() -> Embedder:
+    spec = importlib.util.find_spec("wordllama")
+    if spec is None or not spec.submodule_search_locations:
+        raise EmbedderError("wordllama is not installed "
+                            "(pip install 'docscrawl[search]')")
+    # The wheel carries its model and tokenizer (see STACK.md); nothing is downloaded.
+    package = Path(next(iter(spec.submodule_search_locations)))
+    weights = package / "weights" / "l2_supercat_256.safetensors"
+    tokenizer = package / "tokenizers" / "l2_supercat_tokenizer_config.json"
+    if not weights.is_file() or not tokenizer.is_file():
+        raise EmbedderError(f"wordllama's bundled model is not in {package}")
+    return _StaticModel(weights, tokenizer)
+
+
+def _sentence_transformers(model_name: str) -> Embedder:
+    try:
+        from sentence_transformers import SentenceTransformer
+    except ImportError as exc:
+        raise EmbedderError("sentence-transformers is not installed") from exc
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    model = SentenceTransformer(model_name)
+    return _Normalized(f"sentence-transformers:{model_name}",
+                       lambda texts: model.encode(texts, batch_size=64))
+
+
+def _fastembed(model_name: str) -> Embedder:
+    try:
+        from fastembed import TextEmbedding
+    except ImportError as exc:
+        raise EmbedderError("fastembed is not installed") from exc
+    model = TextEmbedding(model_name=model_name, local_files_only=True)
+    return _Normalized(f"fastembed:{model_name}", lambda texts: list(model.embed(texts)))
+
+
+def load_embedder(spec: str | None = None) -> Embedder | None:
+    """The embedder named by `spec` (else $DOCSCRAWL_EMBEDDER, else wordllama); None for
+    `none`. Raises EmbedderError when it cannot be loaded."""
+    spec = (spec or os.environ.get(ENV_EMBEDDER) or DEFAULT_EMBEDDER).strip()
+    kind, _, model = spec.partition(":")
+    try:
+        if kind == "none":
+            return None
+        if kind == "wordllama":
+            return _wordllama()
+        if kind == "sentence-transformers" and model:
+            return _sentence_transformers(model)
+        if kind == "fastembed" and model:
+            return _fastembed(model)
+    except EmbedderError:
+        raise
+    except Exception as exc:  # a plugged-in model that is not on disk, a bad name
+        raise EmbedderError(f"embedder {spec!r} failed to load: {exc}") from exc
+    raise EmbedderError(f"unknown embedder {spec!r} (wordllama, sentence-transformers:NAME, "
+                        "fastembed:NAME or none)")

@@ -1,0 +1,412 @@
+"""The search index beside a crawl's output: `OUT/search.sqlite3`.
+
+Built from chunks.jsonl and pages.jsonl on the first search (or `docscrawl index OUT`),
+and brought up to date when the output changed: only chunks whose id appeared or went
+away (the ids changes.jsonl lists; diffing them also covers several crawls between two
+searches) and chunks whose inbound links changed are touched, so an unchanged re-crawl
+costs one pass over the chunk ids.
+
+Tables: `chunks` (one row per chunk: its JSON line, version, page, flags, vector),
+`pages` (canonical URL, byte offset of its line in pages.jsonl, aggregate_of),
+`aliases` (observed URL -> canonical), `fts` (FTS5 over code-aware terms: version token,
+title, heading path and breadcrumbs, inbound anchor text, body) and `meta`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import re
+import sqlite3
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from docscrawl.search.embed import Embedder, EmbedderError, load_embedder
+from docscrawl.search.tokenize import encode, index_text, stem, terms
+
+logger = logging.getLogger(__name__)
+
+INDEX_NAME = "search.sqlite3"
+SCHEMA = 4
+BATCH = 512
+# A static embedding averages its tokens: the title, headings and opening lines say what
+# a chunk is about; more text costs CPU and blurs the vector.
+EMBED_CHARS = 600
+# bm25 weights per FTS column: version token, title, headings, anchors, body.
+BM25_WEIGHTS = (0.0, 2.0, 3.0, 1.5, 1.0)
+_DECODER = json.JSONDecoder()
+# Markdown link destinations: URLs are not what a chunk says (its anchor text is).
+_LINK_DESTINATION = re.compile(r"\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
+
+
+class IndexError_(ValueError):
+    """A missing or malformed output directory, or a version the index does not hold."""
+
+
+def version_token(version: str | None) -> str:
+    """The FTS term a chunk's version is stored as (`ver_none` encoded when unversioned)."""
+    return encode("ver_" + (version.lower() if version else "none"))
+
+
+def _raw_field(line: str, name: str) -> tuple[Any, str]:
+    """A key's value decoded alone from a compact JSON line, and its raw text."""
+    at = line.find(f'"{name}":')
+    if at < 0:
+        return None, ""
+    start = at + len(name) + 3
+    while line[start:start + 1] in (" ", "\t"):
+        start += 1
+    try:
+        value, end = _DECODER.raw_decode(line, start)
+    except ValueError:
+        return None, ""
+    return value, line[start:end]
+
+
+def _inbound_sig(line: str) -> str:
+    """A short hash of a chunk line's inbound links (what the anchors field is made of)."""
+    _, raw = _raw_field(line, "inbound_links")
+    return hashlib.blake2b(raw.encode(), digest_size=8).hexdigest() if raw else ""
+
+
+def _leading_id(line: str) -> str | None:
+    value, _ = _raw_field(line[:120], "id")
+    return value if isinstance(value, str) else None
+
+
+@dataclass
+class Built:
+    """What a build or update did."""
+    added: int = 0
+    deleted: int = 0
+    relinked: int = 0
+    total: int = 0
+    full: bool = False
+
+
+def _fts_columns(record: dict[str, Any]) -> tuple[str, str, str, str, str]:
+    meta = record.get("metadata") or {}
+    headings = list(meta.get("heading_path") or []) + list(meta.get("breadcrumbs") or [])
+    for section in meta.get("sections") or ():
+        if isinstance(section, dict):
+            headings += list(section.get("heading_path") or [])
+    anchors = []
+    for link in meta.get("inbound_links") or ():
+        if isinstance(link, dict):
+            anchors += [str(link.get("anchor_text") or ""), str(link.get("container_label") or "")]
+    return (version_token(meta.get("version")), index_text(str(meta.get("title") or "")),
+            index_text(" \n ".join(headings)), index_text(" \n ".join(anchors)),
+            index_text(_LINK_DESTINATION.sub("]", str(record.get("markdown") or ""))))
+
+
+def _rank_columns(meta: dict[str, Any]) -> tuple[str, int, str, str]:
+    """What ranking reads for every candidate, kept apart from the JSON line: the terms of
+    the title and heading path, code, region, and the section the chunk belongs to."""
+    headings = [str(meta.get("title") or ""), *map(str, meta.get("heading_path") or [])]
+    source = str(meta.get("source_url") or "")
+    anchor = meta.get("anchor") or (source.split("#", 1)[1] if "#" in source else "")
+    section = f"{meta.get('canonical_url')}#{anchor or ' > '.join(headings[1:])}"
+    heading_terms = {stem(term) for term in terms(" \n ".join(headings))}
+    return (" ".join(sorted(heading_terms)), int(bool(meta.get("has_code"))),
+            str(meta.get("region") or "main_content"), section)
+
+
+def embed_text(record: dict[str, Any]) -> str:
+    """What a chunk's vector is computed from: its context label and the start of it."""
+    meta = record.get("metadata") or {}
+    head = " > ".join([str(meta.get("title") or ""), *map(str, meta.get("heading_path") or [])])
+    body = _LINK_DESTINATION.sub("]", str(record.get("markdown") or ""))
+    return head + "\n" + body[:EMBED_CHARS]
+
+
+class SearchIndex:
+    """One output directory's index; open with `SearchIndex.open(out)`."""
+
+    def __init__(self, out: Path, db: sqlite3.Connection, embedder: Embedder | None) -> None:
+        self.out = out
+        self.db = db
+        self.embedder = embedder
+
+    # -- opening ---------------------------------------------------------------
+    @classmethod
+    def open(cls, out: Path, *, embedder: str | None = None, update: bool = True,
+             ) -> SearchIndex:
+        """Open (building or updating as needed) the index of output directory `out`."""
+        out = Path(out)
+        if not (out / "chunks.jsonl").is_file() or not (out / "pages.jsonl").is_file():
+            raise IndexError_(f"{out}: not a crawl output directory "
+                              "(no chunks.jsonl and pages.jsonl)")
+        try:
+            model = load_embedder(embedder)
+        except EmbedderError as exc:
+            if embedder:
+                raise IndexError_(str(exc)) from None
+            logger.warning("docscrawl: %s; searching without semantic scores", exc)
+            model = None
+        db = sqlite3.connect(out / INDEX_NAME, isolation_level=None)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        index = cls(out, db, model)
+        index._ensure_schema()
+        if update:
+            index.refresh()
+        return index
+
+    def close(self) -> None:
+        self.db.close()
+
+    def _ensure_schema(self) -> None:
+        db = self.db
+        found = db.execute("SELECT name FROM sqlite_master WHERE name='meta'").fetchone()
+        if found:
+            schema = self.meta("schema")
+            embedder = self.meta("embedder")
+            current = self._embedder_key()
+            if schema == str(SCHEMA) and embedder == current:
+                return
+            for name in ("fts", "chunks", "pages", "aliases", "meta"):
+                db.execute(f"DROP TABLE IF EXISTS {name}")
+        db.executescript(f"""
+            CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
+            CREATE TABLE chunks(rowid INTEGER PRIMARY KEY, chunk_id TEXT UNIQUE,
+                page_url TEXT, version TEXT, inbound_sig TEXT, line TEXT, vec BLOB,
+                heading_terms TEXT, has_code INTEGER, region TEXT, section_key TEXT);
+            CREATE INDEX chunks_page ON chunks(page_url);
+            CREATE TABLE pages(url TEXT PRIMARY KEY, offset INTEGER, version TEXT,
+                title TEXT, aggregate_of TEXT);
+            CREATE TABLE aliases(url TEXT PRIMARY KEY, canonical TEXT);
+            CREATE VIRTUAL TABLE fts USING fts5(ver, title, headings, anchors, body,
+                tokenize="porter unicode61 remove_diacritics 2");
+            INSERT INTO fts(fts, rank) VALUES('rank', 'bm25({", ".join(map(str, BM25_WEIGHTS))})');
+        """)
+        self.set_meta("schema", str(SCHEMA))
+        self.set_meta("embedder", self._embedder_key())
+
+    def _embedder_key(self) -> str:
+        """The embedder and what it is fed: a change rebuilds the vectors."""
+        return f"{self.embedder.name}/{EMBED_CHARS}" if self.embedder else "none"
+
+    def meta(self, key: str) -> str | None:
+        row = self.db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.db.execute("INSERT OR REPLACE INTO meta VALUES(?, ?)", (key, value))
+
+    # -- keeping it up to date ---------------------------------------------------
+    def _signature(self) -> str:
+        parts = []
+        for name in ("chunks.jsonl", "pages.jsonl", "run.json"):
+            try:
+                stat = (self.out / name).stat()
+                parts.append(f"{name}:{stat.st_size}:{stat.st_mtime_ns}")
+            except FileNotFoundError:
+                parts.append(f"{name}:-")
+        return "|".join(parts)
+
+    def refresh(self) -> Built:
+        """Bring the index up to date with the output files; a no-op when unchanged."""
+        signature = self._signature()
+        if self.meta("signature") == signature:
+            if self.embedder is not None and not self._vector_files_exist():
+                self._write_vector_files()  # deleted by hand, or an older docscrawl's index
+            return Built(total=self.count())
+        full = self.meta("signature") is None
+        self.db.execute("BEGIN")
+        try:
+            self._index_pages()
+            built = self._sync_chunks()
+            built.full = full
+            if self.embedder is not None and (built.added or built.deleted or built.relinked
+                                              or full or not self._vector_files_exist()):
+                self._write_vector_files()
+            self.set_meta("signature", signature)
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        logger.info("docscrawl: search index %s: %d added, %d deleted, %d relinked",
+                    self.out, built.added, built.deleted, built.relinked)
+        return built
+
+    def vector_files(self) -> dict[str, Path]:
+        """The numpy files a search maps: row ids, version ids, coarse and full vectors."""
+        return {name: self.out / f"search.{name}.npy"
+                for name in ("rowids", "versions", "coarse", "full")}
+
+    def _vector_files_exist(self) -> bool:
+        return all(path.exists() for path in self.vector_files().values())
+
+    def _write_vector_files(self) -> None:
+        """Rewrite the vector files from the chunks table (written to temporary names and
+        renamed, so a search that maps the old ones keeps working)."""
+        import numpy as np
+
+        from docscrawl.search.rank import COARSE_DIMS
+
+        rows = self.db.execute("SELECT rowid, version, vec FROM chunks "
+                               "WHERE vec IS NOT NULL ORDER BY rowid").fetchall()
+        names = sorted({r[1] or "" for r in rows})
+        position = {name: i for i, name in enumerate(names)}
+        full = (np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float16)
+                .reshape(len(rows), -1) if rows else np.zeros((0, 1), dtype=np.float16))
+        arrays = {"rowids": np.array([r[0] for r in rows], dtype=np.int64),
+                  "versions": np.array([position[r[1] or ""] for r in rows], dtype=np.int32),
+                  "coarse": np.ascontiguousarray(full[:, :COARSE_DIMS], dtype=np.float32),
+                  "full": full}
+        for name, path in self.vector_files().items():
+            tmp = path.with_name(path.name + ".tmp.npy")
+            np.save(tmp, arrays[name])
+            os.replace(tmp, path)
+        self.set_meta("vector_versions", json.dumps(names))
+
+    def count(self) -> int:
+        return int(self.db.execute("SELECT count(*) FROM chunks").fetchone()[0])
+
+    def _index_pages(self) -> None:
+        """Pages table (offsets for get_page, aggregate_of) and the default version."""
+        db = self.db
+        db.execute("DELETE FROM pages")
+        db.execute("DELETE FROM aliases")
+        versions: Counter[str] = Counter()
+        seed = self._seed_url()
+        seed_version: str | None = None
+        offset = 0
+        with (self.out / "pages.jsonl").open("rb") as handle:
+            for raw in handle:
+                line_offset, offset = offset, offset + len(raw)
+                line = raw.decode("utf-8", "replace")
+                url, _ = _raw_field(line, "canonical_url")
+                if not isinstance(url, str):
+                    continue
+                observed, _ = _raw_field(line, "observed_urls")
+                version_obj, _ = _raw_field(line, "version")
+                version = version_obj.get("value") if isinstance(version_obj, dict) else None
+                title, _ = _raw_field(line, "title")
+                aggregate, _ = _raw_field(line, "aggregate_of")
+                db.execute("INSERT OR REPLACE INTO pages VALUES(?,?,?,?,?)",
+                           (url, line_offset, version, title,
+                            json.dumps(aggregate) if aggregate else None))
+                for alias in [url, *(observed or [])]:
+                    db.execute("INSERT OR IGNORE INTO aliases VALUES(?,?)", (str(alias), url))
+                if version:
+                    versions[str(version)] += 1
+                if seed and (url == seed or seed in (observed or ())):
+                    seed_version = version
+        default = seed_version or (versions.most_common(1)[0][0] if versions else "")
+        self.set_meta("default_version", default or "")
+        self.set_meta("versions", json.dumps(sorted(versions)))
+
+    def _seed_url(self) -> str | None:
+        try:
+            run = json.loads((self.out / "run.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        site = run.get("site") if isinstance(run, dict) else None
+        return site if isinstance(site, str) else None
+
+    def _sync_chunks(self) -> Built:
+        db = self.db
+        known = dict(db.execute("SELECT chunk_id, inbound_sig FROM chunks"))
+        built = Built()
+        seen: set[str] = set()
+        pending: list[tuple[str, str]] = []  # (line, inbound signature) to (re)index
+        for line in self._chunk_lines():
+            chunk_id = _leading_id(line)
+            if chunk_id is None or chunk_id in seen:
+                continue
+            seen.add(chunk_id)
+            sig = _inbound_sig(line)
+            old = known.get(chunk_id)
+            if old is None:
+                pending.append((line, sig))
+                built.added += 1
+            elif old != sig:
+                pending.append((line, sig))
+                built.relinked += 1
+            if len(pending) >= BATCH:
+                self._write(pending)
+                pending = []
+        self._write(pending)
+        gone = [cid for cid in known if cid not in seen]
+        for cid in gone:
+            self._delete(cid)
+        built.deleted = len(gone)
+        built.total = len(seen)
+        return built
+
+    def _chunk_lines(self) -> Iterator[str]:
+        with (self.out / "chunks.jsonl").open(encoding="utf-8") as handle:
+            for line in handle:
+                if line.startswith("{") and line.rstrip().endswith("}"):
+                    yield line.rstrip("\n")
+
+    def _delete(self, chunk_id: str) -> None:
+        row = self.db.execute("SELECT rowid FROM chunks WHERE chunk_id=?", (chunk_id,)).fetchone()
+        if row:
+            self.db.execute("DELETE FROM fts WHERE rowid=?", row)
+            self.db.execute("DELETE FROM chunks WHERE rowid=?", row)
+
+    def _write(self, pending: list[tuple[str, str]]) -> None:
+        if not pending:
+            return
+        records = []
+        for line, sig in pending:
+            try:
+                records.append((json.loads(line), line, sig))
+            except ValueError:
+                continue
+        vectors = None
+        if self.embedder is not None:
+            vectors = self.embedder.embed([embed_text(r) for r, _, _ in records])
+            vectors = vectors.astype("float16")
+        for i, (record, line, sig) in enumerate(records):
+            meta = record.get("metadata") or {}
+            self._delete(str(record.get("id")))
+            blob = vectors[i].tobytes() if vectors is not None else None
+            cur = self.db.execute(
+                "INSERT INTO chunks(chunk_id, page_url, version, inbound_sig, line, vec, "
+                "heading_terms, has_code, region, section_key) VALUES(?,?,?,?,?,?,?,?,?,?)",
+                (record.get("id"), meta.get("canonical_url"), meta.get("version"), sig, line,
+                 blob, *_rank_columns(meta)))
+            self.db.execute("INSERT INTO fts(rowid, ver, title, headings, anchors, body) "
+                            "VALUES(?,?,?,?,?,?)", (cur.lastrowid, *_fts_columns(record)))
+
+    # -- reading -------------------------------------------------------------------
+    def versions(self) -> list[str]:
+        return list(json.loads(self.meta("versions") or "[]"))
+
+    def default_version(self) -> str | None:
+        return self.meta("default_version") or None
+
+    def page_line(self, url: str) -> dict[str, Any] | None:
+        """The pages.jsonl record of a page, by canonical or any observed URL."""
+        base = url.split("#", 1)[0]
+        row = self.db.execute(
+            "SELECT p.offset FROM aliases a JOIN pages p ON p.url=a.canonical WHERE a.url IN "
+            "(?, ?, ?)", (base, base.rstrip("/"), base.rstrip("/") + "/")).fetchone()
+        if row is None:
+            return None
+        with (self.out / "pages.jsonl").open("rb") as handle:
+            handle.seek(int(row[0]))
+            return json.loads(handle.readline())
+
+
+def index_path(out: Path) -> Path:
+    """Where the index of output directory `out` lives."""
+    return Path(out) / INDEX_NAME
+
+
+def remove_index(out: Path) -> None:
+    """Delete an index (its WAL files and vector files) so the next search rebuilds it."""
+    paths = [Path(str(index_path(out)) + suffix) for suffix in ("", "-wal", "-shm")]
+    paths += [Path(out) / f"search.{name}.npy"
+              for name in ("rowids", "versions", "coarse", "full")]
+    for path in paths:
+        if path.exists():
+            os.remove(path)

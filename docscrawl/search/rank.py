@@ -1,0 +1,347 @@
+"""Ranking: version filter first, lexical and semantic candidates fused, then structure.
+
+1. Version: an explicit `version` filters before anything is ranked (an unknown one is an
+   error). Without one, a version the index holds named in the query ("in 3.6") filters
+   the same way; otherwise the site's default version (its start page's, else its most
+   common) is preferred and the result says which.
+2. Candidates: FTS5 bm25 over code-aware terms (title, headings, inbound anchor text,
+   body) and cosine over the chunk vectors, each its best `POOL`, unioned and fused
+   (scores scaled per list, then weighted).
+3. Structure: query words in the title or heading path, code chunks for command-like
+   queries, `main_content` over other regions, aggregate pages (print views) below the
+   pages they copy; one result per section.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from docscrawl.search.index import BM25_WEIGHTS, SearchIndex, version_token
+from docscrawl.search.tokenize import (
+    command_like,
+    fts_phrase,
+    query_terms,
+    stem,
+)
+
+POOL = 100
+MATCH_BUDGET = 4000     # chunks bm25 scores per query at most (about), see _within_budget
+COARSE_DIMS = 64
+COARSE_POOL = 400
+LEXICAL_WEIGHT = 1.0
+SEMANTIC_WEIGHT = 1.0
+OTHER_VERSION = 0.6     # factor for chunks outside the preferred default version
+HEADING_BOOST = 0.8     # at most this much more for query words all in title/headings
+CODE_BOOST = 0.15
+OFF_MAIN = 0.8
+AGGREGATE = 0.5
+
+
+def section_label(meta: dict[str, Any]) -> str:
+    """`title › heading › path`; a first heading the title already starts with (Sphinx:
+    "Jobs — Scrapy 2.8 documentation" over "Jobs") is not repeated."""
+    title = str(meta.get("title") or "Untitled")
+    path = [str(h) for h in meta.get("heading_path") or []]
+    if path and title.startswith(path[0]):
+        path = path[1:]
+    return " › ".join([title, *path])
+
+
+def version_forms(version: str) -> set[str]:
+    """How a query may name a version: `v3.25` and `3.25`; `2.2.x` also as `2.2`."""
+    base = version.lower().removeprefix("v")
+    forms = {version.lower(), base}
+    for suffix in (".x", ".*"):
+        if base.endswith(suffix):
+            forms.add(base.removesuffix(suffix))
+    return {form for form in forms if any(ch.isdigit() for ch in form)}
+
+
+def version_named(query: str, known: list[str]) -> str | None:
+    """The version of `known` the query names as a whole token (longest form first)."""
+    lowered = query.lower()
+    forms = sorted(((form, version) for version in known for form in version_forms(version)),
+                   key=lambda pair: len(pair[0]), reverse=True)
+    for form, version in forms:
+        if re.search(r"(?<![\w.])v?" + re.escape(form) + r"(?![\w]|\.\d)", lowered):
+            return version
+    return None
+
+
+def _weights() -> str:
+    return ", ".join(str(float(w)) for w in BM25_WEIGHTS)
+
+
+class VersionError(ValueError):
+    """A version the index does not hold."""
+
+
+@dataclass
+class Hit:
+    """One ranked chunk with its citation fields."""
+    score: float
+    record: dict[str, Any]
+    page_aggregate_of: list[str] = field(default_factory=list)
+
+    @property
+    def meta(self) -> dict[str, Any]:
+        return self.record.get("metadata") or {}
+
+    def anchor(self) -> str | None:
+        meta = self.meta
+        if meta.get("anchor"):
+            return str(meta["anchor"])
+        source = str(meta.get("source_url") or "")
+        return source.split("#", 1)[1] if "#" in source else None
+
+    def url(self) -> str:
+        base = str(self.meta.get("canonical_url") or self.meta.get("source_url") or "")
+        anchor = self.anchor()
+        return f"{base}#{anchor}" if anchor else base
+
+    def citation(self) -> str:
+        meta = self.meta
+        section = section_label(meta)
+        version = meta.get("version")
+        date = str(meta.get("retrieved_at") or "")[:10]
+        parts = [section, f"version {version}" if version else "unversioned", self.url()]
+        if date:
+            parts.append(f"retrieved {date}")
+        return ", ".join(parts)
+
+    def as_json(self) -> dict[str, Any]:
+        meta = self.meta
+        return {
+            "url": self.url(),
+            "title": meta.get("title"),
+            "heading_path": meta.get("heading_path") or [],
+            "breadcrumbs": meta.get("breadcrumbs") or [],
+            "version": meta.get("version"),
+            "retrieved_at": meta.get("retrieved_at"),
+            "content_hash": meta.get("content_hash"),
+            "chunk_id": self.record.get("id"),
+            "score": round(self.score, 6),
+            "text": self.record.get("markdown") or self.record.get("text") or "",
+            "citation": self.citation(),
+            "sections": meta.get("sections") or [],
+            "inbound_count": meta.get("inbound_count", 0),
+        }
+
+
+@dataclass
+class Result:
+    """Ranked hits and what version scope was used."""
+    hits: list[Hit]
+    version: str | None
+    version_source: str   # "filter", "query", "default", "none"
+
+    def note(self) -> str:
+        if self.version_source == "filter":
+            return f"version {self.version} (--version)"
+        if self.version_source == "query":
+            return f"version {self.version} (named in the query)"
+        if self.version_source == "default":
+            return f"preferring version {self.version}, the site's default"
+        if self.version:
+            return f"version {self.version} (the only one in the index)"
+        return "no version information"
+
+
+class Searcher:
+    """Ranks the chunks of one index; holds the vector matrix in memory."""
+
+    def __init__(self, index: SearchIndex) -> None:
+        self.index = index
+        self._matrix: Any = None
+        self._coarse: Any = None
+        self._counts: dict[str, int] = {}
+        self._counts_sig: str | None = None
+        self._rowids: Any = None
+        self._versions: Any = None
+        self._loaded_sig: str | None = None
+
+    def _vectors(self) -> tuple[Any, Any, Any, Any]:
+        """Row ids, versions, the coarse matrix (first COARSE_DIMS of each unit vector,
+        float32, scanned whole per query) and the full float16 matrix (rescoring), memory
+        mapped from the index's vector files."""
+        sig = self.index.meta("signature")
+        if self._matrix is None or sig != self._loaded_sig:
+            import numpy as np
+
+            files = self.index.vector_files()
+            rowids = np.load(files["rowids"])
+            self._rowids = rowids
+            self._matrix = np.load(files["full"], mmap_mode="r")
+            self._coarse = np.load(files["coarse"], mmap_mode="r")
+            names = np.array(json.loads(self.index.meta("vector_versions") or "[]") or [""],
+                             dtype=object)
+            self._versions = names[np.load(files["versions"])] if len(rowids) else names[:0]
+            self._loaded_sig = sig
+        return self._rowids, self._versions, self._coarse, self._matrix
+
+    def resolve_version(self, query: str, version: str | None) -> tuple[str | None, str]:
+        known = self.index.versions()
+        if version is not None:
+            if version not in known:
+                shown = ", ".join(known) if known else "none"
+                raise VersionError(f"version {version!r} is not in the index "
+                                   f"(versions: {shown})")
+            return version, "filter"
+        named = version_named(query, known)
+        if named is not None:
+            return named, "query"
+        default = self.index.default_version()
+        return (default, "default") if default and len(known) > 1 else (default, "none")
+
+    def lexical(self, terms: list[str], version: str | None) -> list[tuple[int, float]]:
+        """bm25 candidates for the query terms ORed (after `_within_budget`)."""
+        terms = self._within_budget(terms)
+        if not terms:
+            return []
+        expression = " OR ".join(fts_phrase(t) for t in terms)
+        if version is not None:
+            expression = f"ver : {fts_phrase(version_token(version))} AND ({expression})"
+        try:
+            rows = self.index.db.execute(
+                f"SELECT rowid, bm25(fts, {_weights()}) AS score FROM fts WHERE fts MATCH ? "
+                "ORDER BY score LIMIT ?", (expression, POOL)).fetchall()
+        except Exception:  # an FTS syntax corner case: search the plain words alone
+            plain = [t for t in terms if t.isalnum()]
+            if not plain or plain == terms:
+                return []
+            return self.lexical(plain, version)
+        return [(int(r[0]), -float(r[1])) for r in rows]
+
+    def _within_budget(self, terms: list[str]) -> list[str]:
+        """Scoring a match costs far more than finding it: when the terms' chunk counts
+        add up past MATCH_BUDGET, the commonest terms (which weigh least in bm25) are
+        left out, keeping at least the two rarest."""
+        counts = {term: self._doc_count(term) for term in terms}
+        if sum(counts.values()) <= MATCH_BUDGET:
+            return [t for t in terms if counts[t]]
+        kept, total = [], 0
+        for rank, term in enumerate(sorted(terms, key=counts.__getitem__)):
+            if counts[term] and (rank < 2 or total + counts[term] <= MATCH_BUDGET):
+                kept.append(term)
+                total += counts[term]
+        return kept
+
+    def _doc_count(self, term: str) -> int:
+        sig = self.index.meta("signature")
+        if sig != self._counts_sig:
+            self._counts, self._counts_sig = {}, sig
+        if term not in self._counts:
+            try:
+                self._counts[term] = int(self.index.db.execute(
+                    "SELECT count(*) FROM fts WHERE fts MATCH ?", (fts_phrase(term),)
+                ).fetchone()[0])
+            except Exception:  # an FTS syntax corner case
+                self._counts[term] = 0
+        return self._counts[term]
+
+    def semantic(self, query: str, version: str | None) -> list[tuple[int, float]]:
+        """Cosine candidates in two stages: the first COARSE_DIMS dimensions over every
+        chunk (wordllama's vectors are Matryoshka-trained: a prefix is a coarser vector),
+        then the full vectors over the best COARSE_POOL."""
+        embedder = self.index.embedder
+        if embedder is None:
+            return []
+        import numpy as np
+
+        rowids, versions, coarse, full = self._vectors()
+        if not len(rowids):
+            return []
+        query_vec = embedder.embed([query])[0]
+        scores = coarse @ query_vec[:COARSE_DIMS]
+        if version is not None:
+            scores = np.where(versions == version, scores, -np.inf)
+        pool = min(COARSE_POOL, len(scores))
+        top = np.argpartition(-scores, pool - 1)[:pool]
+        top = top[np.isfinite(scores[top])]
+        exact = full[top].astype(np.float32) @ query_vec
+        order = np.argsort(-exact)[:POOL]
+        return [(int(rowids[top[i]]), float(exact[i])) for i in order]
+
+    def search(self, query: str, *, version: str | None = None, k: int = 10) -> Result:
+        version, source = self.resolve_version(query, version)
+        filtered = version if source in ("filter", "query") else None
+        terms = query_terms(query)
+        fused = fuse([(LEXICAL_WEIGHT, self.lexical(terms, filtered)),
+                      (SEMANTIC_WEIGHT, self.semantic(query, filtered))])
+        hits = self._structural(fused, terms, query, k=k,
+                                preferred=version if source == "default" else None)
+        return Result(hits=hits, version=version, version_source=source)
+
+    def _structural(self, fused: dict[int, float], terms: list[str], query: str, *,
+                    preferred: str | None, k: int) -> list[Hit]:
+        """Structural factors on every candidate (from the rank columns, no JSON parsed),
+        one per section, then the JSON of the best `k` only."""
+        if not fused:
+            return []
+        marks = ",".join("?" * len(fused))
+        rows = self.index.db.execute(
+            f"SELECT c.rowid, c.version, c.heading_terms, c.has_code, c.region, "
+            f"c.section_key, c.page_url, p.aggregate_of FROM chunks c LEFT JOIN pages p "
+            f"ON p.url=c.page_url WHERE c.rowid IN ({marks})", list(fused)).fetchall()
+        wanted = {stem(t) for t in terms}  # heading_terms are stored stemmed
+        code_query = command_like(query)
+        scored = []
+        for rowid, version, heading_terms, has_code, region, section, page, aggregate in rows:
+            score = fused[rowid]
+            if wanted:
+                found = wanted.intersection(heading_terms.split())
+                score *= 1 + HEADING_BOOST * len(found) / len(wanted)
+            if code_query and has_code:
+                score *= 1 + CODE_BOOST
+            if region != "main_content":
+                score *= OFF_MAIN
+            copies = json.loads(aggregate) if aggregate else []
+            if copies:
+                score *= AGGREGATE
+            if preferred is not None and version not in (preferred, None):
+                score *= OTHER_VERSION
+            scored.append((score, rowid, section, page, copies))
+        scored.sort(key=lambda item: item[0], reverse=True)
+        best: list[tuple[float, int, str, list[str]]] = []
+        seen: set[str] = set()
+        for score, rowid, section, page, copies in scored:
+            if section not in seen:  # one result per section
+                seen.add(section)
+                best.append((score, rowid, page, copies))
+        best = _below_originals(best)[:k]
+        lines = dict(self.index.db.execute(
+            f"SELECT rowid, line FROM chunks WHERE rowid IN ({','.join('?' * len(best))})",
+            [b[1] for b in best]).fetchall())
+        return [Hit(score=score, record=json.loads(lines[rowid]), page_aggregate_of=copies)
+                for score, rowid, _page, copies in best]
+
+
+def fuse(lists: list[tuple[float, list[tuple[int, float]]]]) -> dict[int, float]:
+    """Union of candidate lists (best first), each list's scores scaled to [0.05, 1.05]
+    and weighted: bm25 and cosine live on different scales, and a candidate found by
+    one retriever only keeps its own evidence (the 0.05 floor marks "found at all")."""
+    fused: dict[int, float] = {}
+    for weight, ranked in lists:
+        if not ranked:
+            continue
+        top, low = ranked[0][1], ranked[-1][1]
+        span = (top - low) or 1.0
+        for rowid, score in ranked:
+            fused[rowid] = fused.get(rowid, 0.0) + weight * (0.05 + (score - low) / span)
+    return fused
+
+
+def _below_originals(
+        ranked: list[tuple[float, int, str, list[str]]]) -> list[tuple[float, int, str, list[str]]]:
+    """An aggregate page's chunk never ranks above a chunk of a page it copies."""
+    ordered = list(ranked)
+    for item in [r for r in ranked if r[3]]:
+        copied = {u.split("#", 1)[0] for u in item[3]}
+        at = ordered.index(item)
+        last = max((i for i, r in enumerate(ordered) if r[2] in copied), default=-1)
+        if last > at:
+            ordered.insert(last, ordered.pop(at))
+    return ordered

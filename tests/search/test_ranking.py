@@ -1,0 +1,104 @@
+"""Ranking rules on a small hand-made output directory (the files a crawl writes):
+identifiers match whole, print views stay below the pages they copy, sections are cited,
+versions filter before ranking."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from docscrawl.search import Searcher, SearchIndex
+
+SITE = "http://docs.test/"
+
+
+def page(path: str, title: str, version: str | None, **extra: Any) -> dict[str, Any]:
+    return {"id": path, "canonical_url": SITE + path, "observed_urls": [SITE + path],
+            "title": title, "version": {"value": version}, "markdown": f"# {title}",
+            "headings": [], "links": [], "retrieved_at": "2026-01-02T03:04:05Z",
+            "content_hash": "sha256:" + path, **extra}
+
+
+def chunk(path: str, title: str, markdown: str, version: str | None = "2.0", *,
+          heading_path: list[str] | None = None, **meta: Any) -> dict[str, Any]:
+    heading_path = heading_path or [title]
+    return {"id": f"sha256:{path}:{heading_path[-1]}", "page_id": path,
+            "text": " > ".join(heading_path) + "\n" + markdown, "markdown": markdown,
+            "metadata": {"source_url": SITE + path, "canonical_url": SITE + path,
+                         "title": title, "version": version, "heading_path": heading_path,
+                         "breadcrumbs": ["Docs"], "region": "main_content",
+                         "retrieved_at": "2026-01-02T03:04:05Z",
+                         "content_hash": "sha256:" + path, "has_code": False, **meta}}
+
+
+@pytest.fixture
+def out(tmp_path: Path) -> Path:
+    pages = [page("json.html", "Serializing", "2.0"), page("words.html", "Words", "2.0"),
+             page("print.html", "Print view", "2.0", aggregate_of=[SITE + "json.html"]),
+             page("old.html", "Serializing", "1.0"), page("", "Home", "2.0")]
+    chunks = [
+        chunk("json.html", "Serializing", "Call `json.dumps(obj)` to write JSON text.",
+              heading_path=["Serializing", "Writing"], anchor="writing",
+              sections=[{"heading_path": ["Serializing", "Writing"], "anchor": "writing"},
+                        {"heading_path": ["Serializing", "Options"], "anchor": "options"}]),
+        chunk("words.html", "Words", "Some json here. The dumps of a truck are elsewhere. "
+              "json json dumps dumps."),
+        chunk("print.html", "Print view", "Call `json.dumps(obj)` to write JSON text. "
+              "json.dumps json.dumps"),
+        chunk("old.html", "Serializing", "Call `json.dumps(obj)` in the old release.",
+              version="1.0"),
+    ]
+    (tmp_path / "pages.jsonl").write_text("".join(json.dumps(p) + "\n" for p in pages))
+    (tmp_path / "chunks.jsonl").write_text("".join(json.dumps(c) + "\n" for c in chunks))
+    (tmp_path / "run.json").write_text(json.dumps({"site": SITE}))
+    return tmp_path
+
+
+def test_identifier_whole_beats_its_parts_and_print_view_stays_below(out: Path) -> None:
+    result = Searcher(SearchIndex.open(out, embedder="none")).search("json.dumps", k=5)
+    urls = [hit.url() for hit in result.hits]
+    assert urls[0] == SITE + "json.html#writing"  # the section's anchor is cited
+    assert urls.index(SITE + "print.html") > 0
+    assert SITE + "old.html" in urls  # another version: kept, but after the default's
+    assert urls.index(SITE + "old.html") > urls.index(SITE + "json.html#writing")
+    assert result.version_source == "default" and result.version == "2.0"
+    cited = result.hits[0].as_json()
+    assert cited["sections"][1]["anchor"] == "options"
+    assert cited["citation"] == ("Serializing › Writing, version 2.0, "
+                                 "http://docs.test/json.html#writing, retrieved 2026-01-02")
+
+
+def test_version_filter_never_returns_another_version(out: Path) -> None:
+    searcher = Searcher(SearchIndex.open(out, embedder="none"))
+    hits = searcher.search("json.dumps", version="1.0", k=5).hits
+    assert [h.meta["version"] for h in hits] == ["1.0"]
+    assert searcher.search("in 1.0 how do I call json.dumps", k=5).version_source == "query"
+
+
+def test_index_follows_removed_and_added_chunks(out: Path) -> None:
+    index = SearchIndex.open(out, embedder="none")
+    assert index.count() == 4
+    lines = (out / "chunks.jsonl").read_text().splitlines()
+    extra = chunk("words.html", "Words", "A brand new zyxwv paragraph.", heading_path=["New"])
+    (out / "chunks.jsonl").write_text("\n".join([*lines[1:], json.dumps(extra)]) + "\n")
+    built = index.refresh()
+    assert (built.added, built.deleted, built.total) == (1, 1, 4)
+    assert Searcher(index).search("zyxwv", k=1).hits[0].meta["heading_path"] == ["New"]
+    assert index.refresh().added == 0  # unchanged files: nothing to do
+
+
+@pytest.mark.parametrize(("query", "known", "expected"), [
+    ("use async views in Flask 2.2", ["2.2.x", "2.1.x"], "2.2.x"),
+    ("cmake --build in 3.25", ["v3.25", "v3.24"], "v3.25"),
+    ("scrapy 2.8 log format", ["2.8", "2.7"], "2.8"),
+    ("the 2.80 release", ["2.8"], None),
+    ("fixed in 2.8.1", ["2.8"], None),
+    ("the latest docs", ["latest", "2.8"], None),
+])
+def test_version_named_in_query(query: str, known: list[str], expected: str | None) -> None:
+    from docscrawl.search.rank import version_named
+
+    assert version_named(query, known) == expected
