@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -104,11 +105,26 @@ def test_fault_site_records_are_the_same_either_way(
     spilled_records = _records(spilled, spilled.base)  # type: ignore[attr-defined]
     # A page that only answers after retries may fail in one crawl on a loaded machine
     # (3 s timeout): compare the pages both crawls wrote.
-    both = kept_records.keys() & spilled_records.keys()
+    # Pages behind a trap (the endless calendar): which of them are found from where before
+    # the trap rule stops the pattern depends on fetch order, not on the track store.
+    trapped = _trap_patterns(kept) | _trap_patterns(spilled)
+    both = {url for url in kept_records.keys() & spilled_records.keys()
+            if _pattern(url) not in trapped}
     assert len(both) > 20
     assert len(kept_records.keys() ^ spilled_records.keys()) <= 2
     assert ({url: _without_race(spilled_records[url]) for url in both}
             == {url: _without_race(kept_records[url]) for url in both})
+
+
+def _pattern(url: str) -> str:
+    """The URL's path with digit runs as {n} (record keys spell the site as `BASE`)."""
+    return re.sub(r"\d+", "{n}", urlsplit(url.replace("BASE", "http://base", 1)).path)
+
+
+def _trap_patterns(output: CrawlOutput) -> set[str]:
+    """Path patterns (digit runs as {n}) of the URLs the crawl skipped as traps."""
+    return {_pattern(e["url"]) for e in output.log
+            if e["event"] == "skipped" and e["reason"] == "trap"}
 
 
 def _without_race(record: dict[str, Any]) -> dict[str, Any]:
