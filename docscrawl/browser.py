@@ -150,8 +150,7 @@ class DownloadHandler(HTTP11DownloadHandler):
     lazy = False
 
     def __init__(self, crawler: Crawler) -> None:
-        super().__init__(crawler=crawler)
-        self._crawler = crawler
+        super().__init__(crawler=crawler)  # keeps the crawler as `self._crawler`
         self._browser: LazyPlaywrightHandler | None = None
 
     async def download_request(self, request: Request) -> Response:
