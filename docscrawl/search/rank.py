@@ -15,11 +15,13 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from docscrawl.search.index import BM25_WEIGHTS, SearchIndex, version_token
+from docscrawl.search.fields import WINDOW_SLOTS, version_token
+from docscrawl.search.index import BM25_WEIGHTS, SearchIndex
 from docscrawl.search.tokenize import (
     command_like,
     fts_phrase,
@@ -158,6 +160,7 @@ class Searcher:
         self._matrix: Any = None
         self._coarse: Any = None
         self._counts: dict[str, int] = {}
+        self._total: int | None = None
         self._counts_sig: str | None = None
         self._rowids: Any = None
         self._versions: Any = None
@@ -207,13 +210,16 @@ class Searcher:
         try:
             rows = self.index.db.execute(
                 f"SELECT rowid, bm25(fts, {_weights()}) AS score FROM fts WHERE fts MATCH ? "
-                "ORDER BY score LIMIT ?", (expression, POOL)).fetchall()
+                "ORDER BY score LIMIT ?", (expression, 2 * POOL)).fetchall()
         except Exception:  # an FTS syntax corner case: search the plain words alone
             plain = [t for t in terms if t.isalnum()]
             if not plain or plain == terms:
                 return []
             return self.lexical(plain, version)
-        return [(int(r[0]), -float(r[1])) for r in rows]
+        best: dict[int, float] = {}  # a chunk's best window
+        for fts_rowid, score in rows:
+            best.setdefault(int(fts_rowid) // WINDOW_SLOTS, -float(score))
+        return list(best.items())[:POOL]
 
     def _within_budget(self, terms: list[str]) -> list[str]:
         """Scoring a match costs far more than finding it: when the terms' chunk counts
@@ -229,10 +235,32 @@ class Searcher:
                 total += counts[term]
         return kept
 
-    def _doc_count(self, term: str) -> int:
+    def _term_weights(self, terms: list[str]) -> dict[str, float]:
+        """Stemmed query term -> its idf: a word every heading carries (the product's
+        name) says little about which heading answers."""
+        total = self._chunk_count()
+        weights: dict[str, float] = {}
+        for term in terms:
+            count = self._doc_count(term)
+            idf = math.log(1 + (total - count + 0.5) / (count + 0.5)) if count else 0.0
+            key = stem(term)
+            weights[key] = max(weights.get(key, 0.0), idf)
+        return weights
+
+    def _chunk_count(self) -> int:
+        self._current_counts()
+        if self._total is None:
+            self._total = self.index.count()
+        return self._total
+
+    def _current_counts(self) -> None:
+        """Forget cached counts when the index changed since they were taken."""
         sig = self.index.meta("signature")
         if sig != self._counts_sig:
-            self._counts, self._counts_sig = {}, sig
+            self._counts, self._total, self._counts_sig = {}, None, sig
+
+    def _doc_count(self, term: str) -> int:
+        self._current_counts()
         if term not in self._counts:
             try:
                 self._counts[term] = int(self.index.db.execute(
@@ -269,8 +297,8 @@ class Searcher:
         version, source = self.resolve_version(query, version)
         filtered = version if source in ("filter", "query") else None
         terms = query_terms(query)
-        fused = fuse([(LEXICAL_WEIGHT, self.lexical(terms, filtered)),
-                      (SEMANTIC_WEIGHT, self.semantic(query, filtered))])
+        fused = fuse([(LEXICAL_WEIGHT, True, self.lexical(terms, filtered)),
+                      (SEMANTIC_WEIGHT, False, self.semantic(query, filtered))])
         hits = self._structural(fused, terms, query, k=k,
                                 preferred=version if source == "default" else None)
         return Result(hits=hits, version=version, version_source=source)
@@ -286,14 +314,15 @@ class Searcher:
             f"SELECT c.rowid, c.version, c.heading_terms, c.has_code, c.region, "
             f"c.section_key, c.page_url, p.aggregate_of FROM chunks c LEFT JOIN pages p "
             f"ON p.url=c.page_url WHERE c.rowid IN ({marks})", list(fused)).fetchall()
-        wanted = {stem(t) for t in terms}  # heading_terms are stored stemmed
+        wanted = self._term_weights(terms)  # heading_terms are stored stemmed
+        total = sum(wanted.values())
         code_query = command_like(query)
         scored = []
         for rowid, version, heading_terms, has_code, region, section, page, aggregate in rows:
             score = fused[rowid]
-            if wanted:
-                found = wanted.intersection(heading_terms.split())
-                score *= 1 + HEADING_BOOST * len(found) / len(wanted)
+            if total:
+                found = sum(wanted.get(term, 0.0) for term in set(heading_terms.split()))
+                score *= 1 + HEADING_BOOST * found / total
             if code_query and has_code:
                 score *= 1 + CODE_BOOST
             if region != "main_content":
@@ -319,18 +348,23 @@ class Searcher:
                 for score, rowid, _page, copies in best]
 
 
-def fuse(lists: list[tuple[float, list[tuple[int, float]]]]) -> dict[int, float]:
-    """Union of candidate lists (best first), each list's scores scaled to [0.05, 1.05]
-    and weighted: bm25 and cosine live on different scales, and a candidate found by
-    one retriever only keeps its own evidence (the 0.05 floor marks "found at all")."""
+def fuse(lists: list[tuple[float, bool, list[tuple[int, float]]]]) -> dict[int, float]:
+    """Union of candidate lists (best first), each weighted and scaled to about [0, 1]:
+    a list whose scores have a natural zero (bm25: no match) as a share of its best, so
+    the second of two matches keeps its strength; one without (cosine, whose values
+    crowd together) min-max over the pool, to [0.05, 1.05] (the floor marks "found at
+    all"). A candidate found by one retriever only keeps its own evidence."""
     fused: dict[int, float] = {}
-    for weight, ranked in lists:
+    for weight, has_zero, ranked in lists:
         if not ranked:
             continue
         top, low = ranked[0][1], ranked[-1][1]
-        span = (top - low) or 1.0
         for rowid, score in ranked:
-            fused[rowid] = fused.get(rowid, 0.0) + weight * (0.05 + (score - low) / span)
+            if has_zero:
+                scaled = score / top if top > 0 else 0.0
+            else:
+                scaled = 0.05 + (score - low) / ((top - low) or 1.0)
+            fused[rowid] = fused.get(rowid, 0.0) + weight * scaled
     return fused
 
 

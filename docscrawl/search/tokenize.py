@@ -71,17 +71,25 @@ def terms(text: str) -> Iterator[str]:
                 yield word.lower()
 
 
-_SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "ers", "ed", "es", "er", "s")
+_SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "ied", "ers", "ed", "es", "er", "s")
 
 
 def stem(term: str) -> str:
-    """A light suffix stem for matching query words to heading words (`registering`,
-    `registers` -> `register`); identifiers and short words are kept."""
-    if len(term) <= 4 or not term.isalpha():
+    """A light suffix stem for matching query words to heading words: `registering`,
+    `registers`, `register` -> `regist`; `writes`, `write` -> `writ`; `queries`, `query`
+    -> `queri`. Consistent rather than linguistic; identifiers and short words are kept."""
+    if len(term) <= 3 or not term.isalpha():
         return term
-    for suffix in _SUFFIXES:
-        if term.endswith(suffix) and len(term) - len(suffix) >= 3:
-            return term[: -len(suffix)] + ("y" if suffix == "ies" else "")
+    for _ in range(2):
+        for suffix in _SUFFIXES:
+            if (term.endswith(suffix) and len(term) - len(suffix) >= 3
+                    and not (suffix == "s" and term.endswith("ss"))):
+                term = term[: -len(suffix)] + ("i" if suffix in ("ies", "ied") else "")
+                break
+        else:
+            break
+    if len(term) > 3 and term[-1] in "ey":
+        term = term[:-1] + ("i" if term[-1] == "y" else "")
     return term
 
 
@@ -102,11 +110,11 @@ def _plain(token: str) -> bool:
 def index_text(text: str) -> str:
     """`text` as stored in an FTS5 column: the text itself, then the encoded compound
     wholes and CamelCase words FTS5's tokenizer would not produce."""
-    extras = [token for token in _COMPOUND.findall(text) if not _plain(token)]
+    extras = [token for token in dict.fromkeys(_COMPOUND.findall(text)) if not _plain(token)]
     if not extras:
         return text
     added = []
-    for token in dict.fromkeys(extras):
+    for token in extras:
         found = list(terms(token))
         added += [encode(term) for term in found if not term.isalnum()]
         added += [term for term in found if term.isalnum()]
