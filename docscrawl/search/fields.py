@@ -51,7 +51,7 @@ class SiteAffixes:
             return cls()
         return cls(s for s, n in counts.items() if n >= AFFIX_SHARE * pages and n > 1)
 
-    def strip(self, title: str) -> str:
+    def without(self, title: str) -> str:
         """The title without the site's segments (the whole title when nothing is left)."""
         if not self.segments:
             return title
@@ -114,7 +114,7 @@ def fts_rows(record: dict[str, Any], affixes: SiteAffixes,
         if isinstance(link, dict):
             anchors += [str(link.get("anchor_text") or ""), str(link.get("container_label") or "")]
     context = (version_token(meta.get("version")),
-               index_text(affixes.strip(str(meta.get("title") or ""))),
+               index_text(affixes.without(str(meta.get("title") or ""))),
                index_text(" \n ".join(headings)), index_text(" \n ".join(anchors)))
     body = LINK_DESTINATION.sub("]", str(record.get("markdown") or ""))
     return [(*context, index_text(window)) for window in windows(body)]
@@ -129,7 +129,7 @@ def rank_columns(record: dict[str, Any], affixes: SiteAffixes) -> tuple[str, int
     source = str(meta.get("source_url") or "")
     anchor = meta.get("anchor") or (source.split("#", 1)[1] if "#" in source else "")
     section = f"{meta.get('canonical_url')}#{anchor or ' > '.join(path)}"
-    heading_terms = {stem(t) for t in terms(" \n ".join([affixes.strip(title),
+    heading_terms = {stem(t) for t in terms(" \n ".join([affixes.without(title),
                                                           *_headings(record)]))}
     return (" ".join(sorted(heading_terms)), int(bool(meta.get("has_code"))),
             str(meta.get("region") or "main_content"), section)

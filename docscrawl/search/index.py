@@ -35,11 +35,12 @@ from docscrawl.search.fields import (
     fts_rows,
     rank_columns,
 )
+from docscrawl.search.versions import choose_default, default_aliases
 
 logger = logging.getLogger(__name__)
 
 INDEX_NAME = "search.sqlite3"
-SCHEMA = 6
+SCHEMA = 7
 BATCH = 512
 # bm25 weights per FTS column: version token, title, headings, anchors, body.
 BM25_WEIGHTS = (0.0, 2.0, 3.0, 1.5, 1.0)
@@ -238,6 +239,7 @@ class SearchIndex:
         db.execute("DELETE FROM aliases")
         versions: Counter[str] = Counter()
         titles: list[str] = []
+        page_urls: list[tuple[str | None, list[str]]] = []
         seed = self._seed_url()
         seed_version: str | None = None
         offset = 0
@@ -262,10 +264,13 @@ class SearchIndex:
                     versions[str(version)] += 1
                 if isinstance(title, str):
                     titles.append(title)
+                page_urls.append((str(version) if version else None,
+                                  [url, *map(str, observed or [])]))
                 if seed and (url == seed or seed in (observed or ())):
                     seed_version = version
-        default = seed_version or (versions.most_common(1)[0][0] if versions else "")
+        default = choose_default(seed_version, versions)
         self.set_meta("default_version", default or "")
+        self.set_meta("default_aliases", json.dumps(sorted(default_aliases(page_urls, default))))
         self.set_meta("versions", json.dumps(sorted(versions)))
         self._learn_affixes(titles)
 
@@ -364,6 +369,10 @@ class SearchIndex:
 
     def default_version(self) -> str | None:
         return self.meta("default_version") or None
+
+    def default_aliases(self) -> list[str]:
+        """Versions that are other names for the default (see `versions`)."""
+        return list(json.loads(self.meta("default_aliases") or "[]"))
 
     def page_line(self, url: str) -> dict[str, Any] | None:
         """The pages.jsonl record of a page, by canonical or any observed URL."""

@@ -139,6 +139,7 @@ class Result:
     hits: list[Hit]
     version: str | None
     version_source: str   # "filter", "query", "default", "none"
+    aliases: list[str] = field(default_factory=list)  # other names of the default
 
     def note(self) -> str:
         if self.version_source == "filter":
@@ -146,7 +147,8 @@ class Result:
         if self.version_source == "query":
             return f"version {self.version} (named in the query)"
         if self.version_source == "default":
-            return f"preferring version {self.version}, the site's default"
+            same = f" (also served as {', '.join(self.aliases)})" if self.aliases else ""
+            return f"preferring version {self.version}, the site's default{same}"
         if self.version:
             return f"version {self.version} (the only one in the index)"
         return "no version information"
@@ -235,6 +237,9 @@ class Searcher:
                 total += counts[term]
         return kept
 
+    def _unversioned(self, section: str) -> str:
+        return unversioned(section, self.index.versions())
+
     def _term_weights(self, terms: list[str]) -> dict[str, float]:
         """Stemmed query term -> its idf: a word every heading carries (the product's
         name) says little about which heading answers."""
@@ -299,12 +304,13 @@ class Searcher:
         terms = query_terms(query)
         fused = fuse([(LEXICAL_WEIGHT, True, self.lexical(terms, filtered)),
                       (SEMANTIC_WEIGHT, False, self.semantic(query, filtered))])
+        aliases = self.index.default_aliases() if source == "default" else []
         hits = self._structural(fused, terms, query, k=k,
-                                preferred=version if source == "default" else None)
-        return Result(hits=hits, version=version, version_source=source)
+                                preferred={version, *aliases} if source == "default" else None)
+        return Result(hits=hits, version=version, version_source=source, aliases=aliases)
 
     def _structural(self, fused: dict[int, float], terms: list[str], query: str, *,
-                    preferred: str | None, k: int) -> list[Hit]:
+                    preferred: set[str | None] | None, k: int) -> list[Hit]:
         """Structural factors on every candidate (from the rank columns, no JSON parsed),
         one per section, then the JSON of the best `k` only."""
         if not fused:
@@ -330,22 +336,39 @@ class Searcher:
             copies = json.loads(aggregate) if aggregate else []
             if copies:
                 score *= AGGREGATE
-            if preferred is not None and version not in (preferred, None):
+            if preferred is not None and version is not None and version not in preferred:
                 score *= OTHER_VERSION
-            scored.append((score, rowid, section, page, copies))
+            other = preferred is not None and version is not None and version not in preferred
+            scored.append((score, rowid, section, page, copies, other))
         scored.sort(key=lambda item: item[0], reverse=True)
         best: list[tuple[float, int, str, list[str]]] = []
         seen: set[str] = set()
-        for score, rowid, section, page, copies in scored:
+        twins: list[tuple[float, int, str, list[str]]] = []
+        preferred_sections = {self._unversioned(s[2]) for s in scored if not s[5]}
+        for score, rowid, section, page, copies, other in scored:
             if section not in seen:  # one result per section
                 seen.add(section)
-                best.append((score, rowid, page, copies))
-        best = _below_originals(best)[:k]
+                item = (score, rowid, page, copies)
+                # the same section in another version: after the preferred version's results
+                is_twin = other and self._unversioned(section) in preferred_sections
+                (twins if is_twin else best).append(item)
+        best = _below_originals(best + twins)[:k]
         lines = dict(self.index.db.execute(
             f"SELECT rowid, line FROM chunks WHERE rowid IN ({','.join('?' * len(best))})",
             [b[1] for b in best]).fetchall())
         return [Hit(score=score, record=json.loads(lines[rowid]), page_aggregate_of=copies)
                 for score, rowid, _page, copies in best]
+
+
+def unversioned(url: str, versions: list[str]) -> str:
+    """A URL with its version path segments left out (`/3.6/guide/x` -> `/guide/x`)."""
+    forms = {form for version in versions for form in version_forms(version)}
+    forms |= {version.lower() for version in versions}
+    head, sep, path = url.partition("://")
+    segments = path.split("/")
+    return head + sep + "/".join(
+        seg for i, seg in enumerate(segments)
+        if i == 0 or (seg.lower() not in forms and seg.lower().removeprefix("v") not in forms))
 
 
 def fuse(lists: list[tuple[float, bool, list[tuple[int, float]]]]) -> dict[int, float]:
