@@ -64,25 +64,34 @@ class _StaticModel:
     wordllama package, whose import costs more than the model load.
 
     The tokenizer is SentencePiece-style BPE with no pre-tokenizer, so a piece never spans
-    whitespace: a text's tokens are its words' tokens. Each distinct word is tokenized once
-    and its ids kept (`_ids`), which makes an index build tokenize a site's vocabulary
-    rather than every chunk's text (documentation repeats its words)."""
+    a space: a text's tokens are those of its space-separated words (each read with the
+    leading `▁` the whole text gives it). Each distinct word is tokenized once and its ids
+    kept (`_ids`), so an index build tokenizes a site's vocabulary rather than every
+    chunk's text (documentation repeats its words)."""
 
     name = "wordllama"
     CACHE_WORDS = 200_000   # bound on the word -> ids cache (a few tens of MB at most)
 
     def __init__(self, weights: Path, tokenizer: Path) -> None:
+        self._paths = (weights, tokenizer)
+        self._table: Any = None
+        self._tokenizer: Any = None
+        self._ids: dict[str, list[int]] = {}
+
+    def _load(self) -> None:
+        """Read the model at the first text to embed (an index with nothing to update
+        never pays for it)."""
         from tokenizers import Tokenizer
 
+        weights, tokenizer = self._paths
         self._table = _safetensors_matrix(weights, "embedding.weight")
         self._tokenizer = Tokenizer.from_file(str(tokenizer))
         self._tokenizer.no_padding()
         self._tokenizer.no_truncation()
-        self._ids: dict[str, list[int]] = {}
 
     def _word_ids(self, texts: Sequence[str]) -> list[list[str]]:
         """Each text split into words; the ids of words not seen before computed."""
-        split = [text.split() for text in texts]
+        split = [text.split(" ") for text in texts]
         new = list({word for words in split for word in words if word not in self._ids})
         if len(self._ids) + len(new) > self.CACHE_WORDS:
             self._ids.clear()
@@ -98,19 +107,22 @@ class _StaticModel:
     def embed(self, texts: Sequence[str]) -> Any:
         import numpy as np
 
+        if self._table is None:
+            self._load()
         out = np.zeros((len(texts), self._table.shape[1]), dtype=np.float32)
         ids = self._ids
         for i, words in enumerate(self._word_ids(texts)):
             tokens = [token for word in words for token in ids[word]]
             if tokens:
-                out[i] = self._table[tokens].mean(axis=0)
+                out[i] = self._table[tokens].mean(axis=0, dtype=np.float32)
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         return out / np.maximum(norms, 1e-9)
 
 
 def _safetensors_matrix(path: Path, name: str) -> Any:
-    """One tensor of a safetensors file as float32, read with numpy alone (the format is
-    an 8-byte header length, a JSON header of dtypes, shapes and offsets, then the data)."""
+    """One tensor of a safetensors file, read with numpy alone (the format is an 8-byte
+    header length, a JSON header of dtypes, shapes and offsets, then the data); kept in
+    its stored type (rows are widened when averaged)."""
     import numpy as np
 
     raw = path.read_bytes()
@@ -123,7 +135,7 @@ def _safetensors_matrix(path: Path, name: str) -> Any:
     begin, end = info["data_offsets"]
     matrix = np.frombuffer(raw, dtype=dtype, count=(end - begin) // np.dtype(dtype).itemsize,
                            offset=8 + size + begin).reshape(info["shape"])
-    return matrix.astype(np.float32)
+    return matrix
 
 
 def _wordllama() -> Embedder:

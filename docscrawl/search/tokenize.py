@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
+from functools import lru_cache
 
 # Punctuation that joins a compound identifier (kept in the whole term).
 TOKENCHARS = "._-<>:/$@#"
@@ -74,6 +75,7 @@ def terms(text: str) -> Iterator[str]:
 _SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "ied", "ers", "ed", "es", "er", "s")
 
 
+@lru_cache(maxsize=1 << 16)
 def stem(term: str) -> str:
     """A light suffix stem for matching query words to heading words: `registering`,
     `registers`, `register` -> `regist`; `writes`, `write` -> `writ`; `queries`, `query`
@@ -110,15 +112,20 @@ def _plain(token: str) -> bool:
 def index_text(text: str) -> str:
     """`text` as stored in an FTS5 column: the text itself, then the encoded compound
     wholes and CamelCase words FTS5's tokenizer would not produce."""
-    extras = [token for token in dict.fromkeys(_COMPOUND.findall(text)) if not _plain(token)]
-    if not extras:
-        return text
-    added = []
-    for token in extras:
-        found = list(terms(token))
-        added += [encode(term) for term in found if not term.isalnum()]
-        added += [term for term in found if term.isalnum()]
-    return text + "\n" + " ".join(added)
+    added = [extra for extra in map(_added_terms, dict.fromkeys(_COMPOUND.findall(text)))
+             if extra]
+    return text + "\n" + " ".join(added) if added else text
+
+
+@lru_cache(maxsize=1 << 16)
+def _added_terms(token: str) -> str:
+    """What `index_text` appends for one token (empty for a plain word); a site repeats
+    its identifiers, so each is worked out once."""
+    if _plain(token):
+        return ""
+    found = list(terms(token))
+    return " ".join([encode(term) for term in found if not term.isalnum()]
+                    + [term for term in found if term.isalnum()])
 
 
 def query_terms(query: str) -> list[str]:
