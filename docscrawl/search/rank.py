@@ -34,7 +34,7 @@ MATCH_BUDGET = 4000     # chunks bm25 scores per query at most (about), see _wit
 COARSE_DIMS = 64
 COARSE_POOL = 400
 LEXICAL_WEIGHT = 1.0
-SEMANTIC_WEIGHT = 1.0
+SEMANTIC_WEIGHT = 0.7
 OTHER_VERSION = 0.6     # factor for chunks outside the preferred default version
 HEADING_BOOST = 0.8     # at most this much more for query words all in title/headings
 CODE_BOOST = 0.15
@@ -275,10 +275,13 @@ class Searcher:
                 self._counts[term] = 0
         return self._counts[term]
 
-    def semantic(self, query: str, version: str | None) -> list[tuple[int, float]]:
+    def semantic(self, query: str, version: str | None,
+                 also: list[int] = ()) -> list[tuple[int, float]]:  # type: ignore[assignment]
         """Cosine candidates in two stages: the first COARSE_DIMS dimensions over every
         chunk (wordllama's vectors are Matryoshka-trained: a prefix is a coarser vector),
-        then the full vectors over the best COARSE_POOL."""
+        then the full vectors over the best COARSE_POOL. The chunks `also` names (the
+        lexical candidates) are scored too, after the pool, so fusion weighs every
+        candidate on both scales instead of rewarding the overlap of two short lists."""
         embedder = self.index.embedder
         if embedder is None:
             return []
@@ -296,14 +299,24 @@ class Searcher:
         top = top[np.isfinite(scores[top])]
         exact = full[top].astype(np.float32) @ query_vec
         order = np.argsort(-exact)[:POOL]
-        return [(int(rowids[top[i]]), float(exact[i])) for i in order]
+        found = [(int(rowids[top[i]]), float(exact[i])) for i in order]
+        seen = {rowid for rowid, _ in found}
+        wanted = np.array(sorted(set(also) - seen), dtype=np.int64)
+        if len(wanted):
+            at = np.clip(np.searchsorted(rowids, wanted), 0, len(rowids) - 1)
+            at = at[rowids[at] == wanted]
+            extra = full[at].astype(np.float32) @ query_vec
+            found += sorted(((int(rowids[i]), float(c)) for i, c in zip(at, extra, strict=True)),
+                            key=lambda pair: -pair[1])
+        return found
 
     def search(self, query: str, *, version: str | None = None, k: int = 10) -> Result:
         version, source = self.resolve_version(query, version)
         filtered = version if source in ("filter", "query") else None
         terms = query_terms(query)
-        fused = fuse([(LEXICAL_WEIGHT, True, self.lexical(terms, filtered)),
-                      (SEMANTIC_WEIGHT, False, self.semantic(query, filtered))])
+        lexical = self.lexical(terms, filtered)
+        semantic = self.semantic(query, filtered, also=[rowid for rowid, _ in lexical])
+        fused = fuse([(LEXICAL_WEIGHT, True, lexical), (SEMANTIC_WEIGHT, False, semantic)])
         aliases = self.index.default_aliases() if source == "default" else []
         hits = self._structural(fused, terms, query, k=k,
                                 preferred={version, *aliases} if source == "default" else None)
@@ -381,12 +394,12 @@ def fuse(lists: list[tuple[float, bool, list[tuple[int, float]]]]) -> dict[int, 
     for weight, has_zero, ranked in lists:
         if not ranked:
             continue
-        top, low = ranked[0][1], ranked[-1][1]
+        top, low = ranked[0][1], ranked[min(len(ranked), POOL) - 1][1]
         for rowid, score in ranked:
             if has_zero:
                 scaled = score / top if top > 0 else 0.0
-            else:
-                scaled = 0.05 + (score - low) / ((top - low) or 1.0)
+            else:  # candidates past the pool (another list's) can fall below its floor
+                scaled = max(0.0, 0.05 + (score - low) / ((top - low) or 1.0))
             fused[rowid] = fused.get(rowid, 0.0) + weight * scaled
     return fused
 
