@@ -40,6 +40,7 @@ HEADING_BOOST = 0.8     # at most this much more for query words all in title/he
 CODE_BOOST = 0.15
 OFF_MAIN = 0.8
 AGGREGATE = 0.5
+WEAK = 0.25          # see _structural: a preferred result this far below the best
 
 
 def section_label(meta: dict[str, Any]) -> str:
@@ -365,7 +366,11 @@ class Searcher:
                 # the same section in another version: after the preferred version's results
                 is_twin = other and self._unversioned(section) in preferred_sections
                 (twins if is_twin else best).append(item)
-        best = _below_originals(best + twins)[:k]
+        # twins come after the preferred version's results, except those that barely
+        # match (below WEAK times the best score)
+        floor = WEAK * best[0][0] if best else 0.0
+        strong = [item for item in best if item[0] >= floor]
+        best = _below_originals(strong + twins + best[len(strong):])[:k]
         lines = dict(self.index.db.execute(
             f"SELECT rowid, line FROM chunks WHERE rowid IN ({','.join('?' * len(best))})",
             [b[1] for b in best]).fetchall())
