@@ -92,6 +92,8 @@ class _StaticModel:
         self._tokenizer = Tokenizer.from_file(str(tokenizer))
         self._tokenizer.no_padding()
         self._tokenizer.no_truncation()
+        if self._tokenizer.get_vocab_size() > self._table.shape[0]:
+            raise EmbedderError(f"{tokenizer.name}: more tokens than {weights.name} has rows")
 
     def _word_ids(self, texts: Sequence[str]) -> list[list[str]]:
         """Each text split into words; the ids of words not seen before computed."""
@@ -102,10 +104,9 @@ class _StaticModel:
             new = list({word for words in split for word in words})
         if new:
             encode = getattr(self._tokenizer, "encode_batch_fast", self._tokenizer.encode_batch)
-            last = self._table.shape[0] - 1
             for word, encoding in zip(new, encode(new, add_special_tokens=False),
                                       strict=True):
-                self._ids[word] = [min(i, last) for i in encoding.ids]
+                self._ids[word] = encoding.ids
         return split
 
     def embed(self, texts: Sequence[str]) -> Any:
