@@ -4,6 +4,7 @@ page and section that answers it (`retrieval_questions.jsonl`).
     python -m benchmarks.retrieval --outputs /tmp/iss16          # crawls in OUTPUTS/NAME
     python -m benchmarks.retrieval --outputs DIR --crawl         # crawl missing sites first
     python -m benchmarks.retrieval --outputs DIR --scale 50000   # + latency on 50,000 chunks
+    python -m benchmarks.retrieval --outputs DIR --more only     # the questions on 5 more sites
 
 Reports, for docscrawl search and for plain BM25 over the same chunks (FTS5's default
 tokenizer over the chunk text, one field, the question's words ORed, stopwords dropped):
