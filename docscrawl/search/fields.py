@@ -131,8 +131,22 @@ def rank_columns(record: dict[str, Any], affixes: SiteAffixes) -> tuple[str, int
     section = f"{meta.get('canonical_url')}#{anchor or ' > '.join(path)}"
     heading_terms = {stem(t) for t in terms(" \n ".join([affixes.without(title),
                                                           *_headings(record)]))}
-    return (" ".join(sorted(heading_terms)), int(bool(meta.get("has_code"))),
+    return (" ".join(sorted(heading_terms)), _code_level(record),
             str(meta.get("region") or "main_content"), section)
+
+
+_FENCE = re.compile(r"^(```|~~~).*?^\1", re.M | re.S)
+LISTING_SHARE = 0.8     # a chunk this much inside code fences is a listing
+
+
+def _code_level(record: dict[str, Any]) -> int:
+    """0: no code; 1: code; 2: a listing (a source view, a long example), nearly all code."""
+    meta = record.get("metadata") or {}
+    if not meta.get("has_code"):
+        return 0
+    markdown = str(record.get("markdown") or "")
+    fenced = sum(len(m.group()) for m in _FENCE.finditer(markdown))
+    return 2 if markdown and fenced >= LISTING_SHARE * len(markdown) else 1
 
 
 def embed_text(record: dict[str, Any]) -> str:

@@ -25,6 +25,7 @@ from docscrawl.search.index import BM25_WEIGHTS, SearchIndex
 from docscrawl.search.tokenize import (
     command_like,
     fts_phrase,
+    is_compound,
     query_terms,
     stem,
 )
@@ -40,6 +41,7 @@ HEADING_BOOST = 0.8     # at most this much more for query words all in title/he
 CODE_BOOST = 0.15
 OFF_MAIN = 0.8
 AGGREGATE = 0.5
+LISTING = 0.7         # a chunk nearly all code, for a prose question (not a command, no identifier)
 WEAK = 0.25          # see _structural: a preferred result this far below the best
 
 
@@ -337,6 +339,7 @@ class Searcher:
         wanted = self._term_weights(terms)  # heading_terms are stored stemmed
         total = sum(wanted.values())
         code_query = command_like(query)
+        prose = not code_query and not any(is_compound(term) for term in terms)
         scored = []
         for rowid, version, heading_terms, has_code, region, section, page, aggregate in rows:
             score = fused[rowid]
@@ -345,6 +348,8 @@ class Searcher:
                 score *= 1 + HEADING_BOOST * found / total
             if code_query and has_code:
                 score *= 1 + CODE_BOOST
+            elif has_code == 2 and prose:  # a listing answers a prose question rarely
+                score *= LISTING
             if region != "main_content":
                 score *= OFF_MAIN
             copies = json.loads(aggregate) if aggregate else []

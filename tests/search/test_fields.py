@@ -93,3 +93,28 @@ def test_unversioned_drops_version_segments_only() -> None:
             == "http://d.test/cmake/help/x.html")
     assert unversioned("http://d.test/docs/guide/latest-news.html", versions).endswith(
         "/docs/guide/latest-news.html")
+
+
+def test_a_listing_yields_to_prose_for_a_prose_question(tmp_path: Path) -> None:
+    """A source view (all code) that scores above the guide explaining the same words
+    (it is longer on them and its title matches too): for a prose question the guide
+    comes first, for an identifier the listing keeps its rank."""
+    listing = ("```python\n" + "".join(f"def retry_request_later_{i}(request, delay):\n"
+                                       f"    # retry the request later after a delay\n"
+                                       f"    return schedule(request, delay)\n"
+                                       for i in range(1)) + "```\n")
+    guide = ("To retry a failed request later, raise the exception and the scheduler "
+             "waits for a delay before it runs the request again.")
+    pages = [page("_modules/retry.html", "Source code for retry", None),
+             page("guide.html", "Retrying", None)]
+    chunks = [chunk("_modules/retry.html", "Source code for retry", listing, None,
+                    has_code=True),
+              chunk("guide.html", "Retrying", guide, None)]
+    (tmp_path / "pages.jsonl").write_text("".join(json.dumps(p) + "\n" for p in pages))
+    (tmp_path / "chunks.jsonl").write_text("".join(json.dumps(c) + "\n" for c in chunks))
+    (tmp_path / "run.json").write_text(json.dumps({"site": SITE}))
+    searcher = Searcher(SearchIndex.open(tmp_path, embedder="none"))
+    prose = searcher.search("retry a request later after a delay", k=2).hits
+    assert prose[0].meta["canonical_url"] == SITE + "guide.html"
+    ident = searcher.search("retry_request_later_3", k=2).hits
+    assert ident[0].meta["canonical_url"] == SITE + "_modules/retry.html"
