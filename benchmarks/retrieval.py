@@ -188,6 +188,7 @@ def run(outputs: Path, *, crawl: bool, embedder: str | None,
             crawl_site(name, seed, out)
         truth = SiteTruth(out, seed)
         searcher = Searcher(SearchIndex.open(out, embedder=embedder))
+        searcher.search(site_questions[0]["q"])  # model and vectors load at the first query
         bm25 = PlainBM25(out)
         for question in site_questions:
             why = truth.valid(question)
