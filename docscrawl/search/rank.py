@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,6 +28,7 @@ from docscrawl.search.tokenize import (
     query_terms,
     stem,
 )
+from docscrawl.search.versions import unversioned, version_named
 
 POOL = 100
 MATCH_BUDGET = 4000     # chunks bm25 scores per query at most (about), see _within_budget
@@ -53,27 +53,6 @@ def section_label(meta: dict[str, Any]) -> str:
     if path and title.startswith(path[0]):
         path = path[1:]
     return " › ".join([title, *path])
-
-
-def version_forms(version: str) -> set[str]:
-    """How a query may name a version: `v3.25` and `3.25`; `2.2.x` also as `2.2`."""
-    base = version.lower().removeprefix("v")
-    forms = {version.lower(), base}
-    for suffix in (".x", ".*"):
-        if base.endswith(suffix):
-            forms.add(base.removesuffix(suffix))
-    return {form for form in forms if any(ch.isdigit() for ch in form)}
-
-
-def version_named(query: str, known: list[str]) -> str | None:
-    """The version of `known` the query names as a whole token (longest form first)."""
-    lowered = query.lower()
-    forms = sorted(((form, version) for version in known for form in version_forms(version)),
-                   key=lambda pair: len(pair[0]), reverse=True)
-    for form, version in forms:
-        if re.search(r"(?<![\w.])v?" + re.escape(form) + r"(?![\w]|\.\d)", lowered):
-            return version
-    return None
 
 
 def _weights() -> str:
@@ -381,17 +360,6 @@ class Searcher:
             [b[1] for b in best]).fetchall())
         return [Hit(score=score, record=json.loads(lines[rowid]), page_aggregate_of=copies)
                 for score, rowid, _page, copies in best]
-
-
-def unversioned(url: str, versions: list[str]) -> str:
-    """A URL with its version path segments left out (`/3.6/guide/x` -> `/guide/x`)."""
-    forms = {form for version in versions for form in version_forms(version)}
-    forms |= {version.lower() for version in versions}
-    head, sep, path = url.partition("://")
-    segments = path.split("/")
-    return head + sep + "/".join(
-        seg for i, seg in enumerate(segments)
-        if i == 0 or (seg.lower() not in forms and seg.lower().removeprefix("v") not in forms))
 
 
 def fuse(lists: list[tuple[float, bool, list[tuple[int, float]]]]) -> dict[int, float]:

@@ -1,5 +1,7 @@
-"""Which version a search prefers when none is asked for: the site's default, and the
-versions that are only other names for it.
+"""Versions in search: how a query names one (`version_named`), a URL without its version
+segments (`unversioned`, to find the same section in another version), and which version
+a search prefers when none is asked for: the site's default, and the versions that are
+only other names for it.
 
 The default is the version of the page the crawl started from (the unversioned root,
 or where it redirects), else the most common. A site often serves its default under a
@@ -12,6 +14,7 @@ same pages. Results of an alias are preferred like the default's.
 
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 
@@ -49,3 +52,35 @@ def default_aliases(pages: Iterable[tuple[str | None, list[str]]],
         if default in places and version in places:  # seen in its own part and in D's
             copies[version] += 1
     return {v for v, n in copies.items() if 2 * n >= totals[v]}
+
+
+def version_forms(version: str) -> set[str]:
+    """How a query may name a version: `v3.25` and `3.25`; `2.2.x` also as `2.2`."""
+    base = version.lower().removeprefix("v")
+    forms = {version.lower(), base}
+    for suffix in (".x", ".*"):
+        if base.endswith(suffix):
+            forms.add(base.removesuffix(suffix))
+    return {form for form in forms if any(ch.isdigit() for ch in form)}
+
+
+def version_named(query: str, known: list[str]) -> str | None:
+    """The version of `known` the query names as a whole token (longest form first)."""
+    lowered = query.lower()
+    forms = sorted(((form, version) for version in known for form in version_forms(version)),
+                   key=lambda pair: len(pair[0]), reverse=True)
+    for form, version in forms:
+        if re.search(r"(?<![\w.])v?" + re.escape(form) + r"(?![\w]|\.\d)", lowered):
+            return version
+    return None
+
+
+def unversioned(url: str, versions: list[str]) -> str:
+    """A URL with its version path segments left out (`/3.6/guide/x` -> `/guide/x`)."""
+    forms = {form for version in versions for form in version_forms(version)}
+    forms |= {version.lower() for version in versions}
+    head, sep, path = url.partition("://")
+    segments = path.split("/")
+    return head + sep + "/".join(
+        seg for i, seg in enumerate(segments)
+        if i == 0 or (seg.lower() not in forms and seg.lower().removeprefix("v") not in forms))

@@ -10,8 +10,7 @@ import pytest
 
 from docscrawl.search import Searcher, SearchIndex
 from docscrawl.search.fields import MAX_WINDOWS, WINDOW_CHARS, SiteAffixes, windows
-from docscrawl.search.rank import unversioned
-from docscrawl.search.versions import default_aliases
+from docscrawl.search.versions import default_aliases, unversioned
 from tests.search.test_ranking import SITE, chunk, page
 
 
