@@ -425,7 +425,8 @@ ROUTES: dict[str, Callable[[FaultHandler, str], None]] = {
         "</h1><p id='out'>Waiting.</p><script>fetch('http://rebind3.test:"
         f"{h.server.server_address[1]}/docs/secret').then(r => r.text()).then(t => "
         "document.getElementById('out').textContent = t)</script><iframe src='http://"
-        f"rebind4.test:{h.server.server_address[1]}/docs/secret'></iframe></main></body></html>"
+        f"rebind4.test:{h.server.server_address[1]}/docs/secret'></iframe><a href='http://"
+        f"rebind5.test:{h.server.server_address[1]}/docs/secret'>a page</a></main></body></html>"
     ).encode()),
     "/docs/secret": static(200, PAGE.format(title="Secret", text="Only for the intranet.")),
     "/docs/paged": static(200, PAGE.format(title="Paged", text="One of many query pages.")),

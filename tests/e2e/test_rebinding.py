@@ -62,3 +62,7 @@ def test_the_browser_never_reaches_a_rebound_address(tmp_path: Path) -> None:
     page = [e for e in log if e["url"].endswith("/docs/rebind-js") and e["event"] in
             ("extracted", "skipped", "failed")]
     assert [e["event"] for e in page] == ["extracted"], page
+    late = [e for e in log if e["url"].startswith("http://rebind5.test") and e["event"] in
+            ("extracted", "skipped", "failed")]  # private only when the browser rendered it
+    assert [(e["event"], e["reason"]) for e in late] == [("skipped", "private_address")], late
+    assert "127.0.0.1 when connecting" in late[0]["rule"], late
