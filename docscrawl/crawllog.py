@@ -108,8 +108,8 @@ class CrawlLog:
         if url in self._open:
             self._open.discard(url)
             self._closed.add(url)
-            self._ended(url)
             self._release(url, Outcome(url, "fetched", page=url))
+            self._ended(url)
 
     def redirected(self, source: str, target: str, *, reason: str, status: int | None,
                    chain: Iterable[str], page: str | None = None) -> None:
@@ -186,9 +186,9 @@ class CrawlLog:
         line.update(extra)
         self._writer.write(line)
         self._count(event, reason, url, rule)
-        if event in TERMINAL:
-            self._ended(url)
+        if event in TERMINAL:  # outcome first: a worker publishes it before its task's ack
             self._release(url, Outcome.of_line(line))
+            self._ended(url)
         return True
 
     def _release(self, url: str, outcome: Outcome) -> None:

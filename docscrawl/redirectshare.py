@@ -12,7 +12,11 @@ source ends once, with the same event and fields as in one process:
   passed on: its task is acknowledged, and whichever worker ends the target ends it.
 - `ended` (an outcome hook of the crawl log) publishes the outcome of every page key a
   worker ends (its tasks, the sources it ends, the redirect targets it refuses) and ends
-  the sources that waited for it, which publishes theirs in turn, along the chain.
+  the sources that waited for it, which publishes theirs in turn, along the chain. The
+  crawl log calls it before the task is acknowledged, and the waiters leave Redis only
+  once their events are written: a worker killed in between leaves them to the worker
+  that fetches the page again (at worst a source ends twice, in two parts, which
+  `docscrawl merge` reduces to one).
 - `leftovers`, once the whole crawl is over: a source whose target never ended fails
   `redirect_target_failed`, as in one process.
 """
@@ -46,6 +50,7 @@ for i = 1, tonumber(ARGV[5]) do
   table.insert(circle, edge['u'])
   node = edge['t']
 end
+if redis.call('HEXISTS', KEYS[3], ARGV[2]) == 1 then return {'waiting', ''} end
 redis.call('HSET', KEYS[3], ARGV[2], cjson.encode({t = ARGV[1], u = ARGV[3]}))
 local list = redis.call('HGET', KEYS[2], ARGV[1])
 list = list and cjson.decode(list) or {}
@@ -54,15 +59,21 @@ redis.call('HSET', KEYS[2], ARGV[1], cjson.encode(list))
 return {'waiting', ''}
 """
 
-# KEYS: outcomes waits targets  ARGV: key outcome
+# KEYS: outcomes waits  ARGV: key outcome. The waiters stay until `RELEASED_SCRIPT`.
 ENDED_SCRIPT = """
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 local list = redis.call('HGET', KEYS[2], ARGV[1])
 if not list then return {} end
-redis.call('HDEL', KEYS[2], ARGV[1])
-local waiters = cjson.decode(list)
-for _, w in ipairs(waiters) do redis.call('HDEL', KEYS[3], cjson.decode(w)['k']) end
-return waiters
+return cjson.decode(list)
+"""
+
+# KEYS: waits targets  ARGV: key
+RELEASED_SCRIPT = """
+local list = redis.call('HGET', KEYS[1], ARGV[1])
+if not list then return 0 end
+redis.call('HDEL', KEYS[1], ARGV[1])
+for _, w in ipairs(cjson.decode(list)) do redis.call('HDEL', KEYS[2], cjson.decode(w)['k']) end
+return 1
 """
 
 # KEYS: waits targets
@@ -89,6 +100,7 @@ class SharedRedirects:
         self._page_keys: dict[str, str] = {}  # URL this worker will end -> its page key
         self._wait = client.register_script(WAIT_SCRIPT)
         self._ended = client.register_script(ENDED_SCRIPT)
+        self._released = client.register_script(RELEASED_SCRIPT)
         self._leftovers = client.register_script(LEFTOVERS_SCRIPT)
         log.outcome_hooks.append(self.ended)
 
@@ -146,9 +158,12 @@ class SharedRedirects:
         data = json.dumps({"u": outcome.url, "e": outcome.event, "r": outcome.reason,
                            "ru": (outcome.rule or "")[:RULE_CHARS] or None,
                            "st": outcome.status, "p": outcome.page, "c": list(outcome.chain)})
-        for waiting in self._ended(keys=self._keys, args=[key, data]):
-            waiter, source_key, _ = _waiter(waiting)
+        waiting = self._ended(keys=self._keys[:2], args=[key, data])
+        for entry in waiting:
+            waiter, source_key, _ = _waiter(entry)
             self._end(waiter, source_key, outcome)
+        if waiting:  # only now: a worker killed before this leaves them to the next one
+            self._released(keys=self._keys[1:], args=[key])
 
     def _end(self, waiter: Waiter, source_key: str, outcome: Outcome) -> None:
         """End a source with its target's outcome; that publishes the source's own."""
