@@ -6,7 +6,7 @@ starts. `wait_for_content` is the page method that waits for the main content. C
 launched behind the crawl's guard proxy (`docscrawl.discovery.browserproxy`), started in
 the same asyncio loop just before it: every request it makes is checked where it connects.
 
-scrapy-playwright's private `_launch` and `_download_request` are overridden here; the
+scrapy-playwright's private `_launch`, `_download_request` and `_close` are overridden; the
 pinned version in pyproject.toml is the one tested (tests/render/test_private_apis.py
 fails loudly when either disappears).
 """

@@ -8,10 +8,11 @@ and the crawl log gets a `rendered` event with the `reason`.
 
 In the browser, images, fonts and media are not downloaded; navigations leaving the crawl
 scope, subresources from outside the site's origin (unless an `allow` rule admits them)
-and requests robots.txt disallows are aborted; every request Chromium makes goes
-through the crawl's guard proxy (`docscrawl.discovery.browserproxy`), which checks the
-address it connects to; `window.open` is disabled and pop-ups
-closed; downloads are refused. A render that times out or crashes is retried
+and requests robots.txt disallows are aborted; `window.open` is disabled and pop-ups
+closed; downloads are refused. Every request Chromium makes goes through the crawl's guard
+proxy (`docscrawl.discovery.browserproxy`), which checks the address it connects to: a
+page whose own request it refused is not kept (`RenderError`, then `skipped`
+`private_address`). A render that times out or crashes is retried
 `DOCSCRAWL_RENDER_RETRIES` times (default 1), then the page fails with `render_error`.
 A page still sparse after rendering carries a `sparse_after_render` warning
 (`render_warnings` in the request meta). The browser is asked unconditionally: the
@@ -225,6 +226,7 @@ class RenderMiddleware:
         await page.add_init_script(DISABLE_POPUPS_JS)
         page.on("popup", _close_popup)
         origin = origin_of(request.url)
+
         async def guard(route: Route, browser_request: BrowserRequest) -> None:
             if browser_request.resource_type in BLOCKED_RESOURCES:
                 self.stats.inc_value("docscrawl/render/aborted/resource")
