@@ -21,6 +21,7 @@ from twisted.internet import task
 from docscrawl.distributed import SharedFrontier, task_from_track, track_from_task
 from docscrawl.frontier import origin_of
 from docscrawl.pagetrack import PageTrack
+from docscrawl.redirectshare import SharedRedirects
 
 if TYPE_CHECKING:
     from docscrawl.spiders.docs import DocsSpider
@@ -52,6 +53,7 @@ class Worker:
         self._task_of: dict[str, str] = {}  # URL being fetched here -> its task id
         self._loop: task.LoopingCall | None = None
         self._last_heartbeat = 0.0
+        self.redirects: SharedRedirects | None = None
 
     def open(self) -> None:
         """Register, take over the page budget, start pulling tasks."""
@@ -59,6 +61,8 @@ class Worker:
         session.frontier.max_pages = None  # the budget is crawl-wide, kept in Redis
         session.log.terminal_hooks.append(self._terminal)
         session.set_worker(self.worker_id)
+        self.redirects = SharedRedirects(self.shared.redis, self.shared.crawl_key,
+                                         session.log, session.frontier.page_key)
         self.shared.register_worker(self.worker_id, {"pid": os.getpid(),
                                                      "out": str(session.out_dir),
                                                      "lease": self.shared.lease_seconds})
@@ -114,6 +118,19 @@ class Worker:
         else:
             log.hand_off(url)
 
+    def redirected(self, track: PageTrack, target: str, *, reason: str, status: int | None,
+                   chain: tuple[str, ...]) -> None:
+        """The page of `track` redirects to `target`, which any worker may end: its source
+        ends with the target's outcome, through Redis (`docscrawl.redirectshare`)."""
+        assert self.redirects is not None, "open() first"
+        self.redirects.redirected(track.url, track.key, target, reason=reason, status=status,
+                                  chain=chain)
+
+    def refused_target(self, url: str, reason: str | None, rule: str | None) -> None:
+        """A redirect target was refused by a policy here: its sources end with that."""
+        if self.redirects is not None:
+            self.redirects.refused_target(url, reason, rule)
+
     def pull(self) -> int:
         """Lease tasks up to the concurrency and schedule their requests."""
         now = time.monotonic()
@@ -132,6 +149,8 @@ class Worker:
             session = self.spider.session
             session.frontier.adopt(track)
             session.log.adopt(track.url)
+            if self.redirects is not None:
+                self.redirects.fetching(track.url, track.key)
             self._task_of[track.url] = leased["task_id"]
             engine.crawl(self.spider.page_request(track, track.key))
             pulled += 1
@@ -157,7 +176,11 @@ class Worker:
                 self.spider.session.log.record(url, "failed", reason="task_dropped",
                                                rule="request dropped before an outcome")
             return True
-        return not self.shared.mark_done_if_idle(self.quiet_seconds)
+        if not self.shared.mark_done_if_idle(self.quiet_seconds):
+            return True
+        if self.redirects is not None:
+            self.redirects.leftovers()
+        return False
 
     def close(self) -> None:
         """Give unfinished tasks back at once; stop pulling."""

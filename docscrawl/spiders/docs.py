@@ -166,6 +166,9 @@ class DocsSpider(SiteResources, scrapy.Spider):
                   discovery: dict[str, Any] | None = None) -> None:
         """Log a refused URL; distributed mode: only the worker that tells its story."""
         worker = self.worker
+        if (worker is not None and (discovery or {}).get("reason") == "redirect"
+                and verdict.reason != "duplicate_url"):
+            worker.refused_target(url, verdict.reason, verdict.rule)
         if url in self._quiet and (worker is None or not worker.must_tell(
                 url, discovery or {"reason": "in_page", "from": None})):
             return
@@ -353,9 +356,9 @@ class DocsSpider(SiteResources, scrapy.Spider):
             return
         track.redirect_chain = chain
         follow = self._discover(target, "redirect", response.url, track.depth, inherit=track)
-        if self.worker is not None:  # another worker may end the target: not known here
-            log.record(track.url, "duplicate", reason=reason, duplicate_of=target,
-                       status=response.status, redirect_chain=chain)
+        if self.worker is not None:  # another worker may end the target (redirectshare)
+            self.worker.redirected(track, target, reason=reason, status=response.status,
+                                   chain=chain)
         else:
             owner = self.session.frontier.track_for(target)
             page = owner and (owner.record_canonical or owner.merged_into)
