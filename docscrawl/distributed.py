@@ -110,7 +110,8 @@ def _connect(redis_url: str) -> Redis:
     return Redis.from_url(redis_url, decode_responses=True)
 
 KEY_NAMES = ("seen", "untold", "claims", "queue", "tasks", "leases", "owners", "deliveries", "dead",
-             "seq", "stats", "state", "workers", "workers_seen")
+             "seq", "stats", "state", "workers", "workers_seen",
+             "template_pages", "template_counts", "template_settled", "template_sample")
 DEFAULT_LEASE_SECONDS = 60.0
 DEFAULT_MAX_DELIVERIES = 5
 REQUEUE_BATCH = 100  # expired leases moved back per script call (pop repeats it)

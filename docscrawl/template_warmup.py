@@ -1,0 +1,124 @@
+"""Which pages the template table learns from, so that every crawl of a site judges its
+pages by the same table, whatever order they arrive in and however many workers fetch them.
+
+A table learned from "the first pages that arrived" depends on fetch order: two crawls of
+one site (one process or several workers, a resume) would leave different blocks out.
+So the table learns from a sample every crawl agrees on: the seed page and the first
+in-scope pages it links to, in document order (`SAMPLE_PAGES` in all). Pages are held
+(`docscrawl.pipelines.extract`) until every page of the sample was counted or ended
+otherwise (failed, skipped: `settle`); then the table is frozen and every page, the held
+ones first, is judged by it. The frozen table is kept in the crawl state, so resumed and
+incremental crawls judge by it too. In distributed mode the sample and the counts live in
+Redis (`docscrawl.template_share`): the worker that extracts the seed stores the sample,
+every worker counts the sample pages it extracts, and each freezes the same table.
+
+If the sample cannot be completed (the seed is no HTML page, the crawl goes quiet, too
+many pages are held), the table is frozen with what it counted (`give_up`): then, and only
+then, the verdicts depend on fetch order.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterable
+
+from docscrawl.discovery.urls import normalize_url
+from docscrawl.extract.model import Link
+from docscrawl.extract.template_table import TemplateTable
+
+__all__ = ["SAMPLE_PAGES", "Warmup", "sample_of"]
+
+SAMPLE_PAGES = 12  # the seed and the first pages it links to
+
+
+def _norm(url: str) -> str | None:
+    try:
+        return normalize_url(url)
+    except ValueError:
+        return None
+
+
+def url_key(url: str) -> int:
+    """The key a sample page is counted under (its normalized URL)."""
+    return int.from_bytes(hashlib.blake2b(url.encode("utf-8", "surrogatepass"),
+                                          digest_size=8).digest(), "big")
+
+
+def sample_of(seed: str, links: Iterable[Link], in_scope: Callable[[str], bool]) -> list[str]:
+    """The seed and the first distinct in-scope pages it links to, in document order."""
+    out = [seed]
+    for link in links:
+        if link.target != "internal":
+            continue
+        url = _norm(link.url)
+        if url and url not in out and in_scope(url):
+            out.append(url)
+            if len(out) == SAMPLE_PAGES:
+                break
+    return out
+
+
+class Warmup:
+    """Feeds the sample pages to the table and freezes it when the sample is complete."""
+
+    def __init__(self, table: TemplateTable, seed: str,
+                 in_scope: Callable[[str], bool]) -> None:
+        self.table = table
+        self.seed = _norm(seed) or seed
+        self.in_scope = in_scope
+        self.sample: list[str] | None = None
+        self._waiting: list[tuple[set[str], list[int]]] = []  # offered before the sample
+
+    @property
+    def ready(self) -> bool:
+        return self.table.frozen
+
+    def offer(self, urls: Iterable[str], links: list[Link], signatures: list[int]) -> None:
+        """A page arrived (its URLs: requested, normalized, final): count it when it is
+        in the sample; the seed defines the sample."""
+        forms = {u for u in map(_norm, urls) if u}
+        if self.sample is None and self.seed in forms:
+            self._define(sample_of(self.seed, links, self.in_scope))
+        if self.sample is None:
+            self._waiting.append((forms, signatures))
+        else:
+            self._count(forms, signatures)
+
+    def settle(self, url: str) -> None:
+        """`url` ended (its terminal event): a sample URL that was not extracted (failed,
+        skipped, redirected elsewhere) is done all the same. Only the URL itself: another
+        spelling of it (a tracking variant) ends as a duplicate before the page arrives."""
+        if self.sample is not None and url in self.sample and not self.ready:
+            self.table.settle(url_key(url))
+
+    def check(self) -> bool:
+        """True once the table is frozen (freezing it when the sample is complete)."""
+        if self.ready:
+            return True
+        self.table.refresh()
+        shared = self.table.shared
+        if self.sample is None and shared is not None:
+            stored = shared.sample()
+            if stored:
+                self._define(stored)
+        if self.sample is not None and all(self.table.settled(url_key(u)) for u in self.sample):
+            self.table.freeze()
+        return self.ready
+
+    def give_up(self) -> None:
+        """Freeze the table with what it counted (the sample could not be completed)."""
+        self.table.freeze()
+
+    def _define(self, sample: list[str]) -> None:
+        shared = self.table.shared
+        self.sample = (shared.sample(sample) or sample) if shared is not None else sample
+        waiting, self._waiting = self._waiting, []
+        for forms, signatures in waiting:
+            self._count(forms, signatures)
+
+    def _count(self, forms: set[str], signatures: list[int]) -> None:
+        """Count a page reached from sample URLs once (by its content), settling them."""
+        assert self.sample is not None
+        settles = [url_key(url) for url in self.sample if url in forms]
+        if settles:
+            self.table.observe(signatures, settles=settles)
