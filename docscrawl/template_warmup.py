@@ -95,12 +95,12 @@ class Warmup:
         """True once the table is frozen (freezing it when the sample is complete)."""
         if self.ready:
             return True
-        self.table.refresh()
         shared = self.table.shared
         if self.sample is None and shared is not None:
             stored = shared.sample()
             if stored:
                 self._define(stored)
+        self.table.refresh()
         if self.sample is not None and all(self.table.settled(url_key(u)) for u in self.sample):
             self.table.freeze()
         return self.ready

@@ -1,0 +1,106 @@
+"""One template table for the whole crawl: the warm-up sample (`docscrawl.template_warmup`)
+judged the same whatever order its pages arrive in, in one process or in two workers
+sharing a real redis-server (`docscrawl.template_share`)."""
+
+from __future__ import annotations
+
+import random
+
+from docscrawl.distributed import SharedFrontier
+from docscrawl.extract.model import Link
+from docscrawl.extract.template_table import TemplateTable
+from docscrawl.template_share import SharedTemplateCounts
+from docscrawl.template_warmup import SAMPLE_PAGES, Warmup
+
+SITE = "http://docs.example/docs/"
+HEADER, FOOTER = 11, 12  # signatures the site's template repeats
+
+
+def link(url: str, target: str = "internal") -> Link:
+    return Link(url, "x", [], "main_content", "paragraph", None, [], target, 0)
+
+
+def site() -> dict[str, tuple[list[Link], list[int]]]:
+    """URL -> (links, signatures): the header on every page, the footer on p0-p4 only
+    (5 of 12 sample pages: not most), each page's own text."""
+    pages = {SITE: ([link(f"{SITE}p{n}.html") for n in range(20)]
+                    + [link("http://other.example/x"), link(f"{SITE}a.pdf", "asset")],
+                    [HEADER, 1000])}
+    for n in range(20):
+        own = [HEADER, 2000 + n] + ([FOOTER] if n < 5 else [])
+        pages[f"{SITE}p{n}.html"] = ([link(SITE)], own)
+    return pages
+
+
+def in_scope(url: str) -> bool:
+    return url.startswith(SITE)
+
+
+def crawl(order: list[str], warmups: list[Warmup]) -> None:
+    """Offer pages in `order`, page i to worker i % len(warmups); stop when all froze."""
+    pages = site()
+    for i, url in enumerate(order):
+        warm = warmups[i % len(warmups)]
+        warm.offer((url,), *pages[url])
+        if all([w.check() for w in warmups]):
+            return
+    for warm in warmups:  # the pipeline checks again while it holds pages
+        warm.check()
+
+
+def frozen(table: TemplateTable) -> tuple[int, tuple[int, ...]]:
+    return table.pages, tuple(s for s in (HEADER, FOOTER, 1000) if table.is_template(s))
+
+
+def test_sample_is_the_seed_and_its_first_in_scope_links() -> None:
+    warm = Warmup(TemplateTable(), SITE, in_scope)
+    warm.offer((SITE,), *site()[SITE])
+    assert warm.sample == [SITE, *(f"{SITE}p{n}.html" for n in range(SAMPLE_PAGES - 1))]
+
+
+def test_any_order_freezes_the_same_table() -> None:
+    urls = list(site())
+    results = set()
+    for seed in range(6):
+        order = urls[:]
+        random.Random(seed).shuffle(order)  # the seed need not come first
+        table = TemplateTable()
+        crawl(order, [Warmup(table, SITE, in_scope)])
+        assert table.frozen
+        results.add(frozen(table))
+    assert results == {(12, (HEADER,))}  # the footer (5 of 12) is no template
+
+
+def test_a_failed_sample_page_is_settled_not_waited_for() -> None:
+    table = TemplateTable()
+    warm = Warmup(table, SITE, in_scope)
+    pages = site()
+    for url in [SITE, *(f"{SITE}p{n}.html" for n in range(1, 11))]:
+        warm.offer((url,), *pages[url])
+    assert not warm.check()
+    warm.settle(f"{SITE}p0.html?utm_source=x")  # another spelling ended: not the page
+    assert not warm.check()
+    warm.settle(f"{SITE}p0.html")  # the page itself failed
+    assert warm.check() and table.pages == 11
+
+
+def test_two_workers_on_redis_freeze_what_one_process_does(redis_server, crawl_key) -> None:
+    single = TemplateTable()
+    crawl(list(site()), [Warmup(single, SITE, in_scope)])
+    frontiers = [SharedFrontier(redis_server.url, crawl_key) for _ in range(2)]
+    try:
+        tables = [TemplateTable(), TemplateTable()]
+        for table, frontier in zip(tables, frontiers, strict=True):
+            table.share_with(SharedTemplateCounts(frontier.redis, frontier.keys))
+        order = list(reversed(site()))  # the seed last, each page to another worker
+        crawl(order, [Warmup(t, SITE, in_scope) for t in tables])
+        assert all(t.frozen for t in tables)
+        assert {frozen(t) for t in tables} == {frozen(single)} == {(12, (HEADER,))}
+        again = SharedTemplateCounts(frontiers[0].redis, frontiers[0].keys)
+        pages, settled, counts = again.snapshot()
+        assert len(pages) == 12 and len(settled) == 12 and counts  # a page counted once
+        assert frontiers[0].reset() >= 4  # a reset deletes the template keys too
+        assert again.snapshot() == (set(), set(), {})
+    finally:
+        for frontier in frontiers:
+            frontier.close()
