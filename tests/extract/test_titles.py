@@ -28,7 +28,7 @@ def test_gi_docgen_kicker_is_no_heading_and_header_title_is_in_main() -> None:
     html = (TITLES / "gi_docgen.html").read_text(encoding="utf-8")
     page = extract_page(html_root(html), EXPECTED["gi_docgen"]["url"])
     assert "Class" not in [h.text for h in page.headings]
-    assert "**Class**" in page.markdown and "# LksReplica" in page.markdown  # headings are plain text
+    assert "**Class**" in page.markdown and "# LksReplica" in page.markdown  # plain headings
     assert "Stops the replica" in page.markdown
 
 
