@@ -4,12 +4,13 @@ pages by the same table, whatever order they arrive in and however many workers 
 A table learned from "the first pages that arrived" depends on fetch order: two crawls of
 one site (one process or several workers, a resume) would leave different blocks out.
 So the table learns from a sample every crawl agrees on: the seed page and the first
-in-scope pages it links to, in document order (`SAMPLE_PAGES` in all). Pages are held
+in-scope pages it links to, in document order (`SAMPLE_PAGES` in all), chosen by the
+spider when it parses the seed (`sample_of`), which fetches them first. Pages are held
 (`docscrawl.pipelines.extract`) until every page of the sample was counted or ended
 otherwise (failed, skipped: `settle`); then the table is frozen and every page, the held
 ones first, is judged by it. The frozen table is kept in the crawl state, so resumed and
 incremental crawls judge by it too. In distributed mode the sample and the counts live in
-Redis (`docscrawl.template_share`): the worker that extracts the seed stores the sample,
+Redis (`docscrawl.template_share`): the worker that parsed the seed stores the sample,
 every worker counts the sample pages it extracts, and each freezes the same table.
 
 If the sample cannot be completed (the seed is no HTML page, the crawl goes quiet, too
@@ -23,7 +24,6 @@ import hashlib
 from collections.abc import Callable, Iterable
 
 from docscrawl.discovery.urls import normalize_url
-from docscrawl.extract.model import Link
 from docscrawl.extract.template_table import TemplateTable
 
 __all__ = ["SAMPLE_PAGES", "Warmup", "sample_of"]
@@ -44,15 +44,15 @@ def url_key(url: str) -> int:
                                           digest_size=8).digest(), "big")
 
 
-def sample_of(seed: str, links: Iterable[Link], in_scope: Callable[[str], bool]) -> list[str]:
-    """The seed and the first distinct in-scope pages it links to, in document order."""
+def sample_of(seed: str, urls: Iterable[str], key_of: Callable[[str], str | None]
+              ) -> list[str]:
+    """The seed and the first distinct pages it links to (`urls` in document order), as
+    the crawl keys them (`key_of`: None for a URL out of scope)."""
     out = [seed]
-    for link in links:
-        if link.target != "internal":
-            continue
-        url = _norm(link.url)
-        if url and url not in out and in_scope(url):
-            out.append(url)
+    for url in urls:
+        key = key_of(url)
+        if key and key not in out:
+            out.append(key)
             if len(out) == SAMPLE_PAGES:
                 break
     return out
@@ -61,11 +61,8 @@ def sample_of(seed: str, links: Iterable[Link], in_scope: Callable[[str], bool])
 class Warmup:
     """Feeds the sample pages to the table and freezes it when the sample is complete."""
 
-    def __init__(self, table: TemplateTable, seed: str,
-                 in_scope: Callable[[str], bool]) -> None:
+    def __init__(self, table: TemplateTable) -> None:
         self.table = table
-        self.seed = _norm(seed) or seed
-        self.in_scope = in_scope
         self.sample: list[str] | None = None
         self._waiting: list[tuple[set[str], list[int]]] = []  # offered before the sample
 
@@ -73,12 +70,13 @@ class Warmup:
     def ready(self) -> bool:
         return self.table.frozen
 
-    def offer(self, urls: Iterable[str], links: list[Link], signatures: list[int]) -> None:
-        """A page arrived (its URLs: requested, normalized, final): count it when it is
-        in the sample; the seed defines the sample."""
-        forms = {u for u in map(_norm, urls) if u}
-        if self.sample is None and self.seed in forms:
-            self._define(sample_of(self.seed, links, self.in_scope))
+    def offer(self, urls: Iterable[str], signatures: list[int],
+              sample: list[str] | None = None) -> None:
+        """A page arrived (its URLs: requested, key, final): count it when it is in the
+        sample. `sample`: the spider's, once it parsed the seed."""
+        forms = {*urls, *(u for u in map(_norm, urls) if u)}
+        if self.sample is None and sample is not None:
+            self._define(sample)
         if self.sample is None:
             self._waiting.append((forms, signatures))
         else:

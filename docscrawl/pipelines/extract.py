@@ -61,11 +61,8 @@ class ExtractPipeline(SessionPipeline):
     @property
     def warm(self) -> Warmup:
         if self._warmup is None:
-            session = self.session
-            scope = session.frontier.scope
-            self._warmup = Warmup(self.template_table, session.config.site,
-                                  lambda url: scope.decide(url).allowed)
-            session.log.terminal_hooks.append(self._warmup.settle)
+            self._warmup = Warmup(self.template_table)
+            self.session.log.terminal_hooks.append(self._warmup.settle)
         return self._warmup
 
     async def process_item(self, item: Any) -> Any:
@@ -76,8 +73,8 @@ class ExtractPipeline(SessionPipeline):
         if self.warmup and not model.frozen:
             first = self._extract(item, None)  # cold: only its signatures are kept
             warm = self.warm
-            warm.offer((item.track.url, item.track.key, item.final_url), first.links,
-                       first.signatures)
+            warm.offer((item.track.url, item.track.key, item.final_url), first.signatures,
+                       self.session.template_sample)
             if len(self._held) >= MAX_HELD:
                 warm.give_up()
             if warm.check():

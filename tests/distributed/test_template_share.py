@@ -7,41 +7,37 @@ from __future__ import annotations
 import random
 
 from docscrawl.distributed import SharedFrontier
-from docscrawl.extract.model import Link
 from docscrawl.extract.template_table import TemplateTable
 from docscrawl.template_share import SharedTemplateCounts
-from docscrawl.template_warmup import SAMPLE_PAGES, Warmup
+from docscrawl.template_warmup import SAMPLE_PAGES, Warmup, sample_of
 
 SITE = "http://docs.example/docs/"
 HEADER, FOOTER = 11, 12  # signatures the site's template repeats
 
 
-def link(url: str, target: str = "internal") -> Link:
-    return Link(url, "x", [], "main_content", "paragraph", None, [], target, 0)
-
-
-def site() -> dict[str, tuple[list[Link], list[int]]]:
+def site() -> dict[str, tuple[list[str], list[int]]]:
     """URL -> (links, signatures): the header on every page, the footer on p0-p4 only
     (5 of 12 sample pages: not most), each page's own text."""
-    pages = {SITE: ([link(f"{SITE}p{n}.html") for n in range(20)]
-                    + [link("http://other.example/x"), link(f"{SITE}a.pdf", "asset")],
+    pages = {SITE: ([SITE, "http://other.example/x", *(f"{SITE}p{n}.html" for n in range(20))],
                     [HEADER, 1000])}
     for n in range(20):
         own = [HEADER, 2000 + n] + ([FOOTER] if n < 5 else [])
-        pages[f"{SITE}p{n}.html"] = ([link(SITE)], own)
+        pages[f"{SITE}p{n}.html"] = ([SITE], own)
     return pages
 
 
-def in_scope(url: str) -> bool:
-    return url.startswith(SITE)
+def key_of(url: str) -> str | None:
+    return url if url.startswith(SITE) else None
 
 
 def crawl(order: list[str], warmups: list[Warmup]) -> None:
-    """Offer pages in `order`, page i to worker i % len(warmups); stop when all froze."""
+    """Offer pages in `order`, page i to worker i % len(warmups); stop when all froze.
+    The worker that gets the seed parsed it: it knows the sample (the spider's)."""
     pages = site()
     for i, url in enumerate(order):
         warm = warmups[i % len(warmups)]
-        warm.offer((url,), *pages[url])
+        links, signatures = pages[url]
+        warm.offer((url,), signatures, sample_of(SITE, links, key_of) if url == SITE else None)
         if all([w.check() for w in warmups]):
             return
     for warm in warmups:  # the pipeline checks again while it holds pages
@@ -53,9 +49,8 @@ def frozen(table: TemplateTable) -> tuple[int, tuple[int, ...]]:
 
 
 def test_sample_is_the_seed_and_its_first_in_scope_links() -> None:
-    warm = Warmup(TemplateTable(), SITE, in_scope)
-    warm.offer((SITE,), *site()[SITE])
-    assert warm.sample == [SITE, *(f"{SITE}p{n}.html" for n in range(SAMPLE_PAGES - 1))]
+    assert sample_of(SITE, site()[SITE][0], key_of) == [
+        SITE, *(f"{SITE}p{n}.html" for n in range(SAMPLE_PAGES - 1))]
 
 
 def test_any_order_freezes_the_same_table() -> None:
@@ -65,7 +60,7 @@ def test_any_order_freezes_the_same_table() -> None:
         order = urls[:]
         random.Random(seed).shuffle(order)  # the seed need not come first
         table = TemplateTable()
-        crawl(order, [Warmup(table, SITE, in_scope)])
+        crawl(order, [Warmup(table)])
         assert table.frozen
         results.add(frozen(table))
     assert results == {(12, (HEADER,))}  # the footer (5 of 12) is no template
@@ -73,10 +68,11 @@ def test_any_order_freezes_the_same_table() -> None:
 
 def test_a_failed_sample_page_is_settled_not_waited_for() -> None:
     table = TemplateTable()
-    warm = Warmup(table, SITE, in_scope)
+    warm = Warmup(table)
     pages = site()
+    sample = sample_of(SITE, pages[SITE][0], key_of)
     for url in [SITE, *(f"{SITE}p{n}.html" for n in range(1, 11))]:
-        warm.offer((url,), *pages[url])
+        warm.offer((url,), pages[url][1], sample)
     assert not warm.check()
     warm.settle(f"{SITE}p0.html?utm_source=x")  # another spelling ended: not the page
     assert not warm.check()
@@ -86,14 +82,14 @@ def test_a_failed_sample_page_is_settled_not_waited_for() -> None:
 
 def test_two_workers_on_redis_freeze_what_one_process_does(redis_server, crawl_key) -> None:
     single = TemplateTable()
-    crawl(list(site()), [Warmup(single, SITE, in_scope)])
+    crawl(list(site()), [Warmup(single)])
     frontiers = [SharedFrontier(redis_server.url, crawl_key) for _ in range(2)]
     try:
         tables = [TemplateTable(), TemplateTable()]
         for table, frontier in zip(tables, frontiers, strict=True):
             table.share_with(SharedTemplateCounts(frontier.redis, frontier.keys))
         order = list(reversed(site()))  # the seed last, each page to another worker
-        crawl(order, [Warmup(t, SITE, in_scope) for t in tables])
+        crawl(order, [Warmup(t) for t in tables])
         assert all(t.frozen for t in tables)
         assert {frozen(t) for t in tables} == {frozen(single)} == {(12, (HEADER,))}
         again = SharedTemplateCounts(frontiers[0].redis, frontiers[0].keys)
