@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import pytest
 
+from docscrawl.extract.markdown import render_main
 from docscrawl.extract.model import Block
-from docscrawl.extract.page import extract_page
+from docscrawl.extract.page import extract_page, page_structure
+from docscrawl.extract.template_content import template_elements, without_blocks
 from docscrawl.extract.template_table import (
     TemplateTable,
     page_signatures,
@@ -136,3 +138,22 @@ def test_repeated_prose_between_own_blocks_is_template_a_heading_is_not() -> Non
             block(2, inherited), block(3, "Own text of type 9")]
     found = template_blocks(page, sign_blocks(page, None), model)
     assert [t.block.ordinal for t in found] == [2]
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_taking_blocks_out_equals_rendering_without_them(family: str) -> None:
+    """The page is rendered once: template blocks are taken out of that rendering with
+    what they rendered, the same as a second rendering that skips their elements."""
+    model = learned(family)
+    for name, html in site_pages(family).items():
+        root = html_root(html)
+        structure = page_structure(root, BASE + name)
+        kept = dict(base_url=structure.base_url, preamble=structure.title_el)
+        once = render_main(structure.main_el, excluded=structure.excluded, **kept)
+        dropped = template_elements(root, structure.main_locator, once.blocks,
+                                    sign_blocks(once.blocks, structure.main_locator), model)
+        assert dropped, name
+        again = render_main(structure.main_el, excluded=(*structure.excluded, *dropped), **kept)
+        out = without_blocks(once, {verdict.block.ordinal for verdict, _ in dropped.values()})
+        for part in ("markdown", "blocks", "headings", "code_blocks", "links", "warnings"):
+            assert getattr(out, part) == getattr(again, part), (name, part)
