@@ -106,49 +106,58 @@ def without_blocks(render: MainRender, ordinals: set[int]) -> MainRender:
 
     What each block rendered (headings, code blocks, links, warnings) goes with it
     (`MainRender.marks`); the blocks left are numbered again; a heading taken out leaves
-    the heading paths below it, as the renderer would have built them without it.
+    the heading paths below it, as the renderer would have built them without it. The
+    records of `render` are updated in place (they belong to that one rendering).
     """
     keep: list[Block] = []
     headings, code_blocks, links, warnings = [], [], [], []
-    gone_paths: list[list[str]] = []
+    gone: dict[str, list[list[str]]] = {}  # first entry -> paths of the headings taken out
     start = (0, 0, 0, 0)
     renumber: dict[int, int] = {}
     for block, end in zip(render.blocks, render.marks, strict=True):
-        parts = [slice(a, b) for a, b in zip(start, end, strict=True)]
+        h, c, k, w = (slice(start[0], end[0]), slice(start[1], end[1]),
+                      slice(start[2], end[2]), slice(start[3], end[3]))
         start = end
         if block.ordinal in ordinals:
-            gone_paths.extend(h.path for h in render.headings[parts[0]])
+            for heading in render.headings[h]:
+                gone.setdefault(heading.path[0], []).append(heading.path)
             continue
         renumber[block.ordinal] = len(keep)
         keep.append(block)
-        headings += render.headings[parts[0]]
-        code_blocks += render.code_blocks[parts[1]]
-        links += render.links[parts[2]]
-        warnings += render.warnings[parts[3]]
+        headings += render.headings[h]
+        code_blocks += render.code_blocks[c]
+        links += render.links[k]
+        warnings += render.warnings[w]
     headings += render.headings[start[0]:]
     code_blocks += render.code_blocks[start[1]:]
     links += render.links[start[2]:]
     warnings += render.warnings[start[3]:]
-    gone_paths.sort(key=len, reverse=True)
+    for paths in gone.values():
+        paths.sort(key=len, reverse=True)
+
+    gone_texts = {path[-1] for paths in gone.values() for path in paths}
 
     def path(p: list[str]) -> list[str]:
-        for gone in gone_paths:
-            if p[:len(gone)] == gone:
-                p = p[:len(gone) - 1] + p[len(gone):]
+        if gone_texts.isdisjoint(p):  # no heading taken out above it (the usual case)
+            return p
+        for removed in gone.get(p[0], ()) if p else ():
+            if p[:len(removed)] == removed:
+                p = p[:len(removed) - 1] + p[len(removed):]
+                if not p:
+                    break
         return p
 
-    blocks = [dataclasses.replace(b, ordinal=renumber[b.ordinal], heading_path=path(b.heading_path))
-              for b in keep]
-    body = "\n\n".join(b.markdown for b in blocks).strip("\n")
-    return MainRender(
-        markdown=body + "\n" if body else "",
-        blocks=blocks,
-        headings=[dataclasses.replace(h, path=path(h.path)) for h in headings],
-        code_blocks=[dataclasses.replace(c, heading_path=path(c.heading_path),
-                                         block_ordinal=renumber.get(c.block_ordinal, 0))
-                     for c in code_blocks],
-        links=[dataclasses.replace(link, heading_path=path(link.heading_path),
-                                   position=i) for i, link in enumerate(links)],
-        warnings=warnings,
-        marks=[],
-    )
+    for block in keep:
+        block.ordinal = renumber[block.ordinal]
+    if gone:
+        for record in (*keep, *code_blocks, *links):
+            record.heading_path = path(record.heading_path)
+        for heading in headings:
+            heading.path = path(heading.path)
+    for code in code_blocks:
+        code.block_ordinal = renumber.get(code.block_ordinal, 0)
+    for position, link in enumerate(links):
+        link.position = position
+    body = "\n\n".join(b.markdown for b in keep).strip("\n")
+    return MainRender(markdown=body + "\n" if body else "", blocks=keep, headings=headings,
+                      code_blocks=code_blocks, links=links, warnings=warnings)
