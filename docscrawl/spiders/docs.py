@@ -339,7 +339,8 @@ class DocsSpider(SiteResources, scrapy.Spider):
             yield from self._discover(strip_fragment(canonical), "canonical", page_url,
                                       track.depth + 1)
         links = discovery_links(root, base_url, region_map=structure.regions)
-        if track.depth == 0 and self.session.template_sample is None:  # the seed
+        if (track.depth == 0 and self.session.template_sample is None  # the seed
+                and self.settings.getbool("DOCSCRAWL_TEMPLATE_WARMUP", True)):
             self.session.template_sample = sample_of(track.key, [lk.url for lk in links],
                                                      self._sample_key)
         for link in links:
