@@ -3,9 +3,9 @@ pages by the same table, whatever order they arrive in and however many workers 
 
 A table learned from "the first pages that arrived" depends on fetch order: two crawls of
 one site (one process or several workers, a resume) would leave different blocks out.
-So the table learns from a sample every crawl agrees on: the seed page and the first
-in-scope pages it links to, in document order (`SAMPLE_PAGES` in all), chosen by the
-spider when it parses the seed (`sample_of`), which fetches them first. Pages are held
+So the table learns from a sample every crawl agrees on: the seed page and in-scope pages
+it links to, spread evenly over its links in document order (`SAMPLE_PAGES` in all),
+chosen by the spider when it parses the seed (`sample_of`), which fetches them first. Pages are held
 (`docscrawl.pipelines.extract`) until every page of the sample was counted or ended
 otherwise (failed, skipped: `settle`); then the table is frozen and every page, the held
 ones first, is judged by it. The frozen table is kept in the crawl state, so resumed and
@@ -46,16 +46,21 @@ def url_key(url: str) -> int:
 
 def sample_of(seed: str, urls: Iterable[str], key_of: Callable[[str], str | None]
               ) -> list[str]:
-    """The seed and the first distinct pages it links to (`urls` in document order), as
-    the crawl keys them (`key_of`: None for a URL out of scope)."""
-    out = [seed]
+    """The seed and up to SAMPLE_PAGES - 1 distinct pages it links to (`urls` in document
+    order, as the crawl keys them; `key_of` is None for a URL out of scope), spread evenly
+    over its links: a seed's first links are often one section (a crate's modules before
+    its types), its links as a whole stand for the site."""
+    keys: list[str] = []
+    seen = {seed}
     for url in urls:
         key = key_of(url)
-        if key and key not in out:
-            out.append(key)
-            if len(out) == SAMPLE_PAGES:
-                break
-    return out
+        if key and key not in seen:
+            seen.add(key)
+            keys.append(key)
+    wanted = SAMPLE_PAGES - 1
+    if len(keys) > wanted:
+        keys = [keys[round(i * (len(keys) - 1) / (wanted - 1))] for i in range(wanted)]
+    return [seed, *keys]
 
 
 class Warmup:

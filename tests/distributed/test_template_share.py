@@ -17,7 +17,7 @@ HEADER, FOOTER = 11, 12  # signatures the site's template repeats
 
 def site() -> dict[str, tuple[list[str], list[int]]]:
     """URL -> (links, signatures): the header on every page, the footer on p0-p4 only
-    (5 of 12 sample pages: not most), each page's own text."""
+    (3 of 12 sample pages: not most), each page's own text."""
     pages = {SITE: ([SITE, "http://other.example/x", *(f"{SITE}p{n}.html" for n in range(20))],
                     [HEADER, 1000])}
     for n in range(20):
@@ -48,9 +48,12 @@ def frozen(table: TemplateTable) -> tuple[int, tuple[int, ...]]:
     return table.pages, tuple(s for s in (HEADER, FOOTER, 1000) if table.is_template(s))
 
 
-def test_sample_is_the_seed_and_its_first_in_scope_links() -> None:
+def test_sample_is_the_seed_and_in_scope_links_spread_over_its_links() -> None:
     assert sample_of(SITE, site()[SITE][0], key_of) == [
-        SITE, *(f"{SITE}p{n}.html" for n in range(SAMPLE_PAGES - 1))]
+        SITE, *(f"{SITE}p{n}.html" for n in (0, 2, 4, 6, 8, 10, 11, 13, 15, 17, 19))]
+    few = [SITE + "a.html", "http://other.example/", SITE + "b.html", SITE + "a.html"]
+    assert sample_of(SITE, few, key_of) == [SITE, SITE + "a.html", SITE + "b.html"]
+    assert len(sample_of(SITE, site()[SITE][0], key_of)) == SAMPLE_PAGES
 
 
 def test_any_order_freezes_the_same_table() -> None:
@@ -71,12 +74,12 @@ def test_a_failed_sample_page_is_settled_not_waited_for() -> None:
     warm = Warmup(table)
     pages = site()
     sample = sample_of(SITE, pages[SITE][0], key_of)
-    for url in [SITE, *(f"{SITE}p{n}.html" for n in range(1, 11))]:
+    for url in sample[:-1]:  # all but the last sample page
         warm.offer((url,), pages[url][1], sample)
     assert not warm.check()
-    warm.settle(f"{SITE}p0.html?utm_source=x")  # another spelling ended: not the page
+    warm.settle(f"{SITE}p19.html?utm_source=x")  # another spelling ended: not the page
     assert not warm.check()
-    warm.settle(f"{SITE}p0.html")  # the page itself failed
+    warm.settle(f"{SITE}p19.html")  # the page itself failed
     assert warm.check() and table.pages == 11
 
 
