@@ -96,6 +96,8 @@ class MainRender:
     # ended, so a block can be taken out afterwards with what it rendered
     # (`template_content.without_blocks`) instead of rendering the page again.
     marks: list[tuple[int, int, int, int]] = field(default_factory=list)
+    # The element of each block (by ordinal), so a block is found without an XPath query.
+    elements: dict[int, etree._Element] = field(default_factory=dict)
 
     def mark(self) -> None:
         """Record where the block just appended ends."""
@@ -291,6 +293,7 @@ class _Renderer(TableRendering):
         return md
 
     def make_block(self, ordinal: int, kind: str, el: etree._Element, md: str, text: str) -> Block:
+        self.out.elements[ordinal] = el
         return Block(
             ordinal=ordinal,
             kind=kind,

@@ -186,7 +186,7 @@ def extract_page(root: etree._Element, url: str, *, html: str | None = None,
     signed = sign_blocks(render.blocks, structure.main_locator)
     if template_table is not None and template_table.warm and (
         dropped := template_elements(root, structure.main_locator, render.blocks, signed,
-                                     template_table)
+                                     template_table, render.elements)
     ):
         render = without_blocks(render, {verdict.block.ordinal for verdict, _ in dropped.values()})
         regions = with_template_regions(regions, dropped)

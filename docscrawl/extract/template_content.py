@@ -32,7 +32,7 @@ Dropped = dict[etree._Element, tuple[TemplateBlock, Region]]
 
 def template_elements(
     root: etree._Element, main_locator: str, blocks: list[Block], signed: Signed,
-    model: TemplateTable,
+    model: TemplateTable, elements: dict[int, etree._Element] | None = None,
 ) -> Dropped:
     """Elements of the main content's template blocks, each with its verdict and region.
 
@@ -56,16 +56,19 @@ def template_elements(
         path = verdict.block.locator
         if main_locator.startswith(path) or path in holding_own:
             continue
-        matches = tree.xpath(path)
-        if not matches or not isinstance(matches[0], etree._Element):
-            continue
+        el = (elements or {}).get(verdict.block.ordinal)
+        if el is None:  # not rendered here: find it by its locator
+            matches = tree.xpath(path)
+            if not matches or not isinstance(matches[0], etree._Element):
+                continue
+            el = matches[0]
         links, share = link_share(verdict.block.markdown)
         kind = "unknown"
         if links and share >= SHAPE_LINK_SHARE:
             kind = "footer_navigation" if verdict.at_end else "primary_navigation"
         region = Region(kind, path, links, verdict.block.text_chars,
                         f"{verdict.signature:016x}", template=True)
-        out[matches[0]] = (verdict, region)
+        out[el] = (verdict, region)
     return out
 
 
