@@ -30,6 +30,9 @@ the raw HTML with selectors written here, independently of the extractor:
   that does not occur in the reference main's own text, occurs in the Markdown; or when
   the Markdown holds a chrome marker (`¶`, "Edit on GitHub", "View page source") that
   the reference main does not show as its own text (permalink markers left out).
+* template: heading texts and paragraph words that occur in the reference mains of half
+  the sampled pages or more are the site's template (issue 15: what repeats on most
+  pages is never main content); they are neither required nor counted above;
 * breadcrumbs right: the labels of the theme's visible trail (read here with its own
   selector) equal the extracted `breadcrumbs` labels, on pages that show a trail.
 
@@ -61,6 +64,7 @@ sys.path.insert(0, str(ROOT))
 
 from docscrawl.extract.model import PageExtract  # noqa: E402
 from docscrawl.extract.page import extract_page  # noqa: E402
+from docscrawl.extract.template_table import TemplateTable  # noqa: E402
 from docscrawl.extract.templates import TemplateTracker  # noqa: E402
 from docscrawl.extract.tree import html_root  # noqa: E402
 from docscrawl.sitecoverage import html_files  # noqa: E402
@@ -122,6 +126,51 @@ SITES: dict[str, Site] = {
                       "/usr/share/gtk-doc/html", None, main=("body",),
                       exclude=("table.navigation", "div.footer", "div.toc", "td.shortcuts"),
                       code="pre.programlisting", sphinx=False),
+    # Issue 15: sites nobody here developed against (Sphinx in five more themes, and
+    # generators with titles below h1, chrome inside the article, API references).
+    "sqlalchemy-docs": Site("http://127.0.0.1:17110/en/14/", "/en/14/",
+                            "/usr/share/doc/python-sqlalchemy-doc/html", None,
+                            main=("div#docs-body", "div[role=main]")),
+    "celery-docs": Site("http://127.0.0.1:17111/en/5.2/", "/en/5.2/",
+                        "/usr/share/doc/python-celery-doc/html", None,
+                        exclude=("div.deck",)),
+    "hypothesis-docs": Site("http://127.0.0.1:17112/en/6.67/", "/en/6.67/",
+                            "/usr/share/doc/python-hypothesis-doc/html", None),
+    "requests-docs": Site("http://127.0.0.1:17113/en/2.28/", "/en/2.28/",
+                          "/usr/share/doc/python-requests-doc/html", None),
+    "click-docs": Site("http://127.0.0.1:17114/en/8.1.x/", "/en/8.1.x/",
+                       "/usr/share/doc/python-click-doc/html", None),
+    "ghc-guide": Site("http://127.0.0.1:17115/ghc/docs/users_guide/", "/ghc/docs/users_guide/",
+                      "/usr/share/doc/ghc-doc/html/users_guide", None),
+    "haddock-base": Site("http://127.0.0.1:17116/package/base/docs/", "/package/base/docs/",
+                         "/usr/share/doc/ghc-doc/html/libraries/base-4.15.1.0", None,
+                         main=("div#content",), exclude=("#synopsis", "#table-of-contents"),
+                         code="pre", sphinx=False),
+    "erlang-docs": Site("http://127.0.0.1:17117/doc/", "/doc/", "/usr/share/doc/erlang-doc/doc",
+                        None, main=("div#content div.innertube", "div#content"),
+                        exclude=("div.footer",), code="pre", sphinx=False),
+    "boost-container": Site("http://127.0.0.1:17118/doc/libs/1_81_0/doc/html/container/",
+                            "/doc/libs/1_81_0/doc/html/container/",
+                            "/usr/share/doc/libboost1.81-doc/doc/html/container", None,
+                            main=("div.section", "div.chapter", "div.book"),
+                            exclude=("div.toc",), code="pre.programlisting", sphinx=False),
+    "gsk4-docs": Site("http://127.0.0.1:17119/gsk4/", "/gsk4/", "/usr/share/doc/libgtk-4-doc/gsk4",
+                      None, main=("section#main",), code="pre", sphinx=False),
+    "sdl2-docs": Site("http://127.0.0.1:17120/sdl2/", "/sdl2/", "/usr/share/doc/libsdl2-doc/html",
+                      None, main=("div#doc-content", "div.contents"),
+                      exclude=("div.summary", "div.dynheader", "div.dyncontent"), code=None,
+                      sphinx=False),
+    "octave-manual": Site("http://127.0.0.1:17121/doc/v7.3.0/", "/doc/v7.3.0/",
+                          "/usr/share/doc/octave/octave.html", None, main=("body",),
+                          exclude=("div.nav-panel", "div.header", "div.element-contents"),
+                          code="pre.example", sphinx=False),
+    "r-manuals": Site("http://127.0.0.1:17122/doc/manuals/r-release/R-intro.html",
+                      "/doc/manuals/r-release/", "/usr/share/doc/r-doc-html/manual", None,
+                      main=("body",), exclude=("div.nav-panel", "div.header"),
+                      code="pre.example", sphinx=False),
+    "go-spec": Site("http://127.0.0.1:17123/ref/go_spec.html", "/ref/",
+                    "/usr/share/doc/golang-1.19-doc/html", None, main=("body",), code="pre",
+                    sphinx=False),
 }
 NAV_SELECTORS = (
     "nav, header, footer, aside, [role=navigation], div.sphinxsidebar, div.related,"
@@ -188,6 +237,9 @@ def pages_of(site: Site, limit: int | None, fetch: bool) -> list[tuple[str, str]
 class Reference:
     main: etree._Element | None
     excluded: set[etree._Element] = field(default_factory=set)
+    # Heading texts and paragraph words the site repeats on most pages (`site_template`):
+    # template by issue 15's definition, so neither required nor counted.
+    template: frozenset[str] = frozenset()
 
     def inside(self, el: etree._Element) -> bool:
         if self.main is None:
@@ -212,6 +264,28 @@ def reference(root: etree._Element, site: Site) -> Reference:
             excluded |= set(css(NAV_SELECTORS)(main)) if not site.sphinx else set()
             return Reference(main, excluded)
     return Reference(None)
+
+
+TEMPLATE_SHARE = 0.5  # a reference text on this share of the pages is the site's template
+TEMPLATE_MIN_PAGES = 6
+
+
+def site_template(pages: list[tuple[str, str]], site: Site) -> frozenset[str]:
+    """Heading texts and paragraph words of the reference mains that occur on half the
+    pages or more: what repeats on most pages of a site is template, not content (the
+    definition of issue 15), read from the raw HTML independently of the extractor."""
+    if len(pages) < TEMPLATE_MIN_PAGES:
+        return frozenset()
+    counts: Counter[str] = Counter()
+    for _, html in pages:
+        ref = reference(html_root(html), site)
+        if ref.main is None:
+            continue
+        seen = {norm(ref_text(h, ref)).rstrip(HEADING_MARKERS).strip()
+                for h in ref.main.iter("h1", "h2", "h3", "h4", "h5", "h6") if ref.inside(h)}
+        seen |= {words("".join(p.itertext())) for p in ref.main.iter("p") if ref.inside(p)}
+        counts.update(seen)
+    return frozenset(t for t, n in counts.items() if t and n >= TEMPLATE_SHARE * len(pages))
 
 
 def is_permalink(el: etree._Element) -> bool:
@@ -259,7 +333,7 @@ def heading_recall(root: etree._Element, ref: Reference, ext: PageExtract, t: Ta
         if not ref.inside(h):
             continue
         text = norm(ref_text(h, ref)).rstrip(HEADING_MARKERS).strip()
-        if not text:
+        if not text or text in ref.template:
             continue
         ok = got[text] > 0
         if ok:
@@ -300,7 +374,7 @@ def prose_kept(ref: Reference, md_words: str, t: Tally, url: str) -> None:
         if not ref.inside(p):
             continue
         text = words("".join(p.itertext()))
-        if len(text) < 3:
+        if len(text) < 3 or text in ref.template:
             continue
         t.add(f" {text} " in md_words, f"{url}: {text[:100]}")
 
@@ -391,16 +465,23 @@ def evaluate(name: str, site: Site, limit: int | None, fetch: bool,
     versions: Counter[str] = Counter()
     tracker = TemplateTracker(min_pages=3)
     pages_with_template = reclassified = 0
+    # What a crawl learns first (the TemplateTable of docscrawl.pipelines.extract): one pass
+    # over the pages feeds it, the timed pass reads it, as the crawl's pages are judged.
+    template = site_template(pages, site)
+    model = TemplateTable()
+    for url, html in pages:
+        model.observe(extract_page(html_root(html), url, html=html).signatures)
     for url, html in pages:
         root = html_root(html)
         best = float("inf")
         for _ in range(repeat):
             gc.collect()
             began = time.process_time()
-            ext = extract_page(root, url, html=html)
+            ext = extract_page(root, url, html=html, template_table=model)
             best = min(best, time.process_time() - began)
         ms.append(best * 1000)
         ref = reference(root, site)
+        ref.template = template
         main_chars.append(sum(b.text_chars for b in ext.blocks))
         generators[ext.generator or "none"] += 1
         versions[f"{ext.version.status}:{ext.version.value}"] += 1
@@ -460,6 +541,7 @@ def evaluate(name: str, site: Site, limit: int | None, fetch: bool,
         return round(a / b, 4) if b else None
 
     return {
+        "reference_template_texts": len(template),
         "site": name,
         "pages": n,
         "generator": dict(generators),

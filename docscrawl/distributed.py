@@ -111,6 +111,7 @@ def _connect(redis_url: str) -> Redis:
 
 KEY_NAMES = ("seen", "untold", "claims", "queue", "tasks", "leases", "owners", "deliveries", "dead",
              "seq", "stats", "state", "workers", "workers_seen",
+             "template_pages", "template_counts", "template_settled", "template_sample",
              # docscrawl.redirectshare's (reset deletes them too)
              "redirect_outcomes", "redirect_waits", "redirect_targets")
 DEFAULT_LEASE_SECONDS = 60.0

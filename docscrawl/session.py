@@ -21,12 +21,10 @@ from docscrawl.aggregates import AggregateTracker
 from docscrawl.browser import INSTALL_HINT
 from docscrawl.config import CrawlConfig
 from docscrawl.crawllog import CrawlLog, utc_now
-from docscrawl.discovery.fragment_params import FragmentParams
 from docscrawl.discovery.netguard import AddressGuard, install_connect_guard
 from docscrawl.discovery.scope import Scope
 from docscrawl.discovery.traps import TrapGuard
 from docscrawl.discovery.urls import normalize_url
-from docscrawl.extract.site_versions import SiteVersions
 from docscrawl.extract.version import evidence_of, page_version_key
 from docscrawl.failures import BROWSER_UNAVAILABLE
 from docscrawl.finalize import (
@@ -62,14 +60,14 @@ from docscrawl.resume import (
 )
 from docscrawl.seenurls import DEFAULT_KEEP as SEEN_KEEP
 from docscrawl.seenurls import SeenUrls
+from docscrawl.sitestate import SiteModel
 from docscrawl.trackstore import DEFAULT_KEEP, TrackStore
 
 logger = logging.getLogger(__name__)
 
 # In the state directory: what runs learned about the site (versions, fragment parameters).
-SITE_MODEL_FILE = "site_model.json"
 MAX_COLD_PAGES = 2000  # pages written before the site's version was known, fixed at the end
-SAVE_EVERY = 50  # pages between two saves of the site's version model
+SAVE_EVERY = 50  # pages between two saves of the site model
 OUTPUT_FILES = ("pages.jsonl", "chunks.jsonl", "structure.jsonl", "crawl_log.jsonl",
                 "changes.jsonl")
 INVENTORY_STATE = "inventory-state"  # the state directory of an extract=off crawl
@@ -140,12 +138,12 @@ class CrawlSession:
                                        self.out_dir / "changes.jsonl",
                                        run_id=run_id if self.resumed else None,
                                        reported=self.ledger.url_set("reported_pages"))
-        self.site_versions = SiteVersions(config.site)
-        self.fragment_params = FragmentParams()
-        self._site_model_path = state_dir / SITE_MODEL_FILE
-        model = _read_json(self._site_model_path)
-        self.site_versions.restore(model.get("versions") or {})
-        self.fragment_params.restore(model.get("fragment_params") or {})
+        # What the crawl learns about the site (versions, fragment-like parameters,
+        # template), kept with the crawl state for resumed and incremental crawls.
+        self.site_model = SiteModel.load(state_dir, config.site)
+        self.pages_held = 0  # pages the extract pipeline holds until the template is warm
+        # The template warm-up sample, chosen when the seed is parsed (template_warmup)
+        self.template_sample: list[str] | None = None
         self._version_cold: set[str] = set()
         self._versions_to_store: dict[str, dict[str, Any]] = {}
         self.aggregates = AggregateTracker()
@@ -161,7 +159,7 @@ class CrawlSession:
                            per_chain=trap_limits[2]),
             tracks=self.tracks,
             seen=self.seen_urls,
-            params=self.fragment_params,
+            params=self.site_model.fragment_params,
         )
         install_connect_guard(self.frontier.guard)  # checked again at every connection
         self.log.terminal_hooks.append(self.frontier.release)
@@ -340,20 +338,10 @@ class CrawlSession:
     def site_observed(self, final_url: str) -> None:
         """The site model saw one more page (saved now and then); a page extracted before
         the site's version evidence was known is remembered, to be completed at the end."""
-        if not self.site_versions.evidence() and len(self._version_cold) < MAX_COLD_PAGES:
+        if not self.site_model.versions.evidence() and len(self._version_cold) < MAX_COLD_PAGES:
             self._version_cold.add(final_url)
-        if self.site_versions.offered % SAVE_EVERY == 0:
-            self.save_site_model()
-
-    def save_site_model(self) -> None:
-        """Keep what the crawl learned about the site (its version, its fragment-like
-        parameters) for resumes and re-crawls."""
-        model = {"versions": self.site_versions.state(),
-                 "fragment_params": self.fragment_params.state()}
-        try:
-            write_json_atomic(self._site_model_path, model)
-        except OSError as exc:
-            logger.warning("docscrawl: could not save %s: %s", self._site_model_path, exc)
+        if self.site_model.versions.offered % SAVE_EVERY == 0:
+            self.site_model.save()
 
     def rename_canonical(self, old: str, new: str) -> None:
         """A better URL for a written page turned up: its records follow at the end."""
@@ -374,7 +362,7 @@ class CrawlSession:
         for writer in (self.pages, self.chunks, self.structure):
             writer.close()
         self.log.close()
-        self.save_site_model()
+        self.site_model.save()
         updated = (self._update_written_records() + self._backfill_versions()
                    + self._mark_aggregates())
         if self.config.extract:
@@ -401,7 +389,7 @@ class CrawlSession:
 
     def _pause(self, finish_reason: str) -> dict[str, Any]:
         """JOBDIR crawl stopped early (Ctrl-C...): keep everything open for the resume."""
-        self.save_site_model()
+        self.site_model.save()
         for writer in (self.pages, self.chunks, self.structure):
             writer.close()
         self.log.close()
@@ -438,11 +426,11 @@ class CrawlSession:
     def _backfill_versions(self) -> int:
         """Pages written before the site's shared version signal was known get it now
         (pages.jsonl, then their chunks' `metadata.version`)."""
-        if not self._version_cold or not self.site_versions.evidence():
+        if not self._version_cold or not self.site_model.versions.evidence():
             return 0
         updated: dict[str, dict[str, Any]] = {}
         rewrite_jsonl(self.out_dir / "pages.jsonl",
-                      version_updater(self.site_versions, self._version_cold, updated))
+                      version_updater(self.site_model.versions, self._version_cold, updated))
         if updated:
             rewrite_jsonl(self.out_dir / "chunks.jsonl", chunk_version_updater(updated))
         self._versions_to_store = updated  # the state follows once renames are applied

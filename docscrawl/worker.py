@@ -22,6 +22,7 @@ from docscrawl.distributed import SharedFrontier, task_from_track, track_from_ta
 from docscrawl.frontier import origin_of
 from docscrawl.pagetrack import PageTrack
 from docscrawl.redirectshare import SharedRedirects
+from docscrawl.template_share import SharedTemplateCounts
 
 if TYPE_CHECKING:
     from docscrawl.spiders.docs import DocsSpider
@@ -67,6 +68,8 @@ class Worker:
                                                      "out": str(session.out_dir),
                                                      "lease": self.shared.lease_seconds})
         self.shared.mark_started()
+        session.site_model.template.share_with(  # one template table for all workers
+            SharedTemplateCounts(self.shared.redis, self.shared.keys))
         self._loop = task.LoopingCall(self.pull)
         self._loop.start(0.5, now=False)
 
@@ -141,7 +144,7 @@ class Worker:
         if engine is None or not self._robots_ready(engine):
             return 0
         pulled = 0
-        while len(self._task_of) < self.concurrency:
+        while len(self._task_of) - self.spider.session.pages_held < self.concurrency:
             leased = self.shared.pop(self.worker_id, timeout=0)
             if leased is None:
                 break

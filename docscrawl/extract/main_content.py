@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from lxml import etree
 
 from docscrawl.extract.clean import iter_content, visible_text
@@ -102,11 +104,74 @@ def _content_values(top: etree._Element) -> dict[etree._Element, tuple[int, int]
     return values
 
 
-def _scored_fallback(root: etree._Element) -> etree._Element:
-    """Descend from <body> into the child holding most non-link text, while it dominates."""
+_FIRST_H1 = etree.XPath(
+    "(//body//h1[not(ancestor::nav or ancestor::aside or ancestor::footer)])[1]"
+)
+# Short elements that can carry the page title (Haddock's is a `p.caption`, Doxygen's a
+# `div.title`).
+_TITLE_LIKE = etree.XPath(
+    "//body//*[self::h1 or self::h2 or self::h3 or self::h4 or self::p or self::span"
+    " or self::div or self::td or self::strong or self::b]"
+    "[string-length(normalize-space()) >= 3][string-length(normalize-space()) <= $n]"
+    "[starts-with(concat($t, ' '), concat(normalize-space(), ' '))]"
+)
+_HEADINGS = etree.XPath(
+    "//body//*[self::h2 or self::h3 or self::h4 or self::h5 or self::h6]"
+    "[not(ancestor::nav or ancestor::aside or ancestor::footer)]"
+)
+_SECTION_NUMBER = re.compile(r"^(?:[A-Z]|\d+)(?:\.\d+)*\.?\s+")
+TITLE_SEPARATORS = ("|", " - ", " – ", " — ", " · ", ": ", " (")
+
+
+def title_parts(title: str | None) -> list[str]:
+    """The `<title>` and its parts between separators ("SDL: Foo Reference" -> itself,
+    "SDL", "Foo Reference"): the texts a page's title element may show."""
+    if not title:
+        return []
+    parts = [title]
+    for sep in TITLE_SEPARATORS:
+        parts = [piece for part in parts for piece in part.split(sep)]
+    pieces = sorted((p.strip() for p in parts if len(p.strip()) >= 3), key=len, reverse=True)
+    return list(dict.fromkeys([title, *pieces]))  # the most specific first
+
+
+def names_title(text: str, parts: list[str]) -> bool:
+    """True when `text` is one of the title's parts or its leading words (Doxygen's
+    "SDL_endian.h" of "SDL: SDL_endian.h Source File")."""
+    return len(text) >= 3 and any(p == text or p.startswith(text + " ") for p in parts)
+
+
+def title_element(root: etree._Element, title: str | None) -> etree._Element | None:
+    """The element naming the page: the first short element whose whole text is the
+    `<title>`, one of its parts (`title_parts`) or their leading words; else a heading
+    that is one of them after its section number ("1.3 Conventions"); else the first
+    `h1` outside nav/aside/footer."""
+    parts = title_parts(title)
+    for text in parts:
+        found = _TITLE_LIKE(root, n=len(text), t=text)
+        if found:
+            return found[0]
+    for heading in _HEADINGS(root) if parts else ():  # "1.3 Conventions" (Texinfo)
+        text = _SECTION_NUMBER.sub("", " ".join("".join(heading.itertext()).split()))
+        if text.rstrip(" ¶#") in parts:
+            return heading
+    found = _FIRST_H1(root)
+    return found[0] if found else None
+
+
+def _contains(el: etree._Element, inner: etree._Element | None) -> bool:
+    return inner is not None and (inner is el or any(a is el for a in inner.iterancestors()))
+
+
+def _scored_fallback(root: etree._Element, title: str | None = None) -> etree._Element:
+    """Descend from <body> into the child holding most non-link text, while it dominates
+    and while it keeps the page's title element (`title_element`): a page title in a
+    `<header>` before the article (gi-docgen) or in a caption above the module's
+    interface (Haddock) belongs to the main content."""
     body = root.find("body")
     current = body if body is not None else root
     values = _content_values(current)
+    titled = title_element(root, title)
 
     def score(el: etree._Element) -> int:
         text, links = values.get(el, (0, 0))
@@ -119,6 +184,8 @@ def _scored_fallback(root: etree._Element) -> etree._Element:
         best = max(children, key=score)
         if score(current) <= 0 or score(best) < DESCEND_SHARE * score(current):
             return current
+        if _contains(current, titled) and (best is titled or not _contains(best, titled)):
+            return current  # the title with the rest, never the title alone
         current = best
 
 
@@ -149,14 +216,15 @@ def _generic_landmark(root: etree._Element) -> etree._Element | None:
 
 def find_main_content(
     root: etree._Element, *, generator: str | None = None, selectors: tuple[str, ...] = (),
-    index: DocIndex | None = None,
+    index: DocIndex | None = None, title: str | None = None,
 ) -> tuple[etree._Element, str, list[ExtractionWarning]]:
     """(main element, its locator, warnings) for a parsed page.
 
     `generator` is a profile key (`profiles.PROFILES`) or a contract generator name.
     Order: `selectors` (a site profile's own), the generator profile's selectors,
     distinctive selectors of other generators, `main`, `article`, `[role=main]`, then a
-    text-density fallback flagged `main_content_fallback`. `index` only saves walks.
+    text-density fallback flagged `main_content_fallback` (which keeps the element naming
+    the page, given the page's `title`). `index` only saves walks.
     """
     profile = profile_for(generator)
     selectors = tuple(selectors) + (profile.main if profile else ()) + DISTINCTIVE_MAIN
@@ -165,7 +233,7 @@ def find_main_content(
         found = _generic_landmark(root)
     if found is not None:
         return found, locator(found), []
-    el = _scored_fallback(root)
+    el = _scored_fallback(root, title)
     where = locator(el)
     warning = ExtractionWarning(
         "main_content_fallback",
@@ -181,14 +249,43 @@ TITLE_SKIP_ROLES = frozenset({"navigation", "banner", "search", "complementary"}
 TITLE_LEVELS = 2  # how far above the main element the title block may sit
 
 
-def title_block(main: etree._Element) -> etree._Element | None:
-    """The block holding the page's `h1` when it sits just before a main element without one.
+_NAMED = etree.XPath(
+    ".//*[string-length(normalize-space()) >= 3]"
+    "[starts-with(concat($t, ' '), concat(normalize-space(), ' '))]"
+)
+
+
+_OWN_HEADINGS = etree.XPath(".//*[self::h2 or self::h3 or self::h4 or self::h5 or self::h6]")
+
+
+def _has_title_heading(main: etree._Element, parts: list[str]) -> bool:
+    for heading in _OWN_HEADINGS(main):
+        text = _SECTION_NUMBER.sub("", " ".join("".join(heading.itertext()).split()))
+        if text.rstrip(" ¶#") in parts or " ".join(
+                "".join(heading.itertext()).split()).rstrip(" ¶#") in parts:
+            return True
+    return False
+
+
+def _names_page(block: etree._Element, parts: list[str]) -> bool:
+    """True when an element of `block` shows one of the title's parts (`names_title`)."""
+    return any(_NAMED(block, t=text) for text in parts)
+
+
+def title_block(main: etree._Element, title: str | None = None) -> etree._Element | None:
+    """The block holding the page's title when it sits just before a main element without
+    an `h1`.
 
     AsciiDoc puts the title and the NAME section in `div#header`, a sibling before
-    `div#content`. A preceding sibling of the main element (or of its parent) counts when
-    it holds exactly one `h1`, is not navigation (tag, role), is mostly not links and is
-    small. None when the main element has its own `h1`.
+    `div#content`; Doxygen puts `div.title` in `div.header` before `div.contents`. A
+    preceding sibling of the main element (or of its parent) counts when it holds exactly
+    one `h1` or an element whose whole text is the `<title>` or a part of it, is not
+    navigation (tag, role), is mostly not links and is small. None when the main
+    element has its own `h1`.
     """
+    parts = title_parts(title)
+    if parts and _has_title_heading(main, parts):
+        parts = []  # the main element names the page itself (DocBook's h2 chapter title)
     if next(main.iter("h1"), None) is not None:
         return None
     node = main
@@ -198,7 +295,8 @@ def title_block(main: etree._Element) -> etree._Element | None:
                 continue
             if (sibling.get("role") or "").lower() in TITLE_SKIP_ROLES:
                 continue
-            if len(list(sibling.iter("h1"))) != 1:
+            h1s = len(list(sibling.iter("h1")))
+            if h1s > 1 or (h1s == 0 and not (parts and _names_page(sibling, parts))):
                 continue
             # Measured without chrome: Asciidoctor's header also holds a site nav and the TOC.
             total = len(visible_text(sibling))

@@ -74,6 +74,12 @@ CONTEXT_CHARS = 300
 MAX_NESTING = 80  # containers deeper than this are kept as plain text
 NESTING_WARNING = "markup_too_deep"
 FALLBACK_WARNING = "markdown_fallback"
+CODE_LANGUAGE_WARNING = "code_language_unread"  # `docscrawl check` counts these
+# Class tokens naming a code block's language, on the block, its code or two wrappers up.
+_LANGUAGE_CLASS = re.compile(r"^(?:language|lang|highlight|brush|sourcecode)[-:_]([\w+#.-]+)$",
+                             re.IGNORECASE)
+NOT_LANGUAGES = frozenset({"default", "none", "text", "plain", "plaintext", "txt", "nohighlight",
+                           "output", "notranslate"})
 
 
 @dataclass(slots=True)
@@ -86,6 +92,17 @@ class MainRender:
     code_blocks: list[CodeBlock] = field(default_factory=list)
     links: list[Link] = field(default_factory=list)
     warnings: list[ExtractionWarning] = field(default_factory=list)
+    # Per block: how many headings, code blocks, links and warnings were rendered when it
+    # ended, so a block can be taken out afterwards with what it rendered
+    # (`template_content.without_blocks`) instead of rendering the page again.
+    marks: list[tuple[int, int, int, int]] = field(default_factory=list)
+    # The element of each block (by ordinal), so a block is found without an XPath query.
+    elements: dict[int, etree._Element] = field(default_factory=dict)
+
+    def mark(self) -> None:
+        """Record where the block just appended ends."""
+        self.marks.append((len(self.headings), len(self.code_blocks), len(self.links),
+                           len(self.warnings)))
 
 
 def render_main(
@@ -109,7 +126,8 @@ def _plain_render(main_el: etree._Element) -> MainRender:
     locator = main_el.getroottree().getpath(main_el)
     blocks = [Block(0, "paragraph", text, [], None, locator, len(text))] if text else []
     warning = ExtractionWarning(FALLBACK_WARNING, "markup nested too deeply; plain text kept")
-    return MainRender(text + "\n" if text else "", blocks, warnings=[warning])
+    return MainRender(text + "\n" if text else "", blocks, warnings=[warning],
+                      marks=[(0, 0, 0, 0)] if blocks else [])
 
 
 class _Renderer(TableRendering):
@@ -242,6 +260,8 @@ class _Renderer(TableRendering):
         if tokens & CODE_DIV_CLASSES:
             return self.code(el)
         if tag == "a" and el.get("href"):
+            if _wraps_heading(el):  # `<a href="#g:1"><h1>..</h1></a>` (Haddock): a heading
+                return self.children(el)
             return [("other", self.composite("other", el, lambda: self.card(el)))]
         return self.children(el)
 
@@ -249,6 +269,7 @@ class _Renderer(TableRendering):
         """Register a top-level block that contains no other block."""
         if self.depth == 0 and md:
             self.out.blocks.append(self.make_block(len(self.out.blocks), kind, el, md, text))
+            self.out.mark()
         if kind != "code":
             self.blocks_since_code += 1
         return md
@@ -268,9 +289,11 @@ class _Renderer(TableRendering):
             block = self.make_block(self.ordinal, kind, el, md, self.text(el))
             block.heading_path, block.anchor = path, anchor
             self.out.blocks.append(block)
+            self.out.mark()
         return md
 
     def make_block(self, ordinal: int, kind: str, el: etree._Element, md: str, text: str) -> Block:
+        self.out.elements[ordinal] = el
         return Block(
             ordinal=ordinal,
             kind=kind,
@@ -287,7 +310,7 @@ class _Renderer(TableRendering):
         text = heading_text(el)
         if not text:
             return []
-        if self.in_card or self.in_cell:
+        if self.in_card or self.in_cell or (not self.stack.path and _is_kicker(el, level)):
             md, plain = self.inline_nodes([el])
             return [("paragraph", self.leaf("paragraph", el, f"**{md}**", plain))]
         self.close_section()
@@ -333,6 +356,10 @@ class _Renderer(TableRendering):
             context=self.last_prose,
             block_ordinal=len(self.out.blocks) if self.depth == 0 else self.ordinal,
         )
+        if info.language is None and (named := _named_language(el)):
+            self.out.warnings.append(ExtractionWarning(
+                CODE_LANGUAGE_WARNING, f"markup names a language ({named}) the code block "
+                f"record lacks: {info.code[:40]!r}"))
         if not code_block.context:
             self.waiting_for_context.append(code_block)
         self.out.code_blocks.append(code_block)
@@ -605,6 +632,46 @@ BLOCK_HANDLERS: dict[str, Callable[[_Renderer, etree._Element], Parts]] = {
 
 
 # ---- small structural helpers --------------------------------------------------------
+
+
+def _named_language(el: etree._Element) -> str | None:
+    """A class token naming a language on a code block, its code child or two wrappers
+    up (`language-rust`, `highlight-python3`, `lang-go`), else None."""
+    nodes = [el, *el.iterchildren("code")]
+    parent = el.getparent()
+    for _ in range(2):
+        if parent is None:
+            break
+        nodes.append(parent)
+        parent = parent.getparent()
+    for node in nodes:
+        for token in (node.get("class") or "").split():
+            match = _LANGUAGE_CLASS.match(token)
+            if match and match.group(1).lower() not in NOT_LANGUAGES:
+                return token
+    return None
+
+
+def _is_kicker(el: etree._Element, level: int) -> bool:
+    """A heading directly followed by the page's `h1` is that title's label, not a
+    section (gi-docgen's `<header><h3>Class</h3><h1>GskBlurNode</h1>`); asked only
+    before the first heading."""
+    nxt = el.getnext()
+    while nxt is not None and not isinstance(nxt.tag, str):
+        nxt = nxt.getnext()
+    if nxt is None:
+        return False
+    return level > 1 and heading_level(nxt) == 1
+
+
+def _wraps_heading(a: etree._Element) -> bool:
+    """True when a link's only element child is a heading (a heading that is its own
+    permalink) and the link has no text of its own."""
+    children = [c for c in a if isinstance(c.tag, str)]
+    return (
+        len(children) == 1 and heading_level(children[0]) is not None
+        and not (a.text or "").strip() and not (children[0].tail or "").strip()
+    )
 
 
 def _is_tab_list(el: etree._Element) -> bool:

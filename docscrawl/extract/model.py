@@ -78,6 +78,9 @@ class Region:
     # Link-set digest (`regions.region_signature`): equal on pages sharing the region's
     # links; None for the main content. `templates.TemplateTracker` compares them.
     signature: str | None = None
+    # True for a block of the main element the site repeats on most pages
+    # (`template_table.template_blocks`): left out of the Markdown, headings and chunks.
+    template: bool = False
 
 
 @dataclass(slots=True)
@@ -156,3 +159,6 @@ class PageExtract:
     version: VersionInfo = field(default_factory=VersionInfo)
     warnings: list[ExtractionWarning] = field(default_factory=list)
     main_locator: str | None = None
+    # Signatures of the blocks at the edges of the main content, before template blocks
+    # were left out (`template_table.page_signatures`): what the crawl feeds its TemplateTable.
+    signatures: list[int] = field(default_factory=list)

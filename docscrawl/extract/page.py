@@ -14,14 +14,21 @@ from docscrawl.extract.breadcrumbs import extract_breadcrumbs
 from docscrawl.extract.docindex import DocIndex
 from docscrawl.extract.generator import contract_generator, detect_profile
 from docscrawl.extract.links import page_links
-from docscrawl.extract.main_content import find_main_content, title_block
+from docscrawl.extract.main_content import find_main_content, names_title, title_block, title_parts
 from docscrawl.extract.markdown import render_main
-from docscrawl.extract.metadata import document_base, page_metadata
-from docscrawl.extract.model import Block, ExtractionWarning, Link, PageExtract
+from docscrawl.extract.metadata import document_base, page_metadata, page_title
+from docscrawl.extract.model import Block, ExtractionWarning, Heading, Link, PageExtract
 from docscrawl.extract.profiles import profile_for, select
 from docscrawl.extract.regions import RegionMap, classify
 from docscrawl.extract.section_path import active_sidebar_trail
 from docscrawl.extract.site_profile import SiteSelectors
+from docscrawl.extract.template_content import (
+    template_elements,
+    template_warning,
+    with_template_regions,
+    without_blocks,
+)
+from docscrawl.extract.template_table import TemplateTable, page_signatures, sign_blocks
 from docscrawl.extract.tree import PARSE_NOTE
 from docscrawl.extract.version import detect_version
 
@@ -45,6 +52,39 @@ def significant_words(text: str) -> set[str]:
     }
 
 
+TITLE_HEADING_WITHIN = 3  # a page title below h1 is among the first headings
+TITLE_BLOCK_WITHIN = 5  # a title that is no heading is among the first blocks
+
+
+def page_heading(headings: list[Heading], blocks: list[Block], title: str | None) -> str | None:
+    """The heading naming the page, whatever its level or wrapper.
+
+    In order: a heading, or one of the first blocks, whose whole text is the `<title>` or
+    a part of it between separators (Haddock's title is a caption, Doxygen's a div); the
+    first `h1` sharing a significant word with the title; one of the first headings of
+    any level that does (DocBook, Texinfo titles are h2-h4); the first `h1`; else None.
+    """
+    if title:
+        parts = title_parts(title)
+        for heading in headings:
+            if heading.text in parts:
+                return heading.text
+        for block in blocks[:TITLE_BLOCK_WITHIN]:
+            text = " ".join(block.markdown.split())
+            if block.kind == "paragraph" and names_title(text, parts):
+                return text
+    words = significant_words(title) if title else set()
+    h1s = [h for h in headings if h.level == 1]
+    for heading in (*h1s, *headings[:TITLE_HEADING_WITHIN]):
+        if words & significant_words(heading.text):
+            return heading.text
+    return h1s[0].text if h1s else None
+
+
+def _squeeze(text: str) -> str:
+    return "".join(m.group().lower() for m in _WORD.finditer(text)).replace("_", "")
+
+
 def identity_warning(title: str | None, main_heading: str | None) -> ExtractionWarning | None:
     """`identity_mismatch` when title and main heading share no significant word."""
     if not title or not main_heading:
@@ -52,6 +92,9 @@ def identity_warning(title: str | None, main_heading: str | None) -> ExtractionW
     a, b = significant_words(title), significant_words(main_heading)
     if not a or not b or a & b:
         return None
+    squeezed_title, squeezed_heading = _squeeze(title), _squeeze(main_heading)
+    if squeezed_heading in squeezed_title or squeezed_title in squeezed_heading:
+        return None  # "Gsk.BlurNode" and "GskBlurNode" (gi-docgen) name the same thing
     return ExtractionWarning(
         "identity_mismatch", f"title {title!r} and main heading {main_heading!r} share no word"
     )
@@ -85,11 +128,12 @@ def page_structure(
     base = document_base(root, url)
     index = DocIndex.of(root)
     generator = detect_profile(root, index=index)
+    title = page_title(root)
     main_el, main_locator, warnings = find_main_content(
-        root, generator=generator, selectors=site.main, index=index
+        root, generator=generator, selectors=site.main, index=index, title=title
     )
     regions = classify(root, generator=generator, main_el=main_el, base_url=base, index=index)
-    title_el = title_block(main_el)
+    title_el = title_block(main_el, title)
     scopes = (main_el,) if title_el is None else (title_el, main_el)
     warnings = list(warnings)
     if repaired := root.get(PARSE_NOTE):  # extract.tree repaired what libxml2 would drop
@@ -119,13 +163,16 @@ def _excluded(
 
 def extract_page(root: etree._Element, url: str, *, html: str | None = None,
                  structure: PageStructure | None = None,
-                 profile: Mapping[str, Any] | None = None) -> PageExtract:
+                 profile: Mapping[str, Any] | None = None,
+                 template_table: TemplateTable | None = None) -> PageExtract:
     """Extract everything the contract needs from a parsed page (`parsel.Selector.root`).
 
     `url` is the page's final URL; `html` (optional) lets breadcrumb extraction read
     structured data from the raw text; `structure` reuses a `page_structure` already
     computed for the same tree; `profile` is the site profile (only needed when
-    `structure` was computed without it). The tree is never modified.
+    `structure` was computed without it); `template_table` (read, never changed) is what the
+    crawl learned about the site's template: blocks it repeats on most pages are left
+    out of the main content (`template_table.template_blocks`). The tree is never modified.
     """
     if structure is None:
         structure = page_structure(root, url, profile=profile)
@@ -136,12 +183,20 @@ def extract_page(root: etree._Element, url: str, *, html: str | None = None,
     title, description, language, canonical = page_metadata(root, url)
     render = render_main(main_el, base_url=base, preamble=structure.title_el,
                          excluded=structure.excluded)
+    signed = sign_blocks(render.blocks, structure.main_locator)
+    if template_table is not None and template_table.warm and (
+        dropped := template_elements(root, structure.main_locator, render.blocks, signed,
+                                     template_table, render.elements)
+    ):
+        render = without_blocks(render, {verdict.block.ordinal for verdict, _ in dropped.values()})
+        regions = with_template_regions(regions, dropped)
+        warnings.append(template_warning(dropped))
     links = page_links(root, base, regions=regions, main_el=main_el, main_links=render.links)
     crumbs = extract_breadcrumbs(root, html, base, index=index, selectors=site.breadcrumb)
     section_path = active_sidebar_trail(root, base, index=index)
     version, version_warnings = detect_version(root, url, canonical, index=index,
                                                selectors=site.version)
-    main_heading = next((h.text for h in render.headings if h.level == 1), None)
+    main_heading = page_heading(render.headings, render.blocks, title)
     warnings = [*warnings, *render.warnings, *crumbs.warnings, *version_warnings,
                 *fragment_warnings(links, index)]
     if mismatch := identity_warning(title, main_heading):
@@ -171,6 +226,7 @@ def extract_page(root: etree._Element, url: str, *, html: str | None = None,
         version=version,
         warnings=warnings,
         main_locator=structure.main_locator,
+        signatures=page_signatures(signed),
     )
 
 

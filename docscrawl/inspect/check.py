@@ -1,4 +1,5 @@
-"""`docscrawl check OUT`: the extraction checks of the navigation-context seed.
+"""`docscrawl check OUT`: the extraction checks of the navigation-context seed, the
+chunk checks, a crawl-log invariant, and five site-wide checks (`docscrawl.inspect.site_checks`).
 
 1. heading coverage: share of main-content chunks with a non-empty heading path
    (from chunks.jsonl; from structure.jsonl's blocks when no chunk was written);
@@ -13,7 +14,9 @@
 7. section precision and 8. plain headings: does every chunk cite the sections it holds,
    and are headings plain text (`docscrawl.inspect.check_chunks`);
 9. duplicate targets: an invariant of the crawl log, every `duplicate` names a URL that
-   has a page (`docscrawl.inspect.invariants`).
+   has a page (`docscrawl.inspect.invariants`);
+10-14. template leak, heading-path roots, code languages, version coverage, cross-version
+   merges: site-wide, gold-free (`docscrawl.inspect.site_checks`).
 
 Each check returns its figure, the threshold it is held to, details and offending
 examples. `run_checks` streams pages.jsonl and chunks.jsonl once (structure.jsonl only
@@ -33,13 +36,23 @@ from docscrawl.discovery.urls import is_crawlable_url, normalize_url
 from docscrawl.inspect.check_chunks import ChunkScan
 from docscrawl.inspect.invariants import duplicate_targets
 from docscrawl.inspect.output import OutputDir
+from docscrawl.inspect.site_checks import (
+    SiteScan,
+    code_languages,
+    cross_version_merges,
+    heading_roots,
+    template_leak,
+    version_coverage,
+)
 
 __all__ = ["CHECKS", "Thresholds", "format_checks", "parse_threshold", "run_checks"]
 
 CHECKS = ("heading_coverage", "breadcrumb_coverage", "link_ambiguity", "template_detection",
           "identity_agreement", "fragment_resolution", "section_precision", "plain_headings",
-          "duplicate_targets")
+          "duplicate_targets", "template_leak", "heading_roots", "code_languages",
+          "version_coverage", "cross_version_merges")
 EXAMPLES = 5
+COUNTED = frozenset({"cross_version_merges"})  # checks whose value is a count, not a share
 GENERIC_LINK_TEXT = frozenset({
     "", "here", "click here", "click", "this", "this page", "this link", "link", "more",
     "read more", "learn more", "see more", "more info", "more information", "details",
@@ -65,6 +78,13 @@ class Thresholds:
     min_fragment_resolution: float = 0.95
     max_unnamed_section_share: float = 0.01
     max_linked_heading_share: float = 0.0
+    # Site-wide checks (docscrawl.inspect.site_checks)
+    max_template_leak: float = 0.05
+    max_heading_root_share: float = 0.5
+    max_code_language_unread: float = 0.02
+    max_unversioned_share: float = 0.05
+    min_versioned_site: float = 0.5  # version coverage is judged when this share has one
+    max_cross_version_merges: int = 0
 
 
 def parse_threshold(thresholds: Thresholds, text: str) -> None:
@@ -75,7 +95,8 @@ def parse_threshold(thresholds: Thresholds, text: str) -> None:
     if not sep or name not in names:
         raise ValueError(f"bad threshold {text!r}; known: {', '.join(names)} (NAME=VALUE)")
     try:
-        number: float = int(value) if name == "template_min_pages" else float(value)
+        number: float = (int(value) if name in ("template_min_pages", "max_cross_version_merges")
+                         else float(value))
     except ValueError:
         raise ValueError(f"threshold {name}: not a number: {value!r}") from None
     setattr(thresholds, name, number)
@@ -283,8 +304,10 @@ def run_checks(out: OutputDir, thresholds: Thresholds | None = None) -> dict[str
     thresholds = thresholds or Thresholds()
     out.require("pages.jsonl")
     scan = _Scan()
+    site = SiteScan()
     for page in out.records("pages.jsonl"):
         scan.add(page)
+        site.add(page)
     chunk_scan = ChunkScan()
     checks = [
         heading_coverage(out, thresholds, chunk_scan),
@@ -296,6 +319,12 @@ def run_checks(out: OutputDir, thresholds: Thresholds | None = None) -> dict[str
         section_precision(chunk_scan, thresholds),
         plain_headings(chunk_scan, thresholds),
         duplicate_targets(out),
+        template_leak(out, thresholds.max_template_leak, _result),
+        heading_roots(site, thresholds.max_heading_root_share, _result),
+        code_languages(site, thresholds.max_code_language_unread, _result),
+        version_coverage(site, thresholds.max_unversioned_share, thresholds.min_versioned_site,
+                         _result),
+        cross_version_merges(site, thresholds.max_cross_version_merges, _result),
     ]
     return {"output": str(out.path), "site": out.run.get("site"), "pages": scan.pages,
             "passed": all(check["passed"] for check in checks), "checks": checks,
@@ -472,9 +501,13 @@ def format_checks(report: dict[str, Any]) -> str:
     for check in report["checks"]:
         mark = "PASS" if check["passed"] else "FAIL"
         value = check["value"]
-        limit = (f"{check['comparison']} {check['threshold']:.0%}" if value is not None
-                 else "")
-        lines.append(f"{mark}  {check['title']}: {_pct(value)} {limit}".rstrip())
+        if check["name"] in COUNTED:
+            shown, limit = f"{value:g}", f"{check['comparison']} {check['threshold']:g}"
+        else:
+            shown = _pct(value)
+            limit = (f"{check['comparison']} {check['threshold']:.0%}" if value is not None
+                     else "")
+        lines.append(f"{mark}  {check['title']}: {shown} {limit}".rstrip())
         lines.append(f"      {check['figure']}")
         for template in check["details"].get("templates", [])[:5]:
             lines.append(f"      template: {template['region']} on {template['pages']} pages, "

@@ -1,36 +1,91 @@
-"""Pipeline step 1: run the pure extraction over the page's one parsed tree."""
+"""Pipeline step 1: run the pure extraction over the page's one parsed tree.
+
+The crawl's `TemplateTable` (`session.site_model.template`) is passed to extraction
+read-only. Until it is frozen, pages are held (their trees kept, at most MAX_HELD) while
+the table learns from the crawl's warm-up sample (`docscrawl.template_warmup`); then the
+held pages and every page after them are judged by the same frozen table. Held pages are
+released early when the crawl has nothing else to fetch (a site smaller than the sample).
+"""
 
 from __future__ import annotations
 
 import logging
-from typing import Any
+import time
+from typing import Any, Self
 
+from scrapy.crawler import Crawler
 from scrapy.exceptions import DropItem
+from scrapy.utils.defer import maybe_deferred_to_future
+from twisted.internet import defer, task
 
 from docscrawl.extract.model import PageExtract
 from docscrawl.extract.page import extract_page
 from docscrawl.extract.site_versions import page_signals
+from docscrawl.extract.template_table import TemplateTable
 from docscrawl.items import FetchedPage
 from docscrawl.pipelines.base import SessionPipeline
 from docscrawl.quality import soft_404_reason
+from docscrawl.template_warmup import Warmup
 
 logger = logging.getLogger(__name__)
+
+QUIET_SECONDS = 2.0  # held pages are released when no page arrived for this long...
+CHECK_SECONDS = 0.5  # ... and the downloader is idle (checked this often)
+MAX_HELD = 48  # pages held at most while the sample is incomplete (then: give up)
 
 
 class ExtractPipeline(SessionPipeline):
     """FetchedPage -> FetchedPage with `.extract` filled; a crash is a `parse_error`."""
 
-    def process_item(self, item: Any) -> Any:
+    def __init__(self, crawler: Crawler, *, warmup: bool = True) -> None:
+        super().__init__(crawler)
+        self.warmup = warmup
+        self._held: list[defer.Deferred[None]] = []
+        self._last_arrival = 0.0
+        self._loop: task.LoopingCall | None = None
+        self._warmup: Warmup | None = None
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        return cls(crawler, warmup=crawler.settings.getbool("DOCSCRAWL_TEMPLATE_WARMUP", True))
+
+    def close_spider(self) -> None:
+        if self._held:
+            self.warm.give_up()
+        self._release()
+
+    @property
+    def template_table(self) -> TemplateTable:
+        return self.session.site_model.template
+
+    @property
+    def warm(self) -> Warmup:
+        if self._warmup is None:
+            self._warmup = Warmup(self.template_table)
+            self.session.log.terminal_hooks.append(self._warmup.settle)
+        return self._warmup
+
+    async def process_item(self, item: Any) -> Any:
         if not isinstance(item, FetchedPage):
             return item
-        try:
-            item.extract = extract_page(item.root, item.final_url, structure=item.structure)
-        except Exception as exc:
-            logger.exception("docscrawl: extraction failed for %s", item.final_url)
-            self.session.log.record(item.track.url, "failed", reason="parse_error",
-                                    rule=f"{type(exc).__name__}: {exc}"[:300],
-                                    status=item.status, fetch_mode=item.fetch_mode)
-            raise DropItem(f"parse_error {item.final_url}", log_level="DEBUG") from None
+        model = self.template_table
+        self._last_arrival = time.monotonic()
+        if self.warmup and not model.frozen:
+            first = self._extract(item, None)  # cold: only its signatures are kept
+            warm = self.warm
+            warm.offer((item.track.url, item.track.key, item.final_url), first.signatures,
+                       self.session.template_sample)
+            if len(self._held) >= MAX_HELD:
+                warm.give_up()
+            if warm.check():
+                self._release()
+            else:
+                waiter: defer.Deferred[None] = defer.Deferred()
+                self._held.append(waiter)
+                self.session.pages_held = len(self._held)
+                self._watch()
+                await maybe_deferred_to_future(waiter)
+        item.extract = self._extract(item, model)
         self._site_version(item.root, item.structure, item.extract, item.final_url)
         item.root = item.structure = None  # the tree is no longer needed: free it early
         extract = item.extract
@@ -44,7 +99,7 @@ class ExtractPipeline(SessionPipeline):
     def _site_version(self, root: Any, structure: Any, extract: PageExtract, url: str) -> None:
         """Feed the page's version signals to the site's model, then add what every page
         shares to this page's version (`docscrawl.extract.site_versions`)."""
-        site = self.session.site_versions
+        site = self.session.site_model.versions
         if site.wants_page():
             homes = (link.text for link in extract.links if link.url in site.home)
             index = structure.index if structure is not None else None
@@ -53,3 +108,40 @@ class ExtractPipeline(SessionPipeline):
                                       ids=index.ids if index is not None else ()))
         extract.version, extract.warnings = site.apply(extract.version, extract.warnings)
         self.session.site_observed(url)
+
+    def _extract(self, item: FetchedPage, model: TemplateTable | None) -> PageExtract:
+        try:
+            return extract_page(item.root, item.final_url, structure=item.structure,
+                                template_table=model)
+        except Exception as exc:
+            logger.exception("docscrawl: extraction failed for %s", item.final_url)
+            self.session.log.record(item.track.url, "failed", reason="parse_error",
+                                    rule=f"{type(exc).__name__}: {exc}"[:300],
+                                    status=item.status, fetch_mode=item.fetch_mode)
+            raise DropItem(f"parse_error {item.final_url}", log_level="DEBUG") from None
+
+    def _watch(self) -> None:
+        if self._loop is None:
+            self._loop = task.LoopingCall(self._check_quiet)
+            self._loop.start(CHECK_SECONDS, now=False)
+
+    def _check_quiet(self) -> None:
+        """Release held pages once the table is frozen (other workers count too), or
+        when the crawl has gone quiet before the sample was complete."""
+        if self.warm.check():
+            self._release()
+            return
+        engine = self.crawler.engine
+        downloading = bool(engine is not None and engine.downloader.active)
+        if not downloading and time.monotonic() - self._last_arrival >= QUIET_SECONDS:
+            self.warm.give_up()
+            self._release()
+
+    def _release(self) -> None:
+        if self._loop is not None and self._loop.running:
+            self._loop.stop()
+        self._loop = None
+        held, self._held = self._held, []
+        self.session.pages_held = 0
+        for waiter in held:
+            waiter.callback(None)

@@ -47,6 +47,7 @@ from docscrawl.spiders.site_resources import (
     latency_ms,
 )
 from docscrawl.state import StateRow
+from docscrawl.template_warmup import sample_of
 from docscrawl.worker import Worker, build_worker
 
 logger = logging.getLogger(__name__)
@@ -186,8 +187,20 @@ class DocsSpider(SiteResources, scrapy.Spider):
         headers = self.session.incremental.conditional_headers(row)
         if row is not None and row.can_carry_over:
             meta[STATE_CANONICAL] = row.canonical_url
+        sample = self.session.template_sample or ()  # fetched first: pages wait for them
         return Request(url, callback=self.parse_page, errback=self.page_failed,
-                       priority=-track.depth, meta=meta, headers=headers)
+                       priority=-track.depth + (track.key in sample), meta=meta,
+                       headers=headers)
+
+    def _sample_key(self, url: str) -> str | None:
+        """The frontier's key of an in-scope URL (template warm-up sample), else None."""
+        frontier = self.session.frontier
+        if not frontier.scope.decide(url).allowed:
+            return None
+        try:
+            return normalize_url(frontier.params.identify(url)[0])
+        except ValueError:
+            return None
 
     # -- robots.txt -----------------------------------------------------------------
 
@@ -328,7 +341,12 @@ class DocsSpider(SiteResources, scrapy.Spider):
         if canonical and is_crawlable_url(canonical):
             yield from self._discover(strip_fragment(canonical), "canonical", page_url,
                                       track.depth + 1)
-        for link in discovery_links(root, base_url, region_map=structure.regions):
+        links = discovery_links(root, base_url, region_map=structure.regions)
+        if (track.depth == 0 and self.session.template_sample is None  # the seed
+                and self.settings.getbool("DOCSCRAWL_TEMPLATE_WARMUP", True)):
+            self.session.template_sample = sample_of(track.key, [lk.url for lk in links],
+                                                     self._sample_key)
+        for link in links:
             reason = REGION_TO_DISCOVERY.get(link.region, "in_page")
             yield from self._discover(link.url, reason, page_url, track.depth + 1)
 

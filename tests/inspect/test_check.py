@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from docscrawl.inspect.check import (
+    CHECKS,
     Thresholds,
     identity_status,
     parse_threshold,
@@ -37,10 +38,11 @@ def test_demo_crawl_passes_all_checks(demo_out: Path) -> None:
     assert result.returncode == 0, result.stdout + result.stderr
     for title in ("Heading coverage", "Breadcrumb coverage", "Link ambiguity",
                   "Template detection", "Identity agreement", "Fragment resolution",
-                  "Section precision", "Plain headings"):
+                  "Section precision", "Plain headings", "Template leak", "Heading-path roots",
+                  "Code languages", "Version coverage", "Cross-version merges"):
         assert f"PASS  {title}" in result.stdout
     data = json.loads(docscrawl("check", str(demo_out), "--json").stdout)
-    assert data["passed"] is True and len(data["checks"]) == 9
+    assert data["passed"] is True and len(data["checks"]) == len(CHECKS)
     templates = _by_name(data)["template_detection"]["details"]["templates"]
     assert any(t["region"] == "sidebar_navigation" for t in templates)
 

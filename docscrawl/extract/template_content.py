@@ -1,0 +1,166 @@
+"""Leaving the site's template out of a page's main content (see `template_table`).
+
+The blocks `template_table.template_blocks` calls template are found again in the tree by
+their locators and become regions of their own (`template: true`), so their links are
+reported as navigation. They are taken out of the one rendering of the page with what
+they rendered (`without_blocks`): the page is never rendered twice.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from lxml import etree
+
+from docscrawl.extract.markdown import MainRender
+from docscrawl.extract.model import Block, ExtractionWarning, Region
+from docscrawl.extract.regions import RegionMap
+from docscrawl.extract.template_table import (
+    SHAPE_LINK_SHARE,
+    Signed,
+    TemplateBlock,
+    TemplateTable,
+    link_share,
+    template_blocks,
+)
+
+__all__ = ["TEMPLATE_WARNING", "template_elements", "template_warning",
+           "with_template_regions", "without_blocks"]
+
+Dropped = dict[etree._Element, tuple[TemplateBlock, Region]]
+
+
+def template_elements(
+    root: etree._Element, main_locator: str, blocks: list[Block], signed: Signed,
+    model: TemplateTable, elements: dict[int, etree._Element] | None = None,
+) -> Dropped:
+    """Elements of the main content's template blocks, each with its verdict and region.
+
+    A block's element is left out only when no block of the page's own lies inside it
+    (a run of text directly in the main element is never left out).
+    """
+    found = template_blocks(blocks, signed, model)
+    if not found:
+        return {}
+    template_ordinals = {t.block.ordinal for t in found}
+    holding_own: set[str] = set()  # every locator that is or contains a block of the page's own
+    for b in blocks:
+        if b.ordinal not in template_ordinals:
+            path = b.locator
+            while path and path not in holding_own:
+                holding_own.add(path)
+                path = path.rpartition("/")[0]
+    tree = root.getroottree()
+    out: Dropped = {}
+    for verdict in found:
+        path = verdict.block.locator
+        if main_locator.startswith(path) or path in holding_own:
+            continue
+        el = (elements or {}).get(verdict.block.ordinal)
+        if el is None:  # not rendered here: find it by its locator
+            matches = tree.xpath(path)
+            if not matches or not isinstance(matches[0], etree._Element):
+                continue
+            el = matches[0]
+        links, share = link_share(verdict.block.markdown)
+        kind = "unknown"
+        if links and share >= SHAPE_LINK_SHARE:
+            kind = "footer_navigation" if verdict.at_end else "primary_navigation"
+        region = Region(kind, path, links, verdict.block.text_chars,
+                        f"{verdict.signature:016x}", template=True)
+        out[el] = (verdict, region)
+    return out
+
+
+def with_template_regions(
+    regions: RegionMap, dropped: Dropped
+) -> RegionMap:
+    """A copy of the region map where the template blocks are regions of their own."""
+    kinds = dict(regions.kinds)
+    locators = dict(regions.locators)
+    for el, (_, region) in dropped.items():
+        kinds[el] = region.region
+        locators[el] = region.locator
+    return dataclasses.replace(
+        regions, kinds=kinds, locators=locators, _nearest={},
+        regions=[*regions.regions, *(region for _, region in dropped.values())],
+    )
+
+
+TEMPLATE_WARNING = "template_in_main"
+
+
+def template_warning(
+    dropped: Dropped,
+) -> ExtractionWarning:
+    """`template_in_main`: which blocks were left out, and on how many pages they were."""
+    verdicts = [verdict for verdict, _ in dropped.values()]
+    sample = "; ".join(repr(v.block.markdown[:60]) for v in verdicts[:3])
+    return ExtractionWarning(
+        TEMPLATE_WARNING,
+        f"{len(verdicts)} block(s) of the main element repeat on most pages of the site "
+        f"(up to {max(v.pages for v in verdicts)} pages) and were left out as template: "
+        f"{sample}",
+    )
+
+
+def without_blocks(render: MainRender, ordinals: set[int]) -> MainRender:
+    """The render with the blocks `ordinals` taken out, as if they had been skipped.
+
+    What each block rendered (headings, code blocks, links, warnings) goes with it
+    (`MainRender.marks`); the blocks left are numbered again; a heading taken out leaves
+    the heading paths below it, as the renderer would have built them without it. The
+    records of `render` are updated in place (they belong to that one rendering).
+    """
+    keep: list[Block] = []
+    headings, code_blocks, links, warnings = [], [], [], []
+    gone: dict[str, list[list[str]]] = {}  # first entry -> paths of the headings taken out
+    start = (0, 0, 0, 0)
+    renumber: dict[int, int] = {}
+    for block, end in zip(render.blocks, render.marks, strict=True):
+        h, c, k, w = (slice(start[0], end[0]), slice(start[1], end[1]),
+                      slice(start[2], end[2]), slice(start[3], end[3]))
+        start = end
+        if block.ordinal in ordinals:
+            for heading in render.headings[h]:
+                gone.setdefault(heading.path[0], []).append(heading.path)
+            continue
+        renumber[block.ordinal] = len(keep)
+        keep.append(block)
+        headings += render.headings[h]
+        code_blocks += render.code_blocks[c]
+        links += render.links[k]
+        warnings += render.warnings[w]
+    headings += render.headings[start[0]:]
+    code_blocks += render.code_blocks[start[1]:]
+    links += render.links[start[2]:]
+    warnings += render.warnings[start[3]:]
+    for paths in gone.values():
+        paths.sort(key=len, reverse=True)
+
+    gone_texts = {path[-1] for paths in gone.values() for path in paths}
+
+    def path(p: list[str]) -> list[str]:
+        if gone_texts.isdisjoint(p):  # no heading taken out above it (the usual case)
+            return p
+        for removed in gone.get(p[0], ()) if p else ():
+            if p[:len(removed)] == removed:
+                p = p[:len(removed) - 1] + p[len(removed):]
+                if not p:
+                    break
+        return p
+
+    for block in keep:
+        block.ordinal = renumber[block.ordinal]
+    if gone:
+        for record in (*keep, *code_blocks, *links):
+            record.heading_path = path(record.heading_path)
+        for heading in headings:
+            heading.path = path(heading.path)
+    for code in code_blocks:
+        code.block_ordinal = renumber.get(code.block_ordinal, 0)
+    for position, link in enumerate(links):
+        link.position = position
+    body = "\n\n".join(b.markdown for b in keep).strip("\n")
+    return MainRender(markdown=body + "\n" if body else "", blocks=keep, headings=headings,
+                      code_blocks=code_blocks, links=links, warnings=warnings)

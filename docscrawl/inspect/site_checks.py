@@ -1,0 +1,187 @@
+"""Gold-free checks of what a crawl learned about the site as a whole (`docscrawl check`).
+
+What one page cannot show but the site does, read from pages.jsonl only:
+
+7. template leak: share of pages whose Markdown holds a text line that appears on most
+   pages (a template the main content swallowed);
+8. heading-path roots: share of pages whose heading paths start at the site's most common
+   first entry (a site title or a section label in place of the page's own title);
+9. code languages: code blocks whose markup names a language (`code_language_unread`
+   warnings) against all code blocks;
+10. version coverage: pages without a version on a site where most pages have one;
+11. cross-version merges: pages whose merged URLs name two versions.
+
+Each returns the same result dict as the six checks of `check` (`check._result`).
+Memory: line counts are kept as 64-bit digests, pruned when they pass `MAX_LINES`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import Counter
+from typing import Any
+
+from docscrawl.extract.version import url_version
+from docscrawl.inspect.output import OutputDir
+
+EXAMPLES = 5
+LINE_MIN_CHARS = 20  # shorter lines ("Parameters", "Returns") repeat legitimately
+COMMON_SHARE = 0.5  # a line on this share of pages is template
+MIN_PAGES = 20  # fewer pages: a repeated line proves nothing
+MAX_LINES = 500_000  # line digests kept while counting
+CODE_LANGUAGE_WARNING = "code_language_unread"
+_LINK_TARGET = re.compile(r"\]\([^)]*\)")
+
+
+def _lines(markdown: str | None) -> set[int]:
+    """Digests of the Markdown's prose lines (no heading, table, fence or rule; link
+    targets dropped; 20+ characters)."""
+    out: set[int] = set()
+    for raw in (markdown or "").splitlines():
+        text = _LINK_TARGET.sub("]", raw).strip()
+        if len(text) < LINE_MIN_CHARS or text.startswith(("#", "```", "|", "---")):
+            continue
+        digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8)
+        out.add(int.from_bytes(digest.digest(), "big"))
+    return out
+
+
+def _line_text(markdown: str | None, wanted: set[int]) -> str | None:
+    for raw in (markdown or "").splitlines():
+        text = _LINK_TARGET.sub("]", raw).strip()
+        if _lines(text) & wanted:
+            return text
+    return None
+
+
+class SiteScan:
+    """What checks 8-11 need, gathered page by page (fed by `check.run_checks`)."""
+
+    def __init__(self) -> None:
+        self.pages = 0
+        self.roots: Counter[str] = Counter()
+        self.root_examples: dict[str, list[str]] = {}
+        self.code_blocks = 0
+        self.code_unread = 0
+        self.code_examples: list[dict[str, Any]] = []
+        self.versioned = 0
+        self.unversioned: list[str] = []
+        self.versions: Counter[str] = Counter()
+        self.cross_version: list[dict[str, Any]] = []
+        self.cross_version_pages = 0
+
+    def add(self, page: dict[str, Any]) -> None:
+        self.pages += 1
+        url = str(page.get("canonical_url") or "")
+        headings = page.get("headings") or []
+        first = headings[0] if headings and isinstance(headings[0], dict) else None
+        path = first.get("path") if first else None
+        if path:
+            root = str(path[0])
+            self.roots[root] += 1
+            examples = self.root_examples.setdefault(root, [])
+            if len(examples) < EXAMPLES and len(self.root_examples) < 10_000:
+                examples.append(url)
+        self.code_blocks += len(page.get("code_blocks") or ())
+        for warning in page.get("warnings") or ():
+            if isinstance(warning, dict) and warning.get("code") == CODE_LANGUAGE_WARNING:
+                self.code_unread += 1
+                if len(self.code_examples) < EXAMPLES:
+                    self.code_examples.append({"page": url, "detail": warning.get("detail")})
+        version = page.get("version") or {}
+        value = version.get("value") if isinstance(version, dict) else None
+        if value:
+            self.versioned += 1
+            self.versions[str(value)] += 1
+        elif len(self.unversioned) < 50_000:
+            self.unversioned.append(url)
+        urls = [url, *(str(u) for u in page.get("observed_urls") or ())]
+        named = {v for v in (url_version(u) for u in urls) if v}
+        if len(named) > 1:
+            self.cross_version_pages += 1
+            if len(self.cross_version) < EXAMPLES:
+                self.cross_version.append({"page": url, "versions": sorted(named),
+                                           "urls": urls[:4]})
+
+
+def template_leak(out: OutputDir, max_share: float, result: Any) -> dict[str, Any]:
+    """Pages whose Markdown holds a line repeated on most pages (two passes)."""
+    counts: Counter[int] = Counter()
+    pages = 0
+    for page in out.records("pages.jsonl"):
+        pages += 1
+        counts.update(_lines(page.get("markdown")))
+        if len(counts) > MAX_LINES:  # a template line is on most pages: it survives
+            floor = max(2, pages // 10)
+            counts = Counter({k: v for k, v in counts.items() if v >= floor})
+    common = {k for k, v in counts.items() if pages and v >= COMMON_SHARE * pages}
+    leaked = 0
+    examples: list[dict[str, Any]] = []
+    if common and pages >= MIN_PAGES:
+        for page in out.records("pages.jsonl"):
+            hit = _lines(page.get("markdown")) & common
+            if hit:
+                leaked += 1
+                if len(examples) < EXAMPLES:
+                    examples.append({"page": page.get("canonical_url"),
+                                     "line": (_line_text(page.get("markdown"), hit) or "")[:100],
+                                     "on_pages": max(counts[h] for h in hit)})
+    value = leaked / pages if pages >= MIN_PAGES else None
+    return result("template_leak", "Template leak", value, max_share, higher_is_better=False,
+                  figure=f"{leaked}/{pages} pages hold a text line that appears on half the "
+                         f"pages or more ({len(common)} such lines; sites of {MIN_PAGES}+ "
+                         f"pages)",
+                  details={"pages": pages, "leaked": leaked, "common_lines": len(common)},
+                  examples=examples)
+
+
+def heading_roots(scan: SiteScan, max_share: float, result: Any) -> dict[str, Any]:
+    """The share of pages whose heading paths start at the most common root."""
+    root, count = scan.roots.most_common(1)[0] if scan.roots else ("", 0)
+    value = count / scan.pages if scan.pages >= MIN_PAGES else None
+    examples = [{"root": r, "pages": n, "example_page": (scan.root_examples.get(r) or [""])[0]}
+                for r, n in scan.roots.most_common(3)]
+    return result("heading_roots", "Heading-path roots", value, max_share,
+                  higher_is_better=False,
+                  figure=f"{count}/{scan.pages} pages have heading paths starting at "
+                         f"{root[:60]!r}; {len(scan.roots)} distinct roots",
+                  details={"root": root, "pages": count, "distinct_roots": len(scan.roots)},
+                  examples=examples if value is not None and value > max_share else [])
+
+
+def code_languages(scan: SiteScan, max_share: float, result: Any) -> dict[str, Any]:
+    """Code blocks whose markup names a language the record lacks."""
+    value = scan.code_unread / scan.code_blocks if scan.code_blocks else None
+    return result("code_languages", "Code languages", value, max_share,
+                  higher_is_better=False,
+                  figure=f"{scan.code_unread}/{scan.code_blocks} code blocks lack the "
+                         f"language their markup names",
+                  details={"unread": scan.code_unread, "code_blocks": scan.code_blocks},
+                  examples=scan.code_examples)
+
+
+def version_coverage(scan: SiteScan, max_share: float, min_versioned: float,
+                     result: Any) -> dict[str, Any]:
+    """Pages without a version, judged only on a site where most pages have one."""
+    missing = scan.pages - scan.versioned
+    mostly = scan.pages and scan.versioned >= min_versioned * scan.pages
+    value = missing / scan.pages if mostly else None
+    versions = ", ".join(f"{v} {n}" for v, n in scan.versions.most_common(5)) or "none"
+    return result("version_coverage", "Version coverage", value, max_share,
+                  higher_is_better=False,
+                  figure=f"{missing}/{scan.pages} pages have no version; versioned pages: "
+                         f"{scan.versioned} ({versions})"
+                         + ("" if mostly else " (most pages have none: not judged)"),
+                  details={"versioned": scan.versioned, "unversioned": missing,
+                           "versions": dict(scan.versions.most_common(20))},
+                  examples=[{"page": url} for url in scan.unversioned[:EXAMPLES]]
+                  if mostly else [])
+
+
+def cross_version_merges(scan: SiteScan, max_merges: int, result: Any) -> dict[str, Any]:
+    """Pages whose merged URLs name different versions (one answer lost per merge)."""
+    return result("cross_version_merges", "Cross-version merges",
+                  float(scan.cross_version_pages), max_merges, higher_is_better=False,
+                  figure=f"{scan.cross_version_pages} pages merge URLs of different versions",
+                  details={"pages": scan.cross_version_pages}, examples=scan.cross_version)

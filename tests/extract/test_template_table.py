@@ -1,0 +1,159 @@
+"""Site template learning: TemplateTable counts, template blocks left out of the main content.
+
+Two generator families built from hand-written fixtures (tests/template_sites.py): a
+Sphinx theme with its header and footer inside the article element, and a book generator
+whose menu bar (the book title as h1) and a banner sit inside the chosen main element.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from docscrawl.extract.markdown import render_main
+from docscrawl.extract.model import Block
+from docscrawl.extract.page import extract_page, page_structure
+from docscrawl.extract.template_content import template_elements, without_blocks
+from docscrawl.extract.template_table import (
+    TemplateTable,
+    page_signatures,
+    sign_blocks,
+    template_blocks,
+)
+from docscrawl.extract.tree import html_root
+from tests.template_sites import FAMILIES, SITE_TITLES, site_pages
+
+BASE = "http://docs.example.org/lockstep/"
+CHROME_TEXTS = ("Previous:", "Table of contents", "© Copyright", "Print this book",
+                "You are reading the edition")
+
+
+def extract_site(family: str, model: TemplateTable | None):
+    return {name: extract_page(html_root(html), BASE + name, template_table=model)
+            for name, html in site_pages(family).items()}
+
+
+def learned(family: str) -> TemplateTable:
+    model = TemplateTable()
+    for extract in extract_site(family, None).values():
+        model.observe(extract.signatures)
+    return model
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_cold_extraction_keeps_the_template(family: str) -> None:
+    """Without the site's evidence the chrome inside the main element is taken for content."""
+    pages = extract_site(family, None)
+    assert all(SITE_TITLES[family] in p.markdown for p in pages.values())
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_template_is_left_out_once_learned(family: str) -> None:
+    model = learned(family)
+    assert model.pages == 10 and model.template_count() >= 2
+    pages = extract_site(family, model)
+    for name, page in pages.items():
+        assert SITE_TITLES[family] not in page.markdown, name
+        for chrome in CHROME_TEXTS:
+            assert chrome not in page.markdown, (name, chrome)
+        assert all(SITE_TITLES[family] not in h.path for h in page.headings)
+        assert page.headings[0].path == [page.main_heading], name
+        assert page.markdown.lstrip().startswith("#"), page.markdown[:80]
+        template = [r for r in page.regions if r.template]
+        assert template and all(r.signature for r in template)
+        assert "template_in_main" in [w.code for w in page.warnings]
+        assert not any(SITE_TITLES[family] in b.markdown for b in page.blocks)
+    install = pages["install.html"]
+    assert install.main_heading == "Installing Lockstep"
+    assert "single binary" in install.markdown and install.code_blocks
+
+
+def test_sphinx_header_links_are_navigation_not_content() -> None:
+    page = extract_site("sphinx_header", learned("sphinx_header"))["config.html"]
+    home = [link for link in page.links if link.text == "General index"]
+    assert home and all(link.region == "primary_navigation" for link in home)
+    steps = [link for link in page.links if link.text.startswith("Next:")]
+    assert {link.region for link in steps} == {"primary_navigation", "footer_navigation"}
+
+
+def block(ordinal: int, md: str, kind: str = "paragraph") -> Block:
+    return Block(ordinal, kind, md, [], None, f"/html/body/div/p[{ordinal + 1}]", len(md))
+
+
+def test_only_edge_runs_are_template_and_never_every_block() -> None:
+    model = TemplateTable(min_pages=2)
+    for i in range(3):
+        shared = [block(0, "Site banner text"), block(1, f"Own text {i}"),
+                  block(2, "Site banner text")]
+        model.observe(page_signatures(sign_blocks(shared, "/html/body/div")))
+    page = [block(0, "Site banner text"), block(1, "Page text"), block(2, "Middle repeat"),
+            block(3, "Page text 2"), block(4, "Site banner text")]
+    model.observe(page_signatures(sign_blocks([block(0, "Middle repeat")], None)))
+    found = template_blocks(page, sign_blocks(page, "/html/body/div"), model)
+    assert [(t.block.ordinal, t.at_end) for t in found] == [(0, False), (4, True)]
+    alone = shared[:1]  # every block template: the page keeps it
+    assert template_blocks(alone, sign_blocks(alone, "/html/body/div"), model) == []
+
+
+def test_model_is_bounded_and_round_trips() -> None:
+    model = TemplateTable(min_pages=2, max_signatures=100)
+    for page in range(300):
+        model.observe([1, 2, 1000 + page])
+    assert len(model) <= 100 and model.is_template(1) and model.is_template(2)
+    assert not model.is_template(1299)
+    again = TemplateTable.from_json(model.to_json())
+    assert again.pages == 300 and again.is_template(1) and again.count(2) == model.count(2)
+    with pytest.raises(ValueError, match="bad template table"):
+        TemplateTable.from_json({"pages": 1})
+
+
+def test_a_cold_model_judges_nothing() -> None:
+    model = TemplateTable(min_pages=6)
+    for i in range(5):
+        model.observe([7, i])
+    assert not model.warm and not model.is_template(7)
+    model.observe([7, 5])
+    assert model.warm and model.is_template(7)
+
+
+def test_a_page_counts_once_however_often_it_is_seen() -> None:
+    """A duplicate URL, a task re-delivered after a worker died, a re-crawl: one page."""
+    model = TemplateTable(min_pages=2)
+    assert model.observe([7, 1]) and not model.observe([1, 7])
+    assert model.pages == 1 and model.count(7) == 1
+    again = TemplateTable.from_json(model.to_json())
+    assert not again.observe([7, 1]) and again.observe([7, 2]) and again.count(7) == 2
+
+
+def test_repeated_prose_between_own_blocks_is_template_a_heading_is_not() -> None:
+    """rustdoc repeats inherited method docs on every type page, between the page's own
+    blocks; a repeated section heading there ("Trait Implementations") stays."""
+    inherited = "Returns a copy of the value. Read more"
+    model = TemplateTable(min_pages=2)
+    for i in range(4):
+        page = [block(0, f"# Type {i}", "heading"), block(1, "## Trait Implementations",
+                                                          "heading"),
+                block(2, inherited), block(3, f"Own text of type {i}")]
+        model.observe(page_signatures(sign_blocks(page, None)))
+    page = [block(0, "# Type 9", "heading"), block(1, "## Trait Implementations", "heading"),
+            block(2, inherited), block(3, "Own text of type 9")]
+    found = template_blocks(page, sign_blocks(page, None), model)
+    assert [t.block.ordinal for t in found] == [2]
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_taking_blocks_out_equals_rendering_without_them(family: str) -> None:
+    """The page is rendered once: template blocks are taken out of that rendering with
+    what they rendered, the same as a second rendering that skips their elements."""
+    model = learned(family)
+    for name, html in site_pages(family).items():
+        root = html_root(html)
+        structure = page_structure(root, BASE + name)
+        kept = dict(base_url=structure.base_url, preamble=structure.title_el)
+        once = render_main(structure.main_el, excluded=structure.excluded, **kept)
+        dropped = template_elements(root, structure.main_locator, once.blocks,
+                                    sign_blocks(once.blocks, structure.main_locator), model)
+        assert dropped, name
+        again = render_main(structure.main_el, excluded=(*structure.excluded, *dropped), **kept)
+        out = without_blocks(once, {verdict.block.ordinal for verdict, _ in dropped.values()})
+        for part in ("markdown", "blocks", "headings", "code_blocks", "links", "warnings"):
+            assert getattr(out, part) == getattr(again, part), (name, part)
