@@ -197,6 +197,12 @@ def extract_page(root: etree._Element, url: str, *, html: str | None = None,
     version, version_warnings = detect_version(root, url, canonical, index=index,
                                                selectors=site.version)
     main_heading = page_heading(render.headings, render.blocks, title)
+    if main_heading is None and not render.headings and title:
+        # A page with no heading at all (a source listing, a preformatted text page) is
+        # named by its <title> alone; said so, so that nobody takes it for a body heading.
+        main_heading = " ".join(title.split())
+        warnings.append(ExtractionWarning(
+            "main_heading_from_title", "no heading in the main content: the <title> names the page"))
     warnings = [*warnings, *render.warnings, *crumbs.warnings, *version_warnings,
                 *fragment_warnings(links, index)]
     if mismatch := identity_warning(title, main_heading):

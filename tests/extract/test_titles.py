@@ -48,3 +48,21 @@ def test_a_heading_sharing_a_word_with_the_title_loses_to_the_exact_title() -> N
     h2 = [Heading(2, "Chapter 2. Installing", None, ["Chapter 2. Installing"])]
     assert page_heading(h2, [], "Chapter 2. Installing Lockstep") == "Chapter 2. Installing"
     assert page_heading(h2, [], "Unrelated") is None
+
+
+@pytest.mark.parametrize(("name", "title"), [
+    ("hscolour_source", "src/Lockstep/Replica.hs"),
+    ("plain_text_page", "lockstep-replica(8) - manual page"),
+])
+def test_a_page_without_any_heading_is_named_by_its_title(name: str, title: str) -> None:
+    html = (TITLES.parent / "titles_none" / f"{name}.html").read_text(encoding="utf-8")
+    page = extract_page(html_root(html), f"http://docs.test/{name}.html")
+    assert page.headings == []
+    assert page.main_heading == title
+    assert "main_heading_from_title" in [w.code for w in page.warnings]
+
+
+def test_a_page_with_headings_never_falls_back_to_its_title() -> None:
+    html = (TITLES / "haddock.html").read_text(encoding="utf-8")
+    page = extract_page(html_root(html), EXPECTED["haddock"]["url"])
+    assert "main_heading_from_title" not in [w.code for w in page.warnings]
