@@ -121,7 +121,8 @@ class Worker:
 
     def close(self) -> Any:
         """Give unfinished tasks back at once; stop pulling. A Deferred firing when the
-        last Redis jobs (pending claims and acks first) are done."""
+        last Redis jobs (pending claims and acks first) are done: the session is still
+        open for what they log."""
         self._closing = True
         if self._loop is not None and self._loop.running:
             self._loop.stop()

@@ -21,6 +21,7 @@ from scrapy.exceptions import DontCloseSpider, StopDownload
 from scrapy.http import Request, Response, TextResponse
 from scrapy.utils.job import job_dir
 from scrapy.utils.response import get_base_url
+from twisted.internet.defer import Deferred, maybeDeferred
 from twisted.python.failure import Failure
 
 from docscrawl.config import CrawlConfig, build_config
@@ -488,8 +489,14 @@ class DocsSpider(SiteResources, scrapy.Spider):
         if content_type and not is_html_type(content_type):
             raise StopDownload(fail=False)
 
-    def _on_closed(self, spider: scrapy.Spider, reason: str) -> Any:
-        closing = self.admission.close()  # distributed: a Deferred for the last Redis calls
+    def _on_closed(self, spider: scrapy.Spider, reason: str) -> Deferred[None]:
+        """The admission closes first (distributed: its last Redis calls may still log),
+        then the session writes run.json."""
+        closing = maybeDeferred(self.admission.close)
+        closing.addCallback(lambda _: self._finish(reason))
+        return closing
+
+    def _finish(self, reason: str) -> None:
         summary = self.session.finish(reason)
         counts = summary.get("counts", {})
         logger.info(
@@ -497,7 +504,6 @@ class DocsSpider(SiteResources, scrapy.Spider):
             summary.get("pages_written"), self.session.out_dir,
             counts.get("events"), counts.get("skip_reasons"),
         )
-        return closing
 
     def _schedule(self, request: Request) -> None:
         engine = self.crawler.engine
