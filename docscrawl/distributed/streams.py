@@ -208,17 +208,21 @@ class Plans:
     def take(self, worker: str, count: int) -> Plan[list[dict[str, Any]]]:
         """Up to `count` tasks for `worker`: expired or given-back ones first (XAUTOCLAIM),
         then new ones (XREADGROUP). Each has `task_id` and `deliveries`."""
-        try:
-            pending, claimed = yield Step([
-                lambda p: p.xpending_range(self.stream, GROUP, "-", "+", count,
-                                           idle=self.lease_ms),
-                lambda p: p.xautoclaim(self.stream, GROUP, worker, self.lease_ms, "0-0",
-                                       count=count),
-            ], atomic=True)
-        except Exception as exc:
-            if missing_group(exc):
-                return []
-            raise
+        expired = yield from self._entries(self._pel(idle=self.lease_ms, count=count))
+        pending: list[dict[str, Any]] = []
+        claimed: list[Any] = [None, []]
+        if expired:  # XAUTOCLAIM scans 10 x count entries: start at the first expired one
+            first = expired[0]["message_id"]
+            try:
+                pending, claimed = yield Step([
+                    lambda p: p.xpending_range(self.stream, GROUP, first, "+", count,
+                                               idle=self.lease_ms),
+                    lambda p: p.xautoclaim(self.stream, GROUP, worker, self.lease_ms, first,
+                                           count=count),
+                ], atomic=True)
+            except Exception as exc:
+                if not missing_group(exc):
+                    raise
         before = {entry["message_id"]: entry for entry in pending}
         tasks: list[dict[str, Any]] = []
         dead: list[tuple[str, str]] = []
@@ -229,7 +233,8 @@ class Plans:
             info = before.get(entry_id)
             deliveries = int(info["times_delivered"]) + 1 if info else 2
             if info is None or info["consumer"] != QUEUE:
-                requeued += 1  # a lease that expired (given-back tasks were counted then)
+                requeued += 1  # an expired lease (`requeue` counted its own; a graceful
+                # release is not a failure and is not counted)
             if deliveries > self.max_deliveries:
                 dead.append((entry_id, fields[FIELD]))
             else:
@@ -243,7 +248,12 @@ class Plans:
                                                    count=fresh))
         if not commands:
             return tasks
-        replies = yield Step(commands, atomic=True)
+        try:
+            replies = yield Step(commands, atomic=True)
+        except Exception as exc:
+            if missing_group(exc):
+                return tasks  # nothing was ever queued (or the crawl was reset)
+            raise
         if fresh > 0:
             for _stream, entries in replies[-1] or ():
                 tasks.extend(_task(entry_id, fields, 1) for entry_id, fields in entries
@@ -271,9 +281,9 @@ class Plans:
                 lambda p: p.xdel(self.stream, task_id)]
 
     def _pel(self, *, consumer: str | None = None, task_id: str | None = None,
-             idle: int | None = None) -> Command:
+             idle: int | None = None, count: int = SCAN) -> Command:
         start, end = (task_id, task_id) if task_id else ("-", "+")
-        return lambda p: p.xpending_range(self.stream, GROUP, start, end, SCAN,
+        return lambda p: p.xpending_range(self.stream, GROUP, start, end, count,
                                           consumername=consumer, idle=idle)
 
     def _entries(self, command: Command) -> Plan[list[dict[str, Any]]]:

@@ -72,6 +72,7 @@ class Worker:
                 and (self._heartbeat is None or self._heartbeat.done())):
             self._last_heartbeat = now  # not a Serial job: it must not wait behind them
             self._heartbeat = asyncio.ensure_future(self.shared.heartbeat(self.worker_id))
+            self._heartbeat.add_done_callback(_log_failure)
         self._queue_pull()
 
     def _queue_pull(self) -> None:
@@ -141,3 +142,9 @@ class Worker:
             logger.warning("docscrawl: distributed: %d Redis calls failed in this worker",
                            self.serial.failures)
         await self.shared.close()
+
+
+def _log_failure(future: asyncio.Future[Any]) -> None:
+    """A failed heartbeat is logged (the next one comes lease/3 later)."""
+    if not future.cancelled() and future.exception() is not None:
+        logger.warning("docscrawl: distributed: heartbeat failed: %s", future.exception())
