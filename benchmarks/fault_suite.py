@@ -5,9 +5,12 @@ peak memory and time per case, then the whole suite in one crawl.
 
 Each case is its own `scrapy crawl docs -a site=<fault URL> -a max_depth=0` under
 `/usr/bin/time -v` (peak RSS read from its report; `resource` when /usr/bin/time is
-missing). Two cases need more than one page: the endless calendar is crawled without a
-depth limit (it must stop within 500 requests), and DNS rebinding runs in a private
-network namespace (`tests/e2e/rebinding.py`; skipped where namespaces are not allowed).
+missing). Some cases need more than one page: the endless calendar is crawled without a
+depth limit (it must stop within 500 requests); DNS rebinding runs in a private network
+namespace (`tests/e2e/rebinding.py`; skipped where namespaces are not allowed), once for
+Scrapy's connections and once for the browser's (a rendered page's script and iframe);
+the redirect cases are crawled again by two workers sharing a crawl through a redis-server
+of their own (skipped without `redis-server`), each URL ending as it does in one process.
 The whole-suite crawl adds the hostile sitemaps (one of `--sitemap-urls` URLs, with
 `max_pages=100`). Figures are printed and written to OUT/fault_suite.json; the whole
 run's peak RSS must stay under 500 MB.
@@ -28,7 +31,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from docscrawl.faultserver import FAULTS, RunningFaultServer  # noqa: E402
+from docscrawl.faultserver import FAULTS, REDIRECT_FAULTS, RunningFaultServer  # noqa: E402
+from tests.distributed.conftest import REDIS_SERVER, RedisServer  # noqa: E402
 from tests.e2e.rebinding import run_rebinding  # noqa: E402
 
 TERMINAL = {"extracted", "duplicate", "unchanged", "skipped", "failed"}
@@ -95,6 +99,59 @@ def special_cases(out: Path) -> list[dict[str, object]]:
                  "wall_s": round(time.monotonic() - began, 2)})
     print(f"{'ok ' if ok else 'BAD'} DNS rebinding: {event} {reason}, "
           f"{len(report['private_requests'])} requests reached the private address", flush=True)
+    rows.append(browser_rebinding(out))
+    return rows
+
+
+def browser_rebinding(out: Path) -> dict[str, object]:
+    """A rendered page whose script and iframe name hosts that rebind to 127.0.0.1."""
+    began = time.monotonic()
+    report = run_rebinding(out / "rebinding-browser", browser=True)
+    assert report is not None  # namespaces worked a moment ago
+    port = report["port"]
+    event, reason = outcome(out / "rebinding-browser" / "crawl",
+                            f"http://docs.test:{port}/docs/rebind-js")
+    ok = event == "extracted" and not report["private_requests"]
+    print(f"{'ok ' if ok else 'BAD'} DNS rebinding in the browser: page {event}, "
+          f"{len(report['private_requests'])} requests reached the private address", flush=True)
+    return {"case": "DNS rebinding (browser)", "outcome": event, "reason": reason, "ok": ok,
+            "private_requests": report["private_requests"], "exit": report["exit"],
+            "wall_s": round(time.monotonic() - began, 2)}
+
+
+def distributed_redirects(out: Path) -> list[dict[str, object]]:
+    """The redirect cases crawled by two workers through Redis, merged."""
+    if not Path(REDIS_SERVER).exists():
+        print("-   distributed redirects: redis-server not installed, skipped", flush=True)
+        return []
+    out.mkdir(parents=True, exist_ok=True)
+    redis = RedisServer(out)
+    redis.wait_ready()
+    try:
+        with RunningFaultServer() as server:
+            began = time.monotonic()
+            command = [sys.executable, "-m", "scrapy", "crawl", "docs",
+                       "-a", f"site={server.url}/docs/redirects/",
+                       "-a", f"allow=^{re.escape(server.url)}/docs/",
+                       "-s", f"DOCSCRAWL_REDIS_URL={redis.url}",
+                       "-s", "DOCSCRAWL_REDIS_CRAWL_KEY=fault-suite", "-s", "LOG_LEVEL=ERROR",
+                       "-s", "DOCSCRAWL_REDIS_QUIET=2", "-s", "CONCURRENT_REQUESTS=2"]
+            workers = [subprocess.Popen([*command, "-a", f"out={out / f'part-{n}'}"], cwd=ROOT)
+                       for n in (1, 2)]
+            statuses = [worker.wait(timeout=600) for worker in workers]
+    finally:
+        redis.stop()
+    subprocess.run([sys.executable, "-m", "docscrawl.cli", "-q", "merge", str(out / "part-1"),
+                    str(out / "part-2"), "-o", str(out / "merged")], cwd=ROOT, check=True)
+    rows = []
+    for fault in REDIRECT_FAULTS:
+        event, reason = outcome(out / "merged", server.url + fault.path)
+        ok = (event, reason) == (fault.event, fault.reason)
+        rows.append({"case": f"{fault.path} (2 workers)", "outcome": event, "reason": reason,
+                     "expected": [fault.event, fault.reason], "ok": ok,
+                     "exit": max(statuses), "wall_s": round(time.monotonic() - began, 2)})
+        print(f"{'ok ' if ok else 'BAD'} {fault.path + ' (2 workers)':36} {event:9} "
+              f"{reason or '-':20}", flush=True)
     return rows
 
 
@@ -117,6 +174,7 @@ def main() -> None:
             print(f"{'ok ' if ok else 'BAD'} {fault.path:36} {event:9} {reason or '-':20} "
                   f"{peak:7.1f} MB {wall:6.2f} s", flush=True)
     rows += special_cases(args.out)
+    rows += distributed_redirects(args.out / "distributed")
     with RunningFaultServer(sitemap_urls=args.sitemap_urls) as server:
         wall, peak, status = timed_crawl(f"{server.url}/docs/", args.out / "whole",
                                          "max_pages=100")

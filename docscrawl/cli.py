@@ -25,7 +25,6 @@ from typing import Any
 
 from docscrawl.inspect.check import Thresholds, format_checks, parse_threshold, run_checks
 from docscrawl.inspect.log import LogFilter, analyze_log, format_log
-from docscrawl.inspect.merge import merge_outputs
 from docscrawl.inspect.output import OutputDir, OutputError, Progress
 from docscrawl.inspect.report import collect_report, render_report
 from docscrawl.inspect.why import format_history, url_history
@@ -154,6 +153,10 @@ def _dispatch(args: argparse.Namespace, progress: Progress) -> int:
         print(f"report written to {args.output}")
     elif args.command == "merge":
         parts = [OutputDir(path, progress=progress) for path in args.parts]
+        # merge rebuilds finalize's site model (the extractors): imported only here, so
+        # the other commands (search above all) start fast.
+        from docscrawl.inspect.merge import merge_outputs
+
         run = merge_outputs(parts, args.output, force=args.force, progress=progress)
         print(f"merged {len(parts)} parts into {args.output}: {run['pages_written']} pages, "
               f"{run['chunks_written']} chunks, {run['counts']['events'].get('discovered', 0)} "

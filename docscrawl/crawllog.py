@@ -49,6 +49,8 @@ class CrawlLog:
         # Called with each URL whose story ends: the frontier lets its track leave memory,
         # a distributed worker acks its task.
         self.terminal_hooks: list[Callable[[str], None]] = []
+        # Called with each terminal outcome (a distributed worker publishes redirect targets').
+        self.outcome_hooks: list[Callable[[Outcome], None]] = []
         self.resumed = False  # JOBDIR resume: a late second response is expected, not a bug
         self._waits = RedirectWaits()
         self._recent: dict[str, Outcome] = {}
@@ -85,6 +87,16 @@ class CrawlLog:
         """Another worker may end this URL (distributed mode): no longer open here."""
         self._open.discard(url)
 
+    def passed_on(self, url: str) -> None:
+        """Another worker ends this URL (a redirect source waiting in Redis): no longer
+        open here, and its work here is over (the terminal hooks run)."""
+        self._open.discard(url)
+        self._ended(url)
+
+    def outcome_of(self, url: str) -> Outcome | None:
+        """The outcome of `url` when it ended recently, here."""
+        return self._recent.get(url)
+
     def adopt(self, url: str) -> None:
         """This worker took over a URL another worker discovered (distributed mode)."""
         if url not in self._closed:
@@ -96,8 +108,8 @@ class CrawlLog:
         if url in self._open:
             self._open.discard(url)
             self._closed.add(url)
-            self._ended(url)
             self._release(url, Outcome(url, "fetched", page=url))
+            self._ended(url)
 
     def redirected(self, source: str, target: str, *, reason: str, status: int | None,
                    chain: Iterable[str], page: str | None = None) -> None:
@@ -174,9 +186,9 @@ class CrawlLog:
         line.update(extra)
         self._writer.write(line)
         self._count(event, reason, url, rule)
-        if event in TERMINAL:
-            self._ended(url)
+        if event in TERMINAL:  # outcome first: a worker publishes it before its task's ack
             self._release(url, Outcome.of_line(line))
+            self._ended(url)
         return True
 
     def _release(self, url: str, outcome: Outcome) -> None:
@@ -186,6 +198,8 @@ class CrawlLog:
         if len(recent) >= RECENT_OUTCOMES:
             del recent[next(iter(recent))]
         recent[url] = outcome
+        for hook in self.outcome_hooks:
+            hook(outcome)
         for waiter in self._waits.release(url):
             if waiter.source not in self._closed:
                 event, fields = source_outcome(waiter, outcome)

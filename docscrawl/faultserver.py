@@ -51,6 +51,8 @@ FAULTS: tuple[Fault, ...] = (
     Fault("/docs/chain/0", "failed", "too_many_redirects", "a 25-hop redirect chain"),
     Fault("/docs/hops/0", "duplicate", "redirect", "13 hops to a page: followed"),
     Fault("/docs/to-missing", "failed", "http_404", "a redirect to a page that is not there"),
+    Fault("/docs/to-forbidden", "skipped", "robots", "a redirect to a page robots.txt forbids"),
+    Fault("/docs/to-page", "duplicate", "redirect", "a redirect to a page linked directly too"),
     Fault("/docs/empty", "failed", "empty_body", "200 with an empty body"),
     Fault("/docs/soft-404", "failed", "soft_404", "200 'Page not found' page"),
     Fault("/docs/huge", "skipped", "too_large", "60 MB streamed without Content-Length"),
@@ -72,6 +74,10 @@ FAULTS: tuple[Fault, ...] = (
     Fault("/docs/forbidden/secret.html", "skipped", "robots", "disallowed by robots.txt"),
     Fault("/docs/redirect-elsewhere", "skipped", "offsite_redirect", "redirects to localhost"),
 )
+# The redirect cases, on their own index (`/docs/redirects/`: the distributed test).
+REDIRECT_FAULTS = tuple(f for f in FAULTS if f.path in (
+    "/docs/loop-a", "/docs/loop-b", "/docs/chain/0", "/docs/hops/0", "/docs/to-missing",
+    "/docs/to-forbidden", "/docs/to-page", "/docs/redirect-elsewhere", "/docs/bom"))
 SHIFT_JIS_TEXT = "日本語のドキュメント"
 CP1252_TEXT = "Café déjà vu – “quotes”"
 HUGE_BYTES = 60 * 1024 * 1024
@@ -170,7 +176,8 @@ class FaultServer(ThreadingHTTPServer):
 
 
 def index(h: FaultHandler, path: str) -> None:
-    links = "".join(f'<li><a href="{f.path}">{html.escape(f.note)}</a></li>' for f in FAULTS)
+    faults = REDIRECT_FAULTS if path == "/docs/redirects/" else FAULTS
+    links = "".join(f'<li><a href="{f.path}">{html.escape(f.note)}</a></li>' for f in faults)
     body = PAGE.format(title="Fault index", text="Every fault.").replace(
         "</main>", f"<ul>{links}</ul></main>")
     h.send_bytes(200, body.encode("utf-8"), content_type="text/html; charset=utf-8")
@@ -378,6 +385,9 @@ ROUTES: dict[str, Callable[[FaultHandler, str], None]] = {
     "/docs/loop-a": lambda h, p: h.redirect("/docs/loop-b"),
     "/docs/loop-b": lambda h, p: h.redirect("/docs/loop-a"),
     "/docs/to-missing": lambda h, p: h.redirect("/docs/missing-page"),
+    "/docs/to-forbidden": lambda h, p: h.redirect("/docs/forbidden/secret.html"),
+    "/docs/to-page": lambda h, p: h.redirect("/docs/bom"),
+    "/docs/redirects/": index,
     "/docs/empty": static(200, b""),
     "/docs/soft-404": static(200, PAGE.format(title="Page not found",
                                               text="Sorry, nothing here.")),
@@ -414,7 +424,9 @@ ROUTES: dict[str, Callable[[FaultHandler, str], None]] = {
         "<html><head><title>Rebinding in the browser</title></head><body><main><h1>Rebinding"
         "</h1><p id='out'>Waiting.</p><script>fetch('http://rebind3.test:"
         f"{h.server.server_address[1]}/docs/secret').then(r => r.text()).then(t => "
-        "document.getElementById('out').textContent = t)</script></main></body></html>"
+        "document.getElementById('out').textContent = t)</script><iframe src='http://"
+        f"rebind4.test:{h.server.server_address[1]}/docs/secret'></iframe><a href='http://"
+        f"rebind5.test:{h.server.server_address[1]}/docs/secret'>a page</a></main></body></html>"
     ).encode()),
     "/docs/secret": static(200, PAGE.format(title="Secret", text="Only for the intranet.")),
     "/docs/paged": static(200, PAGE.format(title="Paged", text="One of many query pages.")),

@@ -104,6 +104,11 @@ class Frontier:
         key = self._seen.get(url)
         return None if key is None else self._tracks.get(key)
 
+    def page_key(self, url: str) -> str:
+        """The key `url`'s page is claimed under: its normalized URL, without the
+        parameters found to be fragment-like."""
+        return normalize_url(self.params.identify(url)[0])
+
     def owner_of(self, normalized: str) -> PageTrack | None:
         """The track that claimed a normalized URL."""
         return self._tracks.get(normalized)

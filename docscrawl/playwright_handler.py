@@ -2,9 +2,11 @@
 
 `LazyPlaywrightHandler` is scrapy-playwright's download handler, except that the Node
 driver starts on the first request that needs the browser instead of when the engine
-starts. `wait_for_content` is the page method that waits for the main content.
+starts. `wait_for_content` is the page method that waits for the main content. Chromium is
+launched behind the crawl's guard proxy (`docscrawl.discovery.browserproxy`), started in
+the same asyncio loop just before it: every request it makes is checked where it connects.
 
-scrapy-playwright's private `_launch` and `_download_request` are overridden here; the
+scrapy-playwright's private `_launch`, `_download_request` and `_close` are overridden; the
 pinned version in pyproject.toml is the one tested (tests/render/test_private_apis.py
 fails loudly when either disappears).
 """
@@ -26,6 +28,7 @@ from docscrawl.browser import (
     launch_options,
     locate_chromium,
 )
+from docscrawl.discovery.browserproxy import GuardProxy
 
 __all__ = ["LazyPlaywrightHandler", "wait_for_content"]
 
@@ -85,6 +88,7 @@ class LazyPlaywrightHandler(ScrapyPlaywrightDownloadHandler):
         super().__init__(crawler)
         self._started: asyncio.Lock | None = None
         self._launched = False
+        self.proxy: GuardProxy | None = None
         if "executable_path" not in self.config.launch_options:
             try:
                 path = locate_chromium(configured_path(crawler.settings))
@@ -104,9 +108,17 @@ class LazyPlaywrightHandler(ScrapyPlaywrightDownloadHandler):
             self._started = asyncio.Lock()
         async with self._started:
             if not self._launched:
+                self.proxy = await GuardProxy().start()
+                options = self.config.launch_options
+                options["args"] = [*options.get("args", ()), *self.proxy.chromium_args()]
                 await self._launch()
                 self._launched = True
 
     async def _download_request(self, request: Request, spider: Any = None) -> Response:
         await self._ensure_launched()
         return await super()._download_request(request, spider)
+
+    async def _close(self) -> None:
+        await super()._close()
+        if self.proxy is not None:
+            await self.proxy.close()

@@ -40,9 +40,10 @@ def test_protego_parser_internals_used_by_robots_rules() -> None:
 
 
 def test_scrapy_playwright_handler_hooks_overridden_by_docscrawl() -> None:
-    """docscrawl.playwright_handler overrides these to start the browser lazily."""
+    """docscrawl.playwright_handler overrides these to start the browser lazily (and its
+    guard proxy with it, stopped in `_close`)."""
     from scrapy_playwright.handler import ScrapyPlaywrightDownloadHandler
 
-    for name in ("_launch", "_download_request", "_maybe_launch_in_thread"):
+    for name in ("_launch", "_download_request", "_maybe_launch_in_thread", "_close"):
         assert callable(getattr(ScrapyPlaywrightDownloadHandler, name, None)), (
             f"ScrapyPlaywrightDownloadHandler.{name} disappeared")

@@ -77,6 +77,10 @@ class RedisAdmission:
 
     def refused(self, url: str, verdict: Verdict, discovery: dict[str, Any]) -> None:
         async def job() -> None:
+            redirects = self.worker.redirects
+            if (redirects is not None and discovery.get("reason") == "redirect"
+                    and verdict.reason != "duplicate_url"):  # its sources end with this
+                await redirects.refused_target(url, verdict.reason, verdict.rule)
             if url in self._quiet and not await self._must_tell(url, discovery):
                 return
             extra = {"param_rule": verdict.detail} if verdict.detail else {}
@@ -125,9 +129,10 @@ class RedisAdmission:
 
     def redirected(self, track: PageTrack, target: str, *, reason: str, status: int,
                    chain: tuple[str, ...]) -> None:
-        # Another worker may end the target: its outcome is not known here.
-        self.session.log.record(track.url, "duplicate", reason=reason, duplicate_of=target,
-                                status=status, redirect_chain=chain)
+        # Another worker may end the target: the source waits for it in Redis.
+        assert self.worker.redirects is not None, "open() first"
+        self.worker.redirects.redirected(track.url, track.key, target, reason=reason,
+                                         status=status, chain=chain)
 
     def site_resources(self, requests: Callable[[], Iterable[Request]]) -> Iterable[Request]:
         async def job() -> None:

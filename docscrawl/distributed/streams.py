@@ -53,7 +53,9 @@ FIELD = "task"  # the stream entry's one field: the task JSON
 SCAN = 10_000  # PEL entries read per XPENDING (more than any worker holds)
 
 KEY_NAMES = ("seen", "untold", "claims", "tasks", "dead", "stats", "state", "workers",
-             "workers_seen")
+             "workers_seen",
+             # docscrawl.redirectshare's (reset deletes them too)
+             "redirect_outcomes", "redirect_waits", "redirect_targets")
 
 # KEYS: seen untold   ARGV: url
 FIRST_SCRIPT = """

@@ -18,6 +18,7 @@ from scrapy.utils.defer import deferred_from_coro
 from twisted.internet import task
 
 from docscrawl.distributed.tasks import track_from_task
+from docscrawl.redirectshare import SharedRedirects
 
 if TYPE_CHECKING:
     from docscrawl.distributed.frontier import AsyncSharedFrontier
@@ -50,6 +51,7 @@ class Worker:
         self._pull_queued = False
         self._closing = False
         self.finished = False  # the whole crawl is over (seen by this worker)
+        self.redirects: SharedRedirects | None = None
 
     def open(self) -> None:
         """Take over the page budget (crawl-wide, in Redis), register, start pulling."""
@@ -57,6 +59,8 @@ class Worker:
         session.frontier.max_pages = None
         session.log.terminal_hooks.append(self._terminal)
         session.set_worker(self.worker_id)
+        self.redirects = SharedRedirects(self.shared.redis, self.shared.crawl_key, session.log,
+                                         session.frontier.page_key, self.serial.submit)
         info = {"pid": os.getpid(), "out": str(session.out_dir),
                 "lease": self.shared.lease_seconds}
         self.serial.submit(lambda: self.shared.register_worker(self.worker_id, info))
@@ -93,6 +97,8 @@ class Worker:
             track = track_from_task(leased)
             self.session.frontier.adopt(track)
             self.session.log.adopt(track.url)
+            if self.redirects is not None:
+                self.redirects.fetching(track.url, track.key)
             self._task_of[track.url] = leased["task_id"]
             self.hooks.schedule(self.hooks.page_request(track))
         return len(tasks)
@@ -101,8 +107,9 @@ class Worker:
         """Called when this worker's engine is idle: True while the crawl may bring work."""
         if self.finished:
             return False
+        asking = self.redirects.asking if self.redirects is not None else set()
         if self._task_of:  # idle engine but unacknowledged tasks: their requests were lost
-            for url in list(self._task_of):
+            for url in [url for url in self._task_of if url not in asking]:
                 self.session.log.record(url, "failed", reason="task_dropped",
                                         rule="request dropped before an outcome")
             return True
@@ -113,7 +120,11 @@ class Worker:
     async def _check_end(self) -> None:
         if await self._pull() or self._task_of:
             return
-        self.finished = await self.shared.mark_done_if_idle(self.quiet_seconds)
+        if not await self.shared.mark_done_if_idle(self.quiet_seconds):
+            return
+        if self.redirects is not None:  # sources whose target never ended fail now
+            await self.redirects.leftovers()
+        self.finished = True
 
     def _terminal(self, url: str) -> None:
         task_id = self._task_of.pop(url, None)

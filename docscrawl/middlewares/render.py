@@ -9,7 +9,10 @@ and the crawl log gets a `rendered` event with the `reason`.
 In the browser, images, fonts and media are not downloaded; navigations leaving the crawl
 scope, subresources from outside the site's origin (unless an `allow` rule admits them)
 and requests robots.txt disallows are aborted; `window.open` is disabled and pop-ups
-closed; downloads are refused. A render that times out or crashes is retried
+closed; downloads are refused. Every request Chromium makes goes through the crawl's guard
+proxy (`docscrawl.discovery.browserproxy`), which checks the address it connects to: a
+page whose own request it refused is not kept (`RenderError`, then `skipped`
+`private_address`). A render that times out or crashes is retried
 `DOCSCRAWL_RENDER_RETRIES` times (default 1), then the page fails with `render_error`.
 A page still sparse after rendering carries a `sparse_after_render` warning
 (`render_warnings` in the request meta). The browser is asked unconditionally: the
@@ -42,6 +45,7 @@ from docscrawl.browser import (
     is_launch_failure,
     locate_chromium,
 )
+from docscrawl.discovery.browserproxy import REFUSED_HEADER
 from docscrawl.discovery.hashroutes import browser_url, crawlable_url, route_of
 from docscrawl.discovery.urls import strip_fragment
 from docscrawl.failures import NoBrowserError, RenderError
@@ -187,8 +191,8 @@ class RenderMiddleware:
                                dont_filter=True)
 
     def _rendered(self, request: Request, response: Response) -> Response:
-        if refused := request.meta.get("render_refused"):
-            raise RenderError(f"browser reached a private address: {refused[0]}")
+        if refused := response.headers.get(REFUSED_HEADER):  # by the browser's proxy
+            raise RenderError(f"browser refused a private address: {refused.decode()}")
         original = request.meta.get("render_url", request.url)
         final = response.url
         if strip_fragment(final) == strip_fragment(browser_url(original)):
@@ -222,18 +226,6 @@ class RenderMiddleware:
         await page.add_init_script(DISABLE_POPUPS_JS)
         page.on("popup", _close_popup)
         origin = origin_of(request.url)
-        refused: list[str] = request.meta.setdefault("render_refused", [])
-
-        async def check_address(browser_response: Any) -> None:
-            """Chromium resolves names itself: the address it connected to is checked
-            (netguard.connect_check); a page that reached a private one is not kept."""
-            address = await browser_response.server_addr()
-            host = urlsplit(browser_response.url).hostname or ""
-            guard = self._spider.session.frontier.guard
-            if address and (rule := guard.connect_check(host, address["ipAddress"])):
-                refused.append(rule)
-
-        page.on("response", check_address)
 
         async def guard(route: Route, browser_request: BrowserRequest) -> None:
             if browser_request.resource_type in BLOCKED_RESOURCES:

@@ -15,14 +15,17 @@ Vectors are unit length, stored as float16 in the index; cosine is a dot product
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
 # One query is one matrix-vector product: BLAS threads only contend for memory bandwidth
-# and for cores other processes use.
+# and for cores other processes use. Likewise the tokenizer's thread pool, whose idle
+# threads spin: the words of a batch are short work.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 DEFAULT_EMBEDDER = "wordllama"
 ENV_EMBEDDER = "DOCSCRAWL_EMBEDDER"
@@ -60,33 +63,84 @@ class _Normalized:
 class _StaticModel:
     """wordllama's bundled model used directly: a token embedding table averaged over a
     text's tokens (what `WordLlamaInference.embed` computes), without importing the
-    wordllama package, whose import costs more than the model load."""
+    wordllama package, whose import costs more than the model load.
+
+    The tokenizer is SentencePiece-style BPE with no pre-tokenizer, so a piece never spans
+    a space: a text's tokens are those of its space-separated words (each read with the
+    leading `▁` the whole text gives it). Each distinct word is tokenized once and its ids
+    kept (`_ids`), so an index build tokenizes a site's vocabulary rather than every
+    chunk's text (documentation repeats its words)."""
 
     name = "wordllama"
+    CACHE_WORDS = 200_000   # bound on the word -> ids cache (a few tens of MB at most)
 
     def __init__(self, weights: Path, tokenizer: Path) -> None:
-        import numpy as np
-        from safetensors.numpy import load_file
+        self._paths = (weights, tokenizer)
+        self._table: Any = None
+        self._tokenizer: Any = None
+        self._ids: dict[str, list[int]] = {}
+
+    def _load(self) -> None:
+        """Read the model at the first text to embed (an index with nothing to update
+        never pays for it)."""
         from tokenizers import Tokenizer
 
-        self._table = np.ascontiguousarray(load_file(str(weights))["embedding.weight"],
-                                           dtype=np.float32)
+        weights, tokenizer = self._paths
+        # float32 once (tens of ms): summing float32 rows is several times faster than
+        # widening float16 rows for every text.
+        self._table = _safetensors_matrix(weights, "embedding.weight").astype("float32")
         self._tokenizer = Tokenizer.from_file(str(tokenizer))
         self._tokenizer.no_padding()
         self._tokenizer.no_truncation()
+        if self._tokenizer.get_vocab_size() > self._table.shape[0]:
+            raise EmbedderError(f"{tokenizer.name}: more tokens than {weights.name} has rows")
+
+    def _word_ids(self, texts: Sequence[str]) -> list[list[str]]:
+        """Each text split into words; the ids of words not seen before computed."""
+        split = [text.split(" ") for text in texts]
+        new = list({word for words in split for word in words if word not in self._ids})
+        if len(self._ids) + len(new) > self.CACHE_WORDS:
+            self._ids.clear()
+            new = list({word for words in split for word in words})
+        if new:
+            encode = getattr(self._tokenizer, "encode_batch_fast", self._tokenizer.encode_batch)
+            for word, encoding in zip(new, encode(new, add_special_tokens=False),
+                                      strict=True):
+                self._ids[word] = encoding.ids
+        return split
 
     def embed(self, texts: Sequence[str]) -> Any:
         import numpy as np
 
+        if self._table is None:
+            self._load()
         out = np.zeros((len(texts), self._table.shape[1]), dtype=np.float32)
-        last = self._table.shape[0] - 1
-        encoded = self._tokenizer.encode_batch(list(texts), add_special_tokens=False)
-        for i, encoding in enumerate(encoded):
-            if encoding.ids:
-                ids = np.clip(np.asarray(encoding.ids, dtype=np.int64), 0, last)
-                out[i] = self._table[ids].mean(axis=0)
+        ids = self._ids
+        for i, words in enumerate(self._word_ids(texts)):
+            tokens = [token for word in words for token in ids[word]]
+            if tokens:
+                out[i] = self._table[tokens].sum(axis=0)  # unit length below: sum ~ mean
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         return out / np.maximum(norms, 1e-9)
+
+
+def _safetensors_matrix(path: Path, name: str) -> Any:
+    """One tensor of a safetensors file, read with numpy alone (the format is an 8-byte
+    header length, a JSON header of dtypes, shapes and offsets, then the data); kept in
+    its stored type."""
+    import numpy as np
+
+    raw = path.read_bytes()
+    size = int.from_bytes(raw[:8], "little")
+    info = json.loads(raw[8:8 + size])[name]
+    dtypes = {"F16": np.float16, "F32": np.float32, "BF16": None}
+    dtype = dtypes.get(info["dtype"])
+    if dtype is None:
+        raise EmbedderError(f"{path.name}: tensor type {info['dtype']} not supported")
+    begin, end = info["data_offsets"]
+    matrix = np.frombuffer(raw, dtype=dtype, count=(end - begin) // np.dtype(dtype).itemsize,
+                           offset=8 + size + begin).reshape(info["shape"])
+    return matrix
 
 
 def _wordllama() -> Embedder:

@@ -9,7 +9,8 @@ costs one pass over the chunk ids.
 Tables: `chunks` (one row per chunk: its JSON line, version, page, flags, vector),
 `pages` (canonical URL, byte offset of its line in pages.jsonl, aggregate_of),
 `aliases` (observed URL -> canonical), `fts` (FTS5 over code-aware terms: version token,
-title, heading path and breadcrumbs, inbound anchor text, body) and `meta`.
+title, heading path and breadcrumbs, inbound anchor text, body; one row per
+window of a long chunk, rowid = chunk rowid * WINDOW_SLOTS + window) and `meta`.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ import hashlib
 import json
 import logging
 import os
-import re
 import sqlite3
 from collections import Counter
 from collections.abc import Iterator
@@ -27,30 +27,28 @@ from pathlib import Path
 from typing import Any
 
 from docscrawl.search.embed import Embedder, EmbedderError, load_embedder
-from docscrawl.search.tokenize import encode, index_text, stem, terms
+from docscrawl.search.fields import (
+    EMBED_CHARS,
+    WINDOW_SLOTS,
+    SiteAffixes,
+    embed_text,
+    fts_rows,
+    rank_columns,
+)
+from docscrawl.search.versions import choose_default, default_aliases
 
 logger = logging.getLogger(__name__)
 
 INDEX_NAME = "search.sqlite3"
-SCHEMA = 4
+SCHEMA = 9
 BATCH = 512
-# A static embedding averages its tokens: the title, headings and opening lines say what
-# a chunk is about; more text costs CPU and blurs the vector.
-EMBED_CHARS = 600
 # bm25 weights per FTS column: version token, title, headings, anchors, body.
 BM25_WEIGHTS = (0.0, 2.0, 3.0, 1.5, 1.0)
 _DECODER = json.JSONDecoder()
-# Markdown link destinations: URLs are not what a chunk says (its anchor text is).
-_LINK_DESTINATION = re.compile(r"\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
 
 
 class IndexError_(ValueError):
     """A missing or malformed output directory, or a version the index does not hold."""
-
-
-def version_token(version: str | None) -> str:
-    """The FTS term a chunk's version is stored as (`ver_none` encoded when unversioned)."""
-    return encode("ver_" + (version.lower() if version else "none"))
 
 
 def _raw_field(line: str, name: str) -> tuple[Any, str]:
@@ -89,41 +87,6 @@ class Built:
     full: bool = False
 
 
-def _fts_columns(record: dict[str, Any]) -> tuple[str, str, str, str, str]:
-    meta = record.get("metadata") or {}
-    headings = list(meta.get("heading_path") or []) + list(meta.get("breadcrumbs") or [])
-    for section in meta.get("sections") or ():
-        if isinstance(section, dict):
-            headings += list(section.get("heading_path") or [])
-    anchors = []
-    for link in meta.get("inbound_links") or ():
-        if isinstance(link, dict):
-            anchors += [str(link.get("anchor_text") or ""), str(link.get("container_label") or "")]
-    return (version_token(meta.get("version")), index_text(str(meta.get("title") or "")),
-            index_text(" \n ".join(headings)), index_text(" \n ".join(anchors)),
-            index_text(_LINK_DESTINATION.sub("]", str(record.get("markdown") or ""))))
-
-
-def _rank_columns(meta: dict[str, Any]) -> tuple[str, int, str, str]:
-    """What ranking reads for every candidate, kept apart from the JSON line: the terms of
-    the title and heading path, code, region, and the section the chunk belongs to."""
-    headings = [str(meta.get("title") or ""), *map(str, meta.get("heading_path") or [])]
-    source = str(meta.get("source_url") or "")
-    anchor = meta.get("anchor") or (source.split("#", 1)[1] if "#" in source else "")
-    section = f"{meta.get('canonical_url')}#{anchor or ' > '.join(headings[1:])}"
-    heading_terms = {stem(term) for term in terms(" \n ".join(headings))}
-    return (" ".join(sorted(heading_terms)), int(bool(meta.get("has_code"))),
-            str(meta.get("region") or "main_content"), section)
-
-
-def embed_text(record: dict[str, Any]) -> str:
-    """What a chunk's vector is computed from: its context label and the start of it."""
-    meta = record.get("metadata") or {}
-    head = " > ".join([str(meta.get("title") or ""), *map(str, meta.get("heading_path") or [])])
-    body = _LINK_DESTINATION.sub("]", str(record.get("markdown") or ""))
-    return head + "\n" + body[:EMBED_CHARS]
-
-
 class SearchIndex:
     """One output directory's index; open with `SearchIndex.open(out)`."""
 
@@ -131,6 +94,7 @@ class SearchIndex:
         self.out = out
         self.db = db
         self.embedder = embedder
+        self.affixes = SiteAffixes()
 
     # -- opening ---------------------------------------------------------------
     @classmethod
@@ -274,6 +238,8 @@ class SearchIndex:
         db.execute("DELETE FROM pages")
         db.execute("DELETE FROM aliases")
         versions: Counter[str] = Counter()
+        titles: list[str] = []
+        page_urls: list[tuple[str | None, list[str]]] = []
         seed = self._seed_url()
         seed_version: str | None = None
         offset = 0
@@ -296,11 +262,26 @@ class SearchIndex:
                     db.execute("INSERT OR IGNORE INTO aliases VALUES(?,?)", (str(alias), url))
                 if version:
                     versions[str(version)] += 1
+                if isinstance(title, str):
+                    titles.append(title)
+                page_urls.append((str(version) if version else None,
+                                  [url, *map(str, observed or [])]))
                 if seed and (url == seed or seed in (observed or ())):
                     seed_version = version
-        default = seed_version or (versions.most_common(1)[0][0] if versions else "")
+        default = choose_default(seed_version, versions)
         self.set_meta("default_version", default or "")
+        self.set_meta("default_aliases", json.dumps(sorted(default_aliases(page_urls, default))))
         self.set_meta("versions", json.dumps(sorted(versions)))
+        self._learn_affixes(titles)
+
+    def _learn_affixes(self, titles: list[str]) -> None:
+        """The site's title affixes; when they changed, every chunk's fields are stale."""
+        self.affixes = SiteAffixes.learn(titles)
+        learned = json.dumps(sorted(self.affixes.segments))
+        if self.meta("title_affixes") != learned:
+            self.db.execute("DELETE FROM fts")
+            self.db.execute("DELETE FROM chunks")
+            self.set_meta("title_affixes", learned)
 
     def _seed_url(self) -> str | None:
         try:
@@ -349,7 +330,9 @@ class SearchIndex:
     def _delete(self, chunk_id: str) -> None:
         row = self.db.execute("SELECT rowid FROM chunks WHERE chunk_id=?", (chunk_id,)).fetchone()
         if row:
-            self.db.execute("DELETE FROM fts WHERE rowid=?", row)
+            first = row[0] * WINDOW_SLOTS
+            self.db.execute("DELETE FROM fts WHERE rowid BETWEEN ? AND ?",
+                            (first, first + WINDOW_SLOTS - 1))
             self.db.execute("DELETE FROM chunks WHERE rowid=?", row)
 
     def _write(self, pending: list[tuple[str, str]]) -> None:
@@ -373,9 +356,12 @@ class SearchIndex:
                 "INSERT INTO chunks(chunk_id, page_url, version, inbound_sig, line, vec, "
                 "heading_terms, has_code, region, section_key) VALUES(?,?,?,?,?,?,?,?,?,?)",
                 (record.get("id"), meta.get("canonical_url"), meta.get("version"), sig, line,
-                 blob, *_rank_columns(meta)))
-            self.db.execute("INSERT INTO fts(rowid, ver, title, headings, anchors, body) "
-                            "VALUES(?,?,?,?,?,?)", (cur.lastrowid, *_fts_columns(record)))
+                 blob, *rank_columns(record, self.affixes)))
+            first = int(cur.lastrowid or 0) * WINDOW_SLOTS
+            self.db.executemany(
+                "INSERT INTO fts(rowid, ver, title, headings, anchors, body) "
+                "VALUES(?,?,?,?,?,?)",
+                [(first + i, *row) for i, row in enumerate(fts_rows(record, self.affixes))])
 
     # -- reading -------------------------------------------------------------------
     def versions(self) -> list[str]:
@@ -383,6 +369,10 @@ class SearchIndex:
 
     def default_version(self) -> str | None:
         return self.meta("default_version") or None
+
+    def default_aliases(self) -> list[str]:
+        """Versions that are other names for the default (see `versions`)."""
+        return list(json.loads(self.meta("default_aliases") or "[]"))
 
     def page_line(self, url: str) -> dict[str, Any] | None:
         """The pages.jsonl record of a page, by canonical or any observed URL."""

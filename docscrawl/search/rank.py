@@ -15,29 +15,34 @@
 from __future__ import annotations
 
 import json
-import re
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from docscrawl.search.index import BM25_WEIGHTS, SearchIndex, version_token
+from docscrawl.search.fields import WINDOW_SLOTS, version_token
+from docscrawl.search.index import BM25_WEIGHTS, SearchIndex
 from docscrawl.search.tokenize import (
     command_like,
     fts_phrase,
+    is_compound,
     query_terms,
     stem,
 )
+from docscrawl.search.versions import unversioned, version_named
 
 POOL = 100
 MATCH_BUDGET = 4000     # chunks bm25 scores per query at most (about), see _within_budget
 COARSE_DIMS = 64
 COARSE_POOL = 400
 LEXICAL_WEIGHT = 1.0
-SEMANTIC_WEIGHT = 1.0
+SEMANTIC_WEIGHT = 0.7
 OTHER_VERSION = 0.6     # factor for chunks outside the preferred default version
 HEADING_BOOST = 0.8     # at most this much more for query words all in title/headings
 CODE_BOOST = 0.15
 OFF_MAIN = 0.8
 AGGREGATE = 0.5
+LISTING = 0.7         # a chunk nearly all code, for a prose question (not a command, no identifier)
+WEAK = 0.25          # see _structural: a preferred result this far below the best
 
 
 def section_label(meta: dict[str, Any]) -> str:
@@ -48,27 +53,6 @@ def section_label(meta: dict[str, Any]) -> str:
     if path and title.startswith(path[0]):
         path = path[1:]
     return " › ".join([title, *path])
-
-
-def version_forms(version: str) -> set[str]:
-    """How a query may name a version: `v3.25` and `3.25`; `2.2.x` also as `2.2`."""
-    base = version.lower().removeprefix("v")
-    forms = {version.lower(), base}
-    for suffix in (".x", ".*"):
-        if base.endswith(suffix):
-            forms.add(base.removesuffix(suffix))
-    return {form for form in forms if any(ch.isdigit() for ch in form)}
-
-
-def version_named(query: str, known: list[str]) -> str | None:
-    """The version of `known` the query names as a whole token (longest form first)."""
-    lowered = query.lower()
-    forms = sorted(((form, version) for version in known for form in version_forms(version)),
-                   key=lambda pair: len(pair[0]), reverse=True)
-    for form, version in forms:
-        if re.search(r"(?<![\w.])v?" + re.escape(form) + r"(?![\w]|\.\d)", lowered):
-            return version
-    return None
 
 
 def _weights() -> str:
@@ -137,6 +121,7 @@ class Result:
     hits: list[Hit]
     version: str | None
     version_source: str   # "filter", "query", "default", "none"
+    aliases: list[str] = field(default_factory=list)  # other names of the default
 
     def note(self) -> str:
         if self.version_source == "filter":
@@ -144,7 +129,8 @@ class Result:
         if self.version_source == "query":
             return f"version {self.version} (named in the query)"
         if self.version_source == "default":
-            return f"preferring version {self.version}, the site's default"
+            same = f" (also served as {', '.join(self.aliases)})" if self.aliases else ""
+            return f"preferring version {self.version}, the site's default{same}"
         if self.version:
             return f"version {self.version} (the only one in the index)"
         return "no version information"
@@ -158,6 +144,7 @@ class Searcher:
         self._matrix: Any = None
         self._coarse: Any = None
         self._counts: dict[str, int] = {}
+        self._total: int | None = None
         self._counts_sig: str | None = None
         self._rowids: Any = None
         self._versions: Any = None
@@ -207,13 +194,16 @@ class Searcher:
         try:
             rows = self.index.db.execute(
                 f"SELECT rowid, bm25(fts, {_weights()}) AS score FROM fts WHERE fts MATCH ? "
-                "ORDER BY score LIMIT ?", (expression, POOL)).fetchall()
+                "ORDER BY score LIMIT ?", (expression, 2 * POOL)).fetchall()
         except Exception:  # an FTS syntax corner case: search the plain words alone
             plain = [t for t in terms if t.isalnum()]
             if not plain or plain == terms:
                 return []
             return self.lexical(plain, version)
-        return [(int(r[0]), -float(r[1])) for r in rows]
+        best: dict[int, float] = {}  # a chunk's best window
+        for fts_rowid, score in rows:
+            best.setdefault(int(fts_rowid) // WINDOW_SLOTS, -float(score))
+        return list(best.items())[:POOL]
 
     def _within_budget(self, terms: list[str]) -> list[str]:
         """Scoring a match costs far more than finding it: when the terms' chunk counts
@@ -229,10 +219,35 @@ class Searcher:
                 total += counts[term]
         return kept
 
-    def _doc_count(self, term: str) -> int:
+    def _unversioned(self, section: str) -> str:
+        return unversioned(section, self.index.versions())
+
+    def _term_weights(self, terms: list[str]) -> dict[str, float]:
+        """Stemmed query term -> its idf: a word every heading carries (the product's
+        name) says little about which heading answers."""
+        total = self._chunk_count()
+        weights: dict[str, float] = {}
+        for term in terms:
+            count = self._doc_count(term)
+            idf = math.log(1 + (total - count + 0.5) / (count + 0.5)) if count else 0.0
+            key = stem(term)
+            weights[key] = max(weights.get(key, 0.0), idf)
+        return weights
+
+    def _chunk_count(self) -> int:
+        self._current_counts()
+        if self._total is None:
+            self._total = self.index.count()
+        return self._total
+
+    def _current_counts(self) -> None:
+        """Forget cached counts when the index changed since they were taken."""
         sig = self.index.meta("signature")
         if sig != self._counts_sig:
-            self._counts, self._counts_sig = {}, sig
+            self._counts, self._total, self._counts_sig = {}, None, sig
+
+    def _doc_count(self, term: str) -> int:
+        self._current_counts()
         if term not in self._counts:
             try:
                 self._counts[term] = int(self.index.db.execute(
@@ -242,10 +257,13 @@ class Searcher:
                 self._counts[term] = 0
         return self._counts[term]
 
-    def semantic(self, query: str, version: str | None) -> list[tuple[int, float]]:
+    def semantic(self, query: str, version: str | None,
+                 also: list[int] = ()) -> list[tuple[int, float]]:  # type: ignore[assignment]
         """Cosine candidates in two stages: the first COARSE_DIMS dimensions over every
         chunk (wordllama's vectors are Matryoshka-trained: a prefix is a coarser vector),
-        then the full vectors over the best COARSE_POOL."""
+        then the full vectors over the best COARSE_POOL. The chunks `also` names (the
+        lexical candidates) are scored too, after the pool, so fusion weighs every
+        candidate on both scales instead of rewarding the overlap of two short lists."""
         embedder = self.index.embedder
         if embedder is None:
             return []
@@ -263,20 +281,31 @@ class Searcher:
         top = top[np.isfinite(scores[top])]
         exact = full[top].astype(np.float32) @ query_vec
         order = np.argsort(-exact)[:POOL]
-        return [(int(rowids[top[i]]), float(exact[i])) for i in order]
+        found = [(int(rowids[top[i]]), float(exact[i])) for i in order]
+        seen = {rowid for rowid, _ in found}
+        wanted = np.array(sorted(set(also) - seen), dtype=np.int64)
+        if len(wanted):
+            at = np.clip(np.searchsorted(rowids, wanted), 0, len(rowids) - 1)
+            at = at[rowids[at] == wanted]
+            extra = full[at].astype(np.float32) @ query_vec
+            found += sorted(((int(rowids[i]), float(c)) for i, c in zip(at, extra, strict=True)),
+                            key=lambda pair: -pair[1])
+        return found
 
     def search(self, query: str, *, version: str | None = None, k: int = 10) -> Result:
         version, source = self.resolve_version(query, version)
         filtered = version if source in ("filter", "query") else None
         terms = query_terms(query)
-        fused = fuse([(LEXICAL_WEIGHT, self.lexical(terms, filtered)),
-                      (SEMANTIC_WEIGHT, self.semantic(query, filtered))])
+        lexical = self.lexical(terms, filtered)
+        semantic = self.semantic(query, filtered, also=[rowid for rowid, _ in lexical])
+        fused = fuse([(LEXICAL_WEIGHT, True, lexical), (SEMANTIC_WEIGHT, False, semantic)])
+        aliases = self.index.default_aliases() if source == "default" else []
         hits = self._structural(fused, terms, query, k=k,
-                                preferred=version if source == "default" else None)
-        return Result(hits=hits, version=version, version_source=source)
+                                preferred={version, *aliases} if source == "default" else None)
+        return Result(hits=hits, version=version, version_source=source, aliases=aliases)
 
     def _structural(self, fused: dict[int, float], terms: list[str], query: str, *,
-                    preferred: str | None, k: int) -> list[Hit]:
+                    preferred: set[str | None] | None, k: int) -> list[Hit]:
         """Structural factors on every candidate (from the rank columns, no JSON parsed),
         one per section, then the JSON of the best `k` only."""
         if not fused:
@@ -286,32 +315,46 @@ class Searcher:
             f"SELECT c.rowid, c.version, c.heading_terms, c.has_code, c.region, "
             f"c.section_key, c.page_url, p.aggregate_of FROM chunks c LEFT JOIN pages p "
             f"ON p.url=c.page_url WHERE c.rowid IN ({marks})", list(fused)).fetchall()
-        wanted = {stem(t) for t in terms}  # heading_terms are stored stemmed
+        wanted = self._term_weights(terms)  # heading_terms are stored stemmed
+        total = sum(wanted.values())
         code_query = command_like(query)
+        prose = not code_query and not any(is_compound(term) for term in terms)
         scored = []
         for rowid, version, heading_terms, has_code, region, section, page, aggregate in rows:
             score = fused[rowid]
-            if wanted:
-                found = wanted.intersection(heading_terms.split())
-                score *= 1 + HEADING_BOOST * len(found) / len(wanted)
+            if total:
+                found = sum(wanted.get(term, 0.0) for term in set(heading_terms.split()))
+                score *= 1 + HEADING_BOOST * found / total
             if code_query and has_code:
                 score *= 1 + CODE_BOOST
+            elif has_code == 2 and prose:  # a listing answers a prose question rarely
+                score *= LISTING
             if region != "main_content":
                 score *= OFF_MAIN
             copies = json.loads(aggregate) if aggregate else []
             if copies:
                 score *= AGGREGATE
-            if preferred is not None and version not in (preferred, None):
+            if preferred is not None and version is not None and version not in preferred:
                 score *= OTHER_VERSION
-            scored.append((score, rowid, section, page, copies))
+            other = preferred is not None and version is not None and version not in preferred
+            scored.append((score, rowid, section, page, copies, other))
         scored.sort(key=lambda item: item[0], reverse=True)
         best: list[tuple[float, int, str, list[str]]] = []
         seen: set[str] = set()
-        for score, rowid, section, page, copies in scored:
+        twins: list[tuple[float, int, str, list[str]]] = []
+        preferred_sections = {self._unversioned(s[2]) for s in scored if not s[5]}
+        for score, rowid, section, page, copies, other in scored:
             if section not in seen:  # one result per section
                 seen.add(section)
-                best.append((score, rowid, page, copies))
-        best = _below_originals(best)[:k]
+                item = (score, rowid, page, copies)
+                # the same section in another version: after the preferred version's results
+                is_twin = other and self._unversioned(section) in preferred_sections
+                (twins if is_twin else best).append(item)
+        # twins come after the preferred version's results, except those that barely
+        # match (below WEAK times the best score)
+        floor = WEAK * best[0][0] if best else 0.0
+        strong = [item for item in best if item[0] >= floor]
+        best = _below_originals(strong + twins + best[len(strong):])[:k]
         lines = dict(self.index.db.execute(
             f"SELECT rowid, line FROM chunks WHERE rowid IN ({','.join('?' * len(best))})",
             [b[1] for b in best]).fetchall())
@@ -319,18 +362,23 @@ class Searcher:
                 for score, rowid, _page, copies in best]
 
 
-def fuse(lists: list[tuple[float, list[tuple[int, float]]]]) -> dict[int, float]:
-    """Union of candidate lists (best first), each list's scores scaled to [0.05, 1.05]
-    and weighted: bm25 and cosine live on different scales, and a candidate found by
-    one retriever only keeps its own evidence (the 0.05 floor marks "found at all")."""
+def fuse(lists: list[tuple[float, bool, list[tuple[int, float]]]]) -> dict[int, float]:
+    """Union of candidate lists (best first), each weighted and scaled to about [0, 1]:
+    a list whose scores have a natural zero (bm25: no match) as a share of its best, so
+    the second of two matches keeps its strength; one without (cosine, whose values
+    crowd together) min-max over the pool, to [0.05, 1.05] (the floor marks "found at
+    all"). A candidate found by one retriever only keeps its own evidence."""
     fused: dict[int, float] = {}
-    for weight, ranked in lists:
+    for weight, has_zero, ranked in lists:
         if not ranked:
             continue
-        top, low = ranked[0][1], ranked[-1][1]
-        span = (top - low) or 1.0
+        top, low = ranked[0][1], ranked[min(len(ranked), POOL) - 1][1]
         for rowid, score in ranked:
-            fused[rowid] = fused.get(rowid, 0.0) + weight * (0.05 + (score - low) / span)
+            if has_zero:
+                scaled = score / top if top > 0 else 0.0
+            else:  # candidates past the pool (another list's) can fall below its floor
+                scaled = max(0.0, 0.05 + (score - low) / ((top - low) or 1.0))
+            fused[rowid] = fused.get(rowid, 0.0) + weight * scaled
     return fused
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
+from functools import lru_cache
 
 # Punctuation that joins a compound identifier (kept in the whole term).
 TOKENCHARS = "._-<>:/$@#"
@@ -71,17 +72,26 @@ def terms(text: str) -> Iterator[str]:
                 yield word.lower()
 
 
-_SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "ers", "ed", "es", "er", "s")
+_SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "ied", "ers", "ed", "es", "er", "s")
 
 
+@lru_cache(maxsize=1 << 16)
 def stem(term: str) -> str:
-    """A light suffix stem for matching query words to heading words (`registering`,
-    `registers` -> `register`); identifiers and short words are kept."""
-    if len(term) <= 4 or not term.isalpha():
+    """A light suffix stem for matching query words to heading words: `registering`,
+    `registers`, `register` -> `regist`; `writes`, `write` -> `writ`; `queries`, `query`
+    -> `queri`. Consistent rather than linguistic; identifiers and short words are kept."""
+    if len(term) <= 3 or not term.isalpha():
         return term
-    for suffix in _SUFFIXES:
-        if term.endswith(suffix) and len(term) - len(suffix) >= 3:
-            return term[: -len(suffix)] + ("y" if suffix == "ies" else "")
+    for _ in range(2):
+        for suffix in _SUFFIXES:
+            if (term.endswith(suffix) and len(term) - len(suffix) >= 3
+                    and not (suffix == "s" and term.endswith("ss"))):
+                term = term[: -len(suffix)] + ("i" if suffix in ("ies", "ied") else "")
+                break
+        else:
+            break
+    if len(term) > 3 and term[-1] in "ey":
+        term = term[:-1] + ("i" if term[-1] == "y" else "")
     return term
 
 
@@ -102,15 +112,20 @@ def _plain(token: str) -> bool:
 def index_text(text: str) -> str:
     """`text` as stored in an FTS5 column: the text itself, then the encoded compound
     wholes and CamelCase words FTS5's tokenizer would not produce."""
-    extras = [token for token in _COMPOUND.findall(text) if not _plain(token)]
-    if not extras:
-        return text
-    added = []
-    for token in dict.fromkeys(extras):
-        found = list(terms(token))
-        added += [encode(term) for term in found if not term.isalnum()]
-        added += [term for term in found if term.isalnum()]
-    return text + "\n" + " ".join(added)
+    added = [extra for extra in map(_added_terms, dict.fromkeys(_COMPOUND.findall(text)))
+             if extra]
+    return text + "\n" + " ".join(added) if added else text
+
+
+@lru_cache(maxsize=1 << 16)
+def _added_terms(token: str) -> str:
+    """What `index_text` appends for one token (empty for a plain word); a site repeats
+    its identifiers, so each is worked out once."""
+    if _plain(token):
+        return ""
+    found = list(terms(token))
+    return " ".join([encode(term) for term in found if not term.isalnum()]
+                    + [term for term in found if term.isalnum()])
 
 
 def query_terms(query: str) -> list[str]:

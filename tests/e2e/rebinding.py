@@ -27,14 +27,16 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 PUBLIC_IP = "11.0.0.1"
 STABLE = {"docs.test": PUBLIC_IP}
-REBINDING = ("rebind.test", "rebind2.test", "rebind3.test")
+REBINDING = ("rebind.test", "rebind2.test", "rebind3.test", "rebind4.test", "rebind5.test")
+LATE = {"rebind5.test": 2}  # public for this many lookups (admission, Scrapy's fetch)
 
 
 def run_rebinding(out: Path, *, timeout: float = 240,
                   browser: bool = False) -> dict[str, Any] | None:
     """Run the scenario; its report, or None when namespaces are not available.
     `browser`: crawl `/docs/rebind-js` rendered instead, whose script fetches a page of
-    `rebind3.test` (Chromium resolves that name itself)."""
+    `rebind3.test`, whose iframe shows one of `rebind4.test`, and which links to a page of
+    `rebind5.test`, whose answer turns private only when the browser renders it."""
     unshare = shutil.which("unshare")
     if unshare is None:
         return None
@@ -65,7 +67,7 @@ class DnsServer(threading.Thread):
             return STABLE[name]
         if name in REBINDING:
             self._asked[name] = self._asked.get(name, 0) + 1
-            return PUBLIC_IP if self._asked[name] == 1 else "127.0.0.1"
+            return PUBLIC_IP if self._asked[name] <= LATE.get(name, 1) else "127.0.0.1"
         return None
 
     def run(self) -> None:
@@ -113,7 +115,7 @@ def main(out: Path, browser: bool = False) -> None:
             crawl = subprocess.run(
                 [sys.executable, "-m", "scrapy", "crawl", "docs", "-a", f"render={render}",
                  "-a", f"site=http://docs.test:{port}/docs/{page}", "-a", f"out={out / 'crawl'}",
-                 "-a", rf"allow=^http://(docs|rebind|rebind2|rebind3)\.test:{port}/docs/",
+                 "-a", rf"allow=^http://(docs|rebind|rebind2|rebind3|rebind4|rebind5)\.test:{port}/docs/",
                  "-s", "DOWNLOAD_TIMEOUT=5", "-s", "DOCSCRAWL_RETRY_BACKOFF=0.1",
                  "-s", "LOG_LEVEL=INFO"],
                 cwd=ROOT, capture_output=True, text=True, timeout=200)

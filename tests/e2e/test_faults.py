@@ -6,6 +6,7 @@ import base64
 import itertools
 import json
 import re
+import resource
 import time
 from pathlib import Path
 
@@ -35,6 +36,8 @@ def faults(tmp_path_factory: pytest.TempPathFactory) -> tuple[CrawlOutput, Fault
         output = crawl(f"{server.url}/docs/", out, settings=SETTINGS, timeout=300)
         elapsed = time.monotonic() - began
     output.base = server.url  # type: ignore[attr-defined]
+    # the largest child so far: at least the crawl's peak RSS (KiB on Linux)
+    output.peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # type: ignore[attr-defined]
     return output, server, elapsed
 
 
@@ -56,6 +59,14 @@ def test_crawl_goes_on_and_every_line_is_valid(
             json.loads(line)
     assert output.run["status"] == "finished"
     assert elapsed < 120  # 100,000 links, a 60 MB page and a gzip bomb included
+
+
+def test_the_whole_hostile_site_stays_under_500_mb(
+    faults: tuple[CrawlOutput, FaultServer, float],
+) -> None:
+    """A 60 MB page, a gzip bomb, 100,000 links, deep trees... in one crawl (issue 17)."""
+    output, _, _ = faults
+    assert output.peak_mb < 500, output.peak_mb  # type: ignore[attr-defined]
 
 
 def test_redirects_end_with_the_page_they_lead_to(

@@ -43,23 +43,26 @@ def test_a_dns_answer_turning_private_is_refused_at_connection(tmp_path: Path) -
 
 @pytest.mark.skipif(not Path("/usr/bin/chromium").exists(), reason="needs Debian's Chromium")
 def test_the_browser_never_reaches_a_rebound_address(tmp_path: Path) -> None:
-    """The rendered page's script fetches a name whose second answer is 127.0.0.1. The
-    route guard lets it through (its first answer was public); Chromium then resolves it
-    itself. Either Chromium refuses (its Local Network Access rules do here) or the
-    response's server address fails the guard and the page is not kept: the intranet page
-    never reaches the output."""
+    """The rendered page's script fetches, and its iframe shows, names whose second answer
+    is 127.0.0.1. The route guard lets them through (their first answer was public); the
+    browser's guard proxy resolves them again where it connects, and refuses: the intranet
+    server gets no request at all, and the page is kept without the intranet's text."""
     report = run_rebinding(tmp_path, browser=True)
     if report is None:
         pytest.skip("network namespaces (unshare -n -m, root) are not available here")
     assert report["exit"] == 0, report["stderr"]
-    assert [a for n, a in report["dns_answers"] if n == "rebind3.test"][:2] == [
-        "11.0.0.1", "127.0.0.1"], report["dns_answers"]  # Chromium asked after the guard
+    for name in ("rebind3.test", "rebind4.test"):  # the route guard, then the proxy
+        assert [a for n, a in report["dns_answers"] if n == name][:2] == [
+            "11.0.0.1", "127.0.0.1"], report["dns_answers"]
+        assert f"browser request to {name} refused" in report["stderr"], report["stderr"]
+    assert report["private_requests"] == [], report["private_requests"]
     crawl = tmp_path / "crawl"
     assert "Only for the intranet." not in (crawl / "pages.jsonl").read_text()
     log = [json.loads(line) for line in (crawl / "crawl_log.jsonl").read_text().splitlines()]
     page = [e for e in log if e["url"].endswith("/docs/rebind-js") and e["event"] in
             ("extracted", "skipped", "failed")]
-    if report["private_requests"]:  # Chromium connected: the render must not be kept
-        assert page[0]["event"] != "extracted" and "private address" in page[0]["rule"], page
-    else:
-        assert page[0]["event"] == "extracted", page
+    assert [e["event"] for e in page] == ["extracted"], page
+    late = [e for e in log if e["url"].startswith("http://rebind5.test") and e["event"] in
+            ("extracted", "skipped", "failed")]  # private only when the browser rendered it
+    assert [(e["event"], e["reason"]) for e in late] == [("skipped", "private_address")], late
+    assert "127.0.0.1 when connecting" in late[0]["rule"], late

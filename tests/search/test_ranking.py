@@ -99,6 +99,6 @@ def test_index_follows_removed_and_added_chunks(out: Path) -> None:
     ("the latest docs", ["latest", "2.8"], None),
 ])
 def test_version_named_in_query(query: str, known: list[str], expected: str | None) -> None:
-    from docscrawl.search.rank import version_named
+    from docscrawl.search.versions import version_named
 
     assert version_named(query, known) == expected

@@ -54,6 +54,24 @@ def test_search_cites_section_and_prefers_default_version(
                         "retrieved_at", "content_hash", "chunk_id", "score", "text"}
 
 
+def test_no_filter_prefers_the_default_and_its_alias_and_puts_twins_after(
+        demo: tuple[Path, Path, str]) -> None:
+    """The demo's root serves 2.0; /docs/latest/guide/install.html is the same page as
+    /docs/guide/install.html (one page kept, labelled latest); 3.6 has its own copy."""
+    _, out, _ = demo
+    result = Searcher(SearchIndex.open(out)).search("install", k=5)
+    assert (result.version, result.version_source, result.aliases) == ("2.0", "default",
+                                                                         ["latest"])
+    assert "also served as latest" in result.note()
+    versions = [h.meta["version"] for h in result.hits]
+    assert versions[0] in ("2.0", "latest")
+    # the 3.6 install page: after the 2.0/latest results (only those that barely match,
+    # like the unversioned filler page, may follow it)
+    assert "3.6" in versions
+    assert set(versions[:versions.index("3.6")]) <= {"2.0", "latest", None}
+    assert {"2.0", "latest"} <= set(versions[:versions.index("3.6")])
+
+
 def test_version_filter_applies_before_ranking(demo: tuple[Path, Path, str]) -> None:
     _, out, _ = demo
     searcher = Searcher(SearchIndex.open(out))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from docscrawl.search.tokenize import command_like, query_terms, terms
+from docscrawl.search.tokenize import command_like, query_terms, stem, terms
 
 
 @pytest.mark.parametrize(("text", "whole", "parts"), [
@@ -39,3 +39,17 @@ def test_sentence_punctuation_is_not_part_of_a_term() -> None:
 ])
 def test_command_like(query: str, expected: bool) -> None:
     assert command_like(query) is expected
+
+
+@pytest.mark.parametrize("family", [
+    ["write", "writes", "writing"], ["register", "registers", "registering"],
+    ["configure", "configured", "configuration"], ["query", "queries"],
+    ["process", "processes", "processing"], ["page", "pages"], ["apply", "applies", "applied"],
+])
+def test_stem_joins_a_word_family(family: list[str]) -> None:
+    assert len({stem(word) for word in family}) == 1
+
+
+def test_stem_keeps_identifiers_and_short_words() -> None:
+    assert [stem(w) for w in ("json.dumps", "use", "cls", "v2")] == ["json.dumps", "use",
+                                                                      "cls", "v2"]

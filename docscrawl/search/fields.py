@@ -1,0 +1,157 @@
+"""What the index stores per chunk, beyond its JSON line: the FTS fields, the terms
+ranking reads, and the text its vector is computed from.
+
+A page's own words are what ranking needs; the words a site repeats on every page are
+noise there. Titles carry the site's name ("Jobs — Scrapy 2.8 documentation",
+"Get Started — pytest documentation"): the segments that most titles share
+(`SiteAffixes`, learned from the site's own titles) are left out of the title field and
+of the heading terms, so "pytest" in a query does not match every title.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable
+from typing import Any
+
+from docscrawl.search.tokenize import encode, index_text, stem, terms
+
+# A static embedding averages its tokens: the title, headings and opening lines say what
+# a chunk is about; more text costs CPU and blurs the vector.
+EMBED_CHARS = 600
+# Markdown link destinations: URLs are not what a chunk says (its anchor text is).
+LINK_DESTINATION = re.compile(r"\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
+# Headings inside a chunk's Markdown (a chunk may hold several short sections).
+_MD_HEADING = re.compile(r"^#{1,6}[ \t]+(.+?)[ \t#]*$", re.M)
+# How titles join a page's name to the site's: "Page — Site", "Page | Site", "Site: Page".
+_TITLE_SEPARATOR = re.compile(r"\s+[—–|·»:-]\s+|\s*::\s*")
+# Long chunks are indexed as windows of about this many characters (see `fts_rows`).
+WINDOW_CHARS = 1500
+MAX_WINDOWS = 256       # FTS rowid = chunk rowid * WINDOW_SLOTS + window
+WINDOW_SLOTS = 1024
+AFFIX_SHARE = 0.4       # a title segment in this share of pages (or more) is the site's
+AFFIX_MIN_PAGES = 5
+
+
+class SiteAffixes:
+    """The title segments a site repeats on most pages (its name, version, "documentation")."""
+
+    def __init__(self, segments: Iterable[str] = ()) -> None:
+        self.segments = frozenset(segments)
+
+    @classmethod
+    def learn(cls, titles: Iterable[str]) -> SiteAffixes:
+        counts: Counter[str] = Counter()
+        pages = 0
+        for title in titles:
+            pages += 1
+            counts.update(set(_segments(title)))
+        if pages < AFFIX_MIN_PAGES:
+            return cls()
+        return cls(s for s, n in counts.items() if n >= AFFIX_SHARE * pages and n > 1)
+
+    def without(self, title: str) -> str:
+        """The title without the site's segments (the whole title when nothing is left)."""
+        if not self.segments:
+            return title
+        kept = [s for s in _segments(title) if s not in self.segments]
+        return " — ".join(kept) if kept else title
+
+
+def _segments(title: str) -> list[str]:
+    return [s.strip() for s in _TITLE_SEPARATOR.split(title) if s.strip()]
+
+
+def version_token(version: str | None) -> str:
+    """The FTS term a chunk's version is stored as (`ver_none` encoded when unversioned)."""
+    return encode("ver_" + (version.lower() if version else "none"))
+
+
+def _headings(record: dict[str, Any]) -> list[str]:
+    """The chunk's heading path, the headings inside it, and its sections' paths."""
+    meta = record.get("metadata") or {}
+    found = [str(h) for h in meta.get("heading_path") or []]
+    for section in meta.get("sections") or ():
+        if isinstance(section, dict):
+            found += [str(h) for h in section.get("heading_path") or []]
+    found += [h.strip("`*_ ") for h in _MD_HEADING.findall(str(record.get("markdown") or ""))]
+    return list(dict.fromkeys(found))
+
+
+def windows(body: str, size: int = WINDOW_CHARS) -> list[str]:
+    """A long body cut at line ends (at spaces inside a longer line) into windows of
+    about `size` characters, at most MAX_WINDOWS (the last one keeps the rest)."""
+    if len(body) <= size * 3 // 2:
+        return [body]
+    pieces: list[str] = []
+    for line in body.splitlines(keepends=True):
+        while len(line) > size:
+            cut = line.rfind(" ", size // 2, size)
+            cut = size if cut < 0 else cut
+            pieces.append(line[:cut])
+            line = line[cut:]
+        pieces.append(line)
+    found, current = [], ""
+    for piece in pieces:
+        if current and len(current) + len(piece) > size and len(found) < MAX_WINDOWS - 1:
+            found.append(current)
+            current = ""
+        current += piece
+    return [*found, current] if current else found
+
+
+def fts_rows(record: dict[str, Any], affixes: SiteAffixes,
+             ) -> list[tuple[str, str, str, str, str]]:
+    """The FTS rows of a chunk, one per window of its body: version token, title,
+    headings and breadcrumbs, inbound anchor text and container labels, body (link
+    destinations left out). bm25 scores a passage of a long chunk (an option list, a
+    reference table) as it would a short chunk, instead of diluting it in the whole."""
+    meta = record.get("metadata") or {}
+    headings = _headings(record) + [str(c) for c in meta.get("breadcrumbs") or []]
+    anchors = []
+    for link in meta.get("inbound_links") or ():
+        if isinstance(link, dict):
+            anchors += [str(link.get("anchor_text") or ""), str(link.get("container_label") or "")]
+    context = (version_token(meta.get("version")),
+               index_text(affixes.without(str(meta.get("title") or ""))),
+               index_text(" \n ".join(headings)), index_text(" \n ".join(anchors)))
+    body = LINK_DESTINATION.sub("]", str(record.get("markdown") or ""))
+    return [(*context, index_text(window)) for window in windows(body)]
+
+
+def rank_columns(record: dict[str, Any], affixes: SiteAffixes) -> tuple[str, int, str, str]:
+    """What ranking reads for every candidate, kept apart from the JSON line: the stemmed
+    terms of the title and headings, code, region, and the section the chunk belongs to."""
+    meta = record.get("metadata") or {}
+    title = str(meta.get("title") or "")
+    path = [str(h) for h in meta.get("heading_path") or []]
+    source = str(meta.get("source_url") or "")
+    anchor = meta.get("anchor") or (source.split("#", 1)[1] if "#" in source else "")
+    section = f"{meta.get('canonical_url')}#{anchor or ' > '.join(path)}"
+    heading_terms = {stem(t) for t in terms(" \n ".join([affixes.without(title),
+                                                          *_headings(record)]))}
+    return (" ".join(sorted(heading_terms)), _code_level(record),
+            str(meta.get("region") or "main_content"), section)
+
+
+_FENCE = re.compile(r"^(```|~~~).*?^\1", re.M | re.S)
+LISTING_SHARE = 0.8     # a chunk this much inside code fences is a listing
+
+
+def _code_level(record: dict[str, Any]) -> int:
+    """0: no code; 1: code; 2: a listing (a source view, a long example), nearly all code."""
+    meta = record.get("metadata") or {}
+    if not meta.get("has_code"):
+        return 0
+    markdown = str(record.get("markdown") or "")
+    fenced = sum(len(m.group()) for m in _FENCE.finditer(markdown))
+    return 2 if markdown and fenced >= LISTING_SHARE * len(markdown) else 1
+
+
+def embed_text(record: dict[str, Any]) -> str:
+    """What a chunk's vector is computed from: its context label and the start of it."""
+    meta = record.get("metadata") or {}
+    head = " > ".join([str(meta.get("title") or ""), *map(str, meta.get("heading_path") or [])])
+    body = LINK_DESTINATION.sub("]", str(record.get("markdown") or ""))
+    return head + "\n" + body[:EMBED_CHARS]

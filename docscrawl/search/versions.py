@@ -1,0 +1,86 @@
+"""Versions in search: how a query names one (`version_named`), a URL without its version
+segments (`unversioned`, to find the same section in another version), and which version
+a search prefers when none is asked for: the site's default, and the versions that are
+only other names for it.
+
+The default is the version of the page the crawl started from (the unversioned root,
+or where it redirects), else the most common. A site often serves its default under a
+second name as well (`/latest/...` beside `/...`, `/stable/` beside `/6.2/`): the crawl
+keeps one page for the identical copies and may label it with the alias. Evidence that
+version A is an alias of the default D: A's pages were also seen at URLs in D's part of
+the site (a directory whose pages are mostly D), i.e. the crawl found them to be the
+same pages. Results of an alias are preferred like the default's.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+
+
+def _directory(url: str) -> str:
+    return url.split("#", 1)[0].split("?", 1)[0].rsplit("/", 1)[0]
+
+
+def choose_default(seed_version: str | None, counts: Counter[str]) -> str | None:
+    """The start page's version, else the most common one."""
+    if seed_version:
+        return seed_version
+    return counts.most_common(1)[0][0] if counts else None
+
+
+def default_aliases(pages: Iterable[tuple[str | None, list[str]]],
+                    default: str | None) -> set[str]:
+    """Versions whose pages are, for the most part, copies of the default's: each page
+    (its version, its canonical and observed URLs) has a URL where the default lives."""
+    pages = [(version, urls) for version, urls in pages if version]
+    if not default:
+        return set()
+    by_directory: dict[str, Counter[str]] = defaultdict(Counter)
+    for version, urls in pages:
+        for directory in {_directory(url) for url in urls}:
+            by_directory[directory][version] += 1
+    majority = {d: c.most_common(1)[0][0] for d, c in by_directory.items()}
+    copies: Counter[str] = Counter()
+    totals: Counter[str] = Counter()
+    for version, urls in pages:
+        if version == default:
+            continue
+        totals[version] += 1
+        places = {majority[_directory(url)] for url in urls}
+        if default in places and version in places:  # seen in its own part and in D's
+            copies[version] += 1
+    return {v for v, n in copies.items() if 2 * n >= totals[v]}
+
+
+def version_forms(version: str) -> set[str]:
+    """How a query may name a version: `v3.25` and `3.25`; `2.2.x` also as `2.2`."""
+    base = version.lower().removeprefix("v")
+    forms = {version.lower(), base}
+    for suffix in (".x", ".*"):
+        if base.endswith(suffix):
+            forms.add(base.removesuffix(suffix))
+    return {form for form in forms if any(ch.isdigit() for ch in form)}
+
+
+def version_named(query: str, known: list[str]) -> str | None:
+    """The version of `known` the query names as a whole token (longest form first)."""
+    lowered = query.lower()
+    forms = sorted(((form, version) for version in known for form in version_forms(version)),
+                   key=lambda pair: len(pair[0]), reverse=True)
+    for form, version in forms:
+        if re.search(r"(?<![\w.])v?" + re.escape(form) + r"(?![\w]|\.\d)", lowered):
+            return version
+    return None
+
+
+def unversioned(url: str, versions: list[str]) -> str:
+    """A URL with its version path segments left out (`/3.6/guide/x` -> `/guide/x`)."""
+    forms = {form for version in versions for form in version_forms(version)}
+    forms |= {version.lower() for version in versions}
+    head, sep, path = url.partition("://")
+    segments = path.split("/")
+    return head + sep + "/".join(
+        seg for i, seg in enumerate(segments)
+        if i == 0 or (seg.lower() not in forms and seg.lower().removeprefix("v") not in forms))
