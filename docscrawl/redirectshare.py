@@ -19,12 +19,16 @@ source ends once, with the same event and fields as in one process:
   `docscrawl merge` reduces to one).
 - `leftovers`, once the whole crawl is over: a source whose target never ended fails
   `redirect_target_failed`, as in one process.
+
+The scripts run on the worker's asyncio client, as jobs of its `Serial`
+(`docscrawl.distributed.serial`): never blocking the reactor, in order with its other calls.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from docscrawl.crawllog import CrawlLog
@@ -35,6 +39,7 @@ __all__ = ["KEY_NAMES", "SharedRedirects"]
 KEY_NAMES = ("redirect_outcomes", "redirect_waits", "redirect_targets")
 MAX_CIRCLE = 64  # sources followed when looking for a circle
 RULE_CHARS = 300  # of a published outcome's rule
+Job = Callable[[], Awaitable[object]]
 
 # KEYS: outcomes waits targets  ARGV: target_key source_key source_url waiter max_steps
 WAIT_SCRIPT = """
@@ -89,15 +94,22 @@ return found
 
 
 class SharedRedirects:
-    """One worker's side of the shared redirect waits (see module docstring)."""
+    """One worker's side of the shared redirect waits (see module docstring).
+
+    `client` is an asyncio Redis client: the script calls are coroutines, run as jobs of the
+    worker's `Serial` (`submit`), so none blocks the reactor and they keep the order of the
+    crawl's other Redis calls (an outcome is published before its task's ack)."""
 
     def __init__(self, client: Any, crawl_key: str, log: CrawlLog,
-                 key_of: Callable[[str], str]) -> None:
+                 key_of: Callable[[str], str], submit: Callable[[Job], None]) -> None:
         prefix = f"docscrawl:{{{crawl_key}}}:"
         self._keys = [prefix + name for name in KEY_NAMES]
         self._log = log
         self._key_of = key_of
+        self._submit = submit
         self._page_keys: dict[str, str] = {}  # URL this worker will end -> its page key
+        self._unpublished: deque[tuple[str, Outcome]] = deque()
+        self.asking: set[str] = set()  # sources whose wait is not answered yet
         self._wait = client.register_script(WAIT_SCRIPT)
         self._ended = client.register_script(ENDED_SCRIPT)
         self._released = client.register_script(RELEASED_SCRIPT)
@@ -112,65 +124,85 @@ class SharedRedirects:
                    status: int | None, chain: tuple[str, ...]) -> None:
         """`source` (the page of `source_key`) redirects to `target`: end it with the
         target's outcome, now or when some worker ends the target."""
-        waiter = Waiter(source, reason, status, chain)
+        self.asking.add(source)
+
+        async def job() -> None:
+            try:
+                await self._ask(Waiter(source, reason, status, chain), source_key, target)
+            finally:
+                self.asking.discard(source)
+        self._submit(job)
+
+    async def _ask(self, waiter: Waiter, source_key: str, target: str) -> None:
+        source = waiter.source
         known = self._log.outcome_of(target)  # ended here, recently (not as an alias)
         if known is not None and known.reason != "duplicate_url":
-            self._end(waiter, source_key, known)
+            await self._end(waiter, source_key, known)
             return
-        data = json.dumps({"s": source, "k": source_key, "t": target, "r": reason,
-                           "st": status, "c": list(chain)})
-        kind, value = self._wait(keys=self._keys, args=[
+        data = json.dumps({"s": source, "k": source_key, "t": target, "r": waiter.reason,
+                           "st": waiter.status, "c": list(waiter.chain)})
+        kind, value = await self._wait(keys=self._keys, args=[
             self._key_of(target), source_key, source, data, MAX_CIRCLE])
         if kind == "outcome":
-            self._end(waiter, source_key, _outcome(value))
+            await self._end(waiter, source_key, _outcome(value))
         elif kind == "loop":
             circle = json.loads(value)
             self._page_keys[source] = source_key
             self._log.record(source, "failed", reason="redirect_loop",
-                             rule=f"{len(circle)} URLs redirect in a circle", status=status,
-                             redirect_chain=circle)
+                             rule=f"{len(circle)} URLs redirect in a circle",
+                             status=waiter.status, redirect_chain=circle)
+            await self.flush()
         else:
             self._page_keys.pop(source, None)
             self._log.passed_on(source)
 
-    def refused_target(self, url: str, reason: str | None, rule: str | None) -> None:
+    async def refused_target(self, url: str, reason: str | None, rule: str | None) -> None:
         """A redirect target refused by a policy (robots.txt, file type...): publish it,
         whether this worker or the one that discovered it first logs the refusal."""
-        self._publish(self._key_of(url), Outcome(url, "skipped", reason, rule))
+        await self._publish(self._key_of(url), Outcome(url, "skipped", reason, rule))
 
     def ended(self, outcome: Outcome) -> None:
-        """Crawl-log outcome hook: publish the outcome of a page key this worker ends."""
+        """Crawl-log outcome hook: publish the outcome of a page key this worker ends (a
+        job submitted before the terminal hooks submit the task's ack)."""
         key = self._page_keys.pop(outcome.url, None)
         if key is not None:
-            self._publish(key, outcome)
+            self._unpublished.append((key, outcome))
+            self._submit(self.flush)
 
-    def leftovers(self) -> int:
+    async def flush(self) -> None:
+        """Publish the outcomes ended here and not published yet."""
+        while self._unpublished:
+            await self._publish(*self._unpublished.popleft())
+
+    async def leftovers(self) -> int:
         """The crawl is over: sources whose target never ended fail. Returns how many."""
-        waiters = self._leftovers(keys=self._keys[1:])
+        waiters = await self._leftovers(keys=self._keys[1:])
         for data in waiters:
             waiter, key, target = _waiter(data)
-            self._end(waiter, key, Outcome(
+            await self._end(waiter, key, Outcome(
                 target, "failed", "redirect_target_failed",
                 "the redirect target ended without a page"))
         return len(waiters)
 
-    def _publish(self, key: str, outcome: Outcome) -> None:
+    async def _publish(self, key: str, outcome: Outcome) -> None:
         data = json.dumps({"u": outcome.url, "e": outcome.event, "r": outcome.reason,
                            "ru": (outcome.rule or "")[:RULE_CHARS] or None,
                            "st": outcome.status, "p": outcome.page, "c": list(outcome.chain)})
-        waiting = self._ended(keys=self._keys[:2], args=[key, data])
+        waiting = await self._ended(keys=self._keys[:2], args=[key, data])
         for entry in waiting:
             waiter, source_key, _ = _waiter(entry)
-            self._end(waiter, source_key, outcome)
+            await self._end(waiter, source_key, outcome)
         if waiting:  # only now: a worker killed before this leaves them to the next one
-            self._released(keys=self._keys[1:], args=[key])
+            await self._released(keys=self._keys[1:], args=[key])
 
-    def _end(self, waiter: Waiter, source_key: str, outcome: Outcome) -> None:
-        """End a source with its target's outcome; that publishes the source's own."""
+    async def _end(self, waiter: Waiter, source_key: str, outcome: Outcome) -> None:
+        """End a source with its target's outcome and publish the source's own (along the
+        chain, before the waiters it ends leave Redis)."""
         self._page_keys[waiter.source] = source_key
         event, fields = source_outcome(waiter, outcome)
         if not self._log.record(waiter.source, event, **fields):
             self._page_keys.pop(waiter.source, None)
+        await self.flush()
 
 
 def _outcome(data: str) -> Outcome:

@@ -112,7 +112,7 @@ DOCSCRAWL_TEMPLATE_WARMUP = True
 # Retrieval chunks: target size in approximate tokens (see README), hard maximum (0: 2x target).
 DOCSCRAWL_CHUNK_TOKENS = 400
 DOCSCRAWL_CHUNK_MAX_TOKENS = 0
-# Distributed mode (docscrawl.worker): on when DOCSCRAWL_REDIS_URL is set.
+# Distributed mode (docscrawl.distributed): on when DOCSCRAWL_REDIS_URL is set.
 DOCSCRAWL_REDIS_URL = ""
 DOCSCRAWL_REDIS_CRAWL_KEY = ""  # default: the seed URL
 DOCSCRAWL_REDIS_LEASE = 60.0  # seconds before a silent worker's pages go back to the queue

@@ -202,7 +202,8 @@ def extract_page(root: etree._Element, url: str, *, html: str | None = None,
         # named by its <title> alone; said so, so that nobody takes it for a body heading.
         main_heading = " ".join(title.split())
         warnings.append(ExtractionWarning(
-            "main_heading_from_title", "no heading in the main content: the <title> names the page"))
+            "main_heading_from_title",
+            "no heading in the main content: the <title> names the page"))
     warnings = [*warnings, *render.warnings, *crumbs.warnings, *version_warnings,
                 *fragment_warnings(links, index)]
     if mismatch := identity_warning(title, main_heading):

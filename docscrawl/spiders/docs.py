@@ -21,6 +21,7 @@ from scrapy.exceptions import DontCloseSpider, StopDownload
 from scrapy.http import Request, Response, TextResponse
 from scrapy.utils.job import job_dir
 from scrapy.utils.response import get_base_url
+from twisted.internet.defer import Deferred, maybeDeferred
 from twisted.python.failure import Failure
 
 from docscrawl.config import CrawlConfig, build_config
@@ -32,7 +33,7 @@ from docscrawl.extract.links import discovery_links
 from docscrawl.extract.metadata import canonical_href
 from docscrawl.extract.page import PageStructure, page_structure
 from docscrawl.failures import classify_failure
-from docscrawl.frontier import Verdict, origin_of
+from docscrawl.frontier import origin_of
 from docscrawl.incremental import body_hash
 from docscrawl.items import CarriedPage, FetchedPage
 from docscrawl.pagetrack import PageTrack, track_from_fields
@@ -41,6 +42,7 @@ from docscrawl.politeness import politeness_summary
 from docscrawl.quality import binary_reason
 from docscrawl.resume import read_marker
 from docscrawl.session import CrawlSession
+from docscrawl.spiders.admission import Admission, CrawlHooks, build_admission
 from docscrawl.spiders.site_resources import (
     REDIRECT_STATUSES,
     SiteResources,
@@ -48,7 +50,6 @@ from docscrawl.spiders.site_resources import (
 )
 from docscrawl.state import StateRow
 from docscrawl.template_warmup import sample_of
-from docscrawl.worker import Worker, build_worker
 
 logger = logging.getLogger(__name__)
 
@@ -86,8 +87,8 @@ class DocsSpider(SiteResources, scrapy.Spider):
         self._resume_retried: set[str] = set()
         self._jobdir: Path | None = None
         self._resume_run: tuple[str | None, bool] = (None, False)
-        self.worker: Worker | None = None
-        self._quiet: set[str] = set()  # distributed: URLs another worker discovered first
+        self.admission: Admission
+        self.offer = self._discover
 
     @classmethod
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> Self:
@@ -96,7 +97,7 @@ class DocsSpider(SiteResources, scrapy.Spider):
             spider.raw_args, output_root=crawler.settings.get("DOCSCRAWL_OUTPUT_ROOT")
         )
         spider.config = config
-        spider.worker = build_worker(spider, crawler.settings)
+        spider.admission = build_admission(crawler.settings, config)
         spider._prepare_jobdir(crawler)
         crawler.signals.connect(spider._on_opened, signal=signals.spider_opened)
         crawler.signals.connect(spider._on_idle, signal=signals.spider_idle)
@@ -120,21 +121,15 @@ class DocsSpider(SiteResources, scrapy.Spider):
         lastmod: str | None = None, inherit: PageTrack | None = None,
     ) -> list[Request]:
         """Offer one discovered URL to the frontier and act on its verdict."""
-        log = self.session.log
         verdict = self.session.frontier.offer(url, reason, source, depth, lastmod=lastmod,
                                               inherit=inherit)
         if verdict.first:
-            if self.worker is not None and not self.worker.first_discovery(url):
-                # Another worker found it first and logs its story; it may have died before
-                # claiming it, so this worker still tries to claim it, silently.
-                self._quiet.add(url)
-            else:
-                self.session.journal_offer(url, reason, source, depth, lastmod, inherit)
-                log.discovered(url, {"reason": reason, "from": source})
+            self.session.journal_offer(url, reason, source, depth, lastmod, inherit)
+            self.admission.discovered(url, {"reason": reason, "from": source})
         if verdict.action == "known":
             return []
         if verdict.action == "skip":
-            self._log_skip(url, verdict, {"reason": reason, "from": source})
+            self.admission.refused(url, verdict, {"reason": reason, "from": source})
             return []
         return self._admit_or_park(url, reason, source, depth, lastmod, inherit)
 
@@ -151,33 +146,13 @@ class DocsSpider(SiteResources, scrapy.Spider):
         verdict = self.session.frontier.admit(
             url, reason, source, depth, lastmod=lastmod, inherit=inherit
         )
+        discovery = {"reason": reason, "from": source}
         if verdict.action == "skip":
-            self._log_skip(url, verdict, {"reason": reason, "from": source})
+            self.admission.refused(url, verdict, discovery)
             return []
         assert verdict.track is not None
-        if self.worker is not None:
-            self.worker.hand_over(url, verdict.track, redirected=inherit is not None,
-                                  quiet=url in self._quiet,
-                                  discovery={"reason": reason, "from": source})
-            return []
-        self.session.journal_claim(verdict.track, inherited=inherit is not None)
-        return [self.page_request(verdict.track, verdict.track.key)]
-
-    def _log_skip(self, url: str, verdict: Verdict,
-                  discovery: dict[str, Any] | None = None) -> None:
-        """Log a refused URL; distributed mode: only the worker that tells its story."""
-        worker = self.worker
-        if (worker is not None and (discovery or {}).get("reason") == "redirect"
-                and verdict.reason != "duplicate_url"):
-            worker.refused_target(url, verdict.reason, verdict.rule)
-        if url in self._quiet and (worker is None or not worker.must_tell(
-                url, discovery or {"reason": "in_page", "from": None})):
-            return
-        extra = {"param_rule": verdict.detail} if verdict.detail else {}
-        self.session.log.record(url, "skipped", reason=verdict.reason, rule=verdict.rule,
-                                **extra)
-        if worker is not None:
-            worker.told(url)
+        return self.admission.admitted(url, verdict.track, inherited=inherit is not None,
+                                       discovery=discovery)
 
     def page_request(self, track: PageTrack, url: str) -> Request:
         """The request fetching a claimed page (conditional when the state knows it)."""
@@ -374,14 +349,8 @@ class DocsSpider(SiteResources, scrapy.Spider):
             return
         track.redirect_chain = chain
         follow = self._discover(target, "redirect", response.url, track.depth, inherit=track)
-        if self.worker is not None:  # another worker may end the target (redirectshare)
-            self.worker.redirected(track, target, reason=reason, status=response.status,
-                                   chain=chain)
-        else:
-            owner = self.session.frontier.track_for(target)
-            page = owner and (owner.record_canonical or owner.merged_into)
-            log.redirected(track.url, owner.url if owner is not None else target,
-                           reason=reason, status=response.status, chain=chain, page=page)
+        self.admission.redirected(track, target, reason=reason, status=response.status,
+                                  chain=chain)
         yield from follow
 
     def _redirect_refusal(self, target: str) -> tuple[str, str] | None:
@@ -460,7 +429,7 @@ class DocsSpider(SiteResources, scrapy.Spider):
             depth = offer.get("depth")
             verdict = frontier.check(url, depth)
             if verdict.action == "skip":
-                self._log_skip(url, verdict)
+                self.admission.refused(url, verdict, {"reason": "in_page", "from": None})
                 continue
             inherit = track_from_fields(offer["inherit"]) if offer.get("inherit") else None
             requests.extend(self._admit_or_park(
@@ -486,8 +455,9 @@ class DocsSpider(SiteResources, scrapy.Spider):
         self.session.politeness = politeness_summary(settings)
         if isinstance(state, dict):
             state["docscrawl_run_id"] = self.session.incremental.run.run_id
-        if self.worker is not None:
-            self.worker.open()
+        self.admission.open(self.session, CrawlHooks(
+            schedule=self._schedule, page_request=lambda track: self.page_request(track, track.key),
+            robots_known=self._seed_robots_known))
         logger.info("docscrawl: crawling %s into %s", self.config.site, self.config.out_dir)
 
     def _prepare_jobdir(self, crawler: Crawler) -> None:
@@ -495,7 +465,7 @@ class DocsSpider(SiteResources, scrapy.Spider):
         marker survives a kill -9; Scrapy's spider.state does not) and keep Scrapy's request
         queue only after a clean pause. After a kill the queue files are torn (Scrapy
         writes their index at close) and the resumed run requests the open pages itself."""
-        setting = job_dir(crawler.settings) if self.worker is None else None
+        setting = job_dir(crawler.settings) if self.admission.resumable else None
         if not setting:
             return
         jobdir = self._jobdir = Path(setting)
@@ -517,9 +487,9 @@ class DocsSpider(SiteResources, scrapy.Spider):
     def _on_idle(self, spider: scrapy.Spider) -> None:
         """Distributed mode: an idle worker stays open while the shared crawl has work.
         A resumed crawl requests the pages the interrupted run left open, once idle."""
-        if self.worker is not None and self.worker.keep_open():
+        if self.admission.keep_open():
             raise DontCloseSpider
-        if self.worker is None and self.session.resumed:
+        if self.session.resumed:
             requests = self._resume_requests()
             if requests:
                 engine = self.crawler.engine
@@ -537,9 +507,14 @@ class DocsSpider(SiteResources, scrapy.Spider):
         if content_type and not is_html_type(content_type):
             raise StopDownload(fail=False)
 
-    def _on_closed(self, spider: scrapy.Spider, reason: str) -> None:
-        if self.worker is not None:
-            self.worker.close()
+    def _on_closed(self, spider: scrapy.Spider, reason: str) -> Deferred[None]:
+        """The admission closes first (distributed: its last Redis calls may still log),
+        then the session writes run.json."""
+        closing = maybeDeferred(self.admission.close)
+        closing.addCallback(lambda _: self._finish(reason))
+        return closing
+
+    def _finish(self, reason: str) -> None:
         summary = self.session.finish(reason)
         counts = summary.get("counts", {})
         logger.info(
@@ -547,6 +522,20 @@ class DocsSpider(SiteResources, scrapy.Spider):
             summary.get("pages_written"), self.session.out_dir,
             counts.get("events"), counts.get("skip_reasons"),
         )
+
+    def _schedule(self, request: Request) -> None:
+        engine = self.crawler.engine
+        assert engine is not None
+        engine.crawl(request)
+
+    def _seed_robots_known(self) -> bool:
+        """True when the seed origin's robots.txt is known here; else request it (once)."""
+        origin = origin_of(self.config.site)
+        if origin in self.session.frontier.robots:
+            return True
+        for request in self.robots_request_once(origin):
+            self._schedule(request)
+        return False
 
 
 def _header(response: Response, name: str) -> str | None:

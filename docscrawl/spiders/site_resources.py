@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urljoin, urlsplit
 
 from scrapy.http import Request, Response
@@ -24,9 +24,8 @@ from docscrawl.frontier import origin_of
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
-    from docscrawl.pagetrack import PageTrack
     from docscrawl.session import CrawlSession
-    from docscrawl.worker import Worker
+    from docscrawl.spiders.admission import Admission
 
 logger = logging.getLogger(__name__)
 
@@ -36,6 +35,13 @@ MAX_SITEMAP_DEPTH = 4
 MAX_SITEMAPS = 1000
 
 Parked = Callable[[], list[Request]]
+
+
+class Offer(Protocol):
+    """The spider's way in for a discovered URL (`DocsSpider._discover`)."""
+
+    def __call__(self, url: str, reason: str, source: str | None, depth: int, *,
+                 lastmod: str | None = None) -> list[Request]: ...
 
 
 def latency_ms(response: Response) -> float | None:
@@ -48,8 +54,9 @@ class SiteResources:
     """robots.txt, sitemaps and llms.txt for `DocsSpider`."""
 
     session: CrawlSession
-    worker: Worker | None
+    admission: Admission
     crawler: Crawler
+    offer: Offer  # set by the spider: sitemap and llms.txt entries go where links go
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -57,11 +64,6 @@ class SiteResources:
         self._robots_requested: set[str] = set()
         self._sitemaps_requested: set[str] = set()
         self._site_resources_started = False
-
-    if TYPE_CHECKING:  # the spider's: offer one discovered URL to the frontier
-        def _discover(self, url: str, reason: str, source: str | None, depth: int, *,
-                      lastmod: str | None = None,
-                      inherit: PageTrack | None = None) -> list[Request]: ...
 
     def robots_request_once(self, origin: str) -> list[Request]:
         """The request for an origin's robots.txt, the first time it is asked for."""
@@ -119,10 +121,10 @@ class SiteResources:
                                     reason="robots_unreachable", rule=rule, parser="robots")
         if policy.crawl_delay:
             self._apply_crawl_delay(origin, policy.crawl_delay)
-        if (origin == origin_of(self.session.config.site) and not self._site_resources_started
-                and (self.worker is None or self.worker.claim_site_resources())):
+        if origin == origin_of(self.session.config.site) and not self._site_resources_started:
             self._site_resources_started = True
-            yield from self._site_resource_requests(origin, policy)
+            yield from self.admission.site_resources(
+                lambda: self._site_resource_requests(origin, policy))
         for parked in self._parked.pop(origin, []):
             yield from parked()
 
@@ -189,8 +191,8 @@ class SiteResources:
                 if sitemap.kind == "sitemapindex":
                     yield from self._sitemap_request(entry.loc, reason, depth=depth + 1)
                 else:
-                    yield from self._discover(strip_fragment(entry.loc), reason,
-                                              response.url, 1, lastmod=entry.lastmod)
+                    yield from self.offer(strip_fragment(entry.loc), reason, response.url, 1,
+                                          lastmod=entry.lastmod)
         except SitemapError as exc:  # entries read before the error are kept: hints
             self.session.log.record(response.url, "failed", reason="parse_error",
                                     rule=str(exc), parser="sitemap", status=response.status)
@@ -203,7 +205,7 @@ class SiteResources:
         text = response.body.decode("utf-8", errors="replace")
         for url in parse_llms_txt(text, base_url=response.url):
             if is_crawlable_url(url):
-                yield from self._discover(strip_fragment(url), "llms_txt", response.url, 1)
+                yield from self.offer(strip_fragment(url), "llms_txt", response.url, 1)
 
     def resource_failed(self, failure: Failure) -> None:
         """A sitemap or llms.txt that could not be fetched (not a page: no terminal)."""

@@ -305,3 +305,17 @@ def test_a_restarted_worker_id_gives_back_its_old_leases(shared: SharedFrontier)
     again = shared.pop("part-2")
     assert again is not None
     assert again["task_id"] == held["task_id"]
+
+
+def test_an_expired_lease_behind_many_live_ones_is_recovered(shared: SharedFrontier) -> None:
+    """XAUTOCLAIM looks at 10 x COUNT pending entries per call: the take starts its scan at
+    the first expired entry, so live leases ahead of it cannot hide it."""
+    ids = [shared.push(task(n)) for n in range(25)]
+    assert len(shared.take("live", 20)) == 20
+    assert len(shared.take("dead", 5)) == 5
+    time.sleep(0.3)
+    shared.heartbeat("live")
+    time.sleep(0.3)
+    taken = shared.take("w2", 1)
+    assert [t["task_id"] for t in taken] == [ids[20]]
+    assert taken[0]["deliveries"] == 2

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -120,8 +119,7 @@ def test_a_worker_killed_with_sigkill_loses_nothing(crawl: Crawl) -> None:
         time.sleep(0.005)
     assert victim.returncode == -signal.SIGKILL, "the victim was not killed mid-crawl"
     assert held, "the victim held no lease when it was killed"
-    tasks = crawl.shared.redis.hmget(crawl.shared.keys["tasks"], held)
-    held_pages = {json.loads(body)["n"] for body in tasks if body}
+    held_pages = {task["n"] for task in crawl.shared.read_tasks(held)}
     crawl.wait("survivor")
     by_worker = assert_all_done_once(crawl)
     assert by_worker["survivor"] > 0 and by_worker["victim"] >= 40

@@ -1,0 +1,7 @@
+"""`python -m docscrawl.distributed`: see `docscrawl.distributed.status`."""
+
+import sys
+
+from docscrawl.distributed.status import main
+
+sys.exit(main())

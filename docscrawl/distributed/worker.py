@@ -1,0 +1,173 @@
+"""The queue side of one distributed worker: take tasks, renew leases, ack, stop together.
+
+It works with plain collaborators: the shared crawl (`AsyncSharedFrontier`), this process's
+`CrawlSession` (crawl log and local frontier) and `CrawlHooks` (schedule a request, build a
+page request for a track, make sure robots.txt is known); never the spider. Redis calls run
+as `Serial` jobs on the reactor's asyncio loop, so none of them blocks the reactor.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import time
+from typing import TYPE_CHECKING, Any
+
+from scrapy.utils.defer import deferred_from_coro
+from twisted.internet import task
+
+from docscrawl.distributed.tasks import track_from_task
+from docscrawl.redirectshare import SharedRedirects
+from docscrawl.template_share import SharedTemplateCounts
+
+if TYPE_CHECKING:
+    from docscrawl.distributed.frontier import AsyncSharedFrontier
+    from docscrawl.distributed.serial import Serial
+    from docscrawl.session import CrawlSession
+    from docscrawl.spiders.admission import CrawlHooks
+
+logger = logging.getLogger(__name__)
+
+PULL_EVERY = 0.5  # seconds between two looks at the queue
+
+
+class Worker:
+    """Takes page tasks up to the concurrency and acks each when its URL's story ends."""
+
+    def __init__(self, shared: AsyncSharedFrontier, worker_id: str, session: CrawlSession,
+                 hooks: CrawlHooks, serial: Serial, *, quiet_seconds: float,
+                 concurrency: int) -> None:
+        self.shared = shared
+        self.worker_id = worker_id
+        self.session = session
+        self.hooks = hooks
+        self.serial = serial
+        self.quiet_seconds = quiet_seconds
+        self.concurrency = max(1, concurrency)
+        self._task_of: dict[str, str] = {}  # URL being fetched here -> its task id
+        self._loop: task.LoopingCall | None = None
+        self._last_heartbeat = 0.0
+        self._heartbeat: asyncio.Future[Any] | None = None
+        self._pull_queued = False
+        self._closing = False
+        self.finished = False  # the whole crawl is over (seen by this worker)
+        self.redirects: SharedRedirects | None = None
+
+    def open(self) -> None:
+        """Take over the page budget (crawl-wide, in Redis), register, start pulling."""
+        session = self.session
+        session.frontier.max_pages = None
+        session.log.terminal_hooks.append(self._terminal)
+        session.set_worker(self.worker_id)
+        session.site_model.template.share_with(self._template_counts())
+        self.redirects = SharedRedirects(self.shared.redis, self.shared.crawl_key, session.log,
+                                         session.frontier.page_key, self.serial.submit)
+        info = {"pid": os.getpid(), "out": str(session.out_dir),
+                "lease": self.shared.lease_seconds}
+        self.serial.submit(lambda: self.shared.register_worker(self.worker_id, info))
+        self.serial.submit(self.shared.mark_started)
+        self._last_heartbeat = time.monotonic()
+        self._loop = task.LoopingCall(self._tick)
+        self._loop.start(PULL_EVERY, now=False)
+
+    def _template_counts(self) -> SharedTemplateCounts:
+        """One template table for all workers (`docscrawl.template_share`). Its calls are
+        blocking: they happen only while the warm-up sample is counted (a dozen pages),
+        before the table is frozen, and the extract pipeline needs their answer at once."""
+        from redis import Redis
+
+        client = Redis.from_url(self.shared.redis_url, decode_responses=True)
+        return SharedTemplateCounts(client, self.shared.keys)
+
+    def _tick(self) -> None:
+        """Every PULL_EVERY: renew the leases when due, look for tasks."""
+        now = time.monotonic()
+        if (now - self._last_heartbeat > self.shared.lease_seconds / 3
+                and (self._heartbeat is None or self._heartbeat.done())):
+            self._last_heartbeat = now  # not a Serial job: it must not wait behind them
+            self._heartbeat = asyncio.ensure_future(self.shared.heartbeat(self.worker_id))
+            self._heartbeat.add_done_callback(_log_failure)
+        self._queue_pull()
+
+    def _queue_pull(self) -> None:
+        if not self._pull_queued and not self._closing:
+            self._pull_queued = True
+            self.serial.submit(self._pull)
+
+    async def _pull(self) -> int:
+        """Lease tasks up to the concurrency and schedule their requests."""
+        self._pull_queued = False
+        # pages the extract pipeline holds until the template is warm do not count
+        wanted = self.concurrency - (len(self._task_of) - self.session.pages_held)
+        if self._closing or wanted <= 0 or not self.hooks.robots_known():
+            # Nothing is taken before the site's robots.txt is known here: links found on a
+            # taken page would otherwise wait in this worker, and be lost if it died.
+            return 0
+        tasks = await self.shared.take(self.worker_id, wanted)
+        for leased in tasks:
+            track = track_from_task(leased)
+            self.session.frontier.adopt(track)
+            self.session.log.adopt(track.url)
+            if self.redirects is not None:
+                self.redirects.fetching(track.url, track.key)
+            self._task_of[track.url] = leased["task_id"]
+            self.hooks.schedule(self.hooks.page_request(track))
+        return len(tasks)
+
+    def keep_open(self) -> bool:
+        """Called when this worker's engine is idle: True while the crawl may bring work."""
+        if self.finished:
+            return False
+        asking = self.redirects.asking if self.redirects is not None else set()
+        if self._task_of:  # idle engine but unacknowledged tasks: their requests were lost
+            for url in [url for url in self._task_of if url not in asking]:
+                self.session.log.record(url, "failed", reason="task_dropped",
+                                        rule="request dropped before an outcome")
+            return True
+        if not self.serial.busy:
+            self.serial.submit(self._check_end)
+        return True
+
+    async def _check_end(self) -> None:
+        if await self._pull() or self._task_of:
+            return
+        if not await self.shared.mark_done_if_idle(self.quiet_seconds):
+            return
+        if self.redirects is not None:  # sources whose target never ended fail now
+            await self.redirects.leftovers()
+        self.finished = True
+
+    def _terminal(self, url: str) -> None:
+        task_id = self._task_of.pop(url, None)
+        if task_id is not None:  # after the jobs queueing the links this page produced
+            self.serial.submit(lambda: self.shared.ack(task_id))
+
+    def close(self) -> Any:
+        """Give unfinished tasks back at once; stop pulling. A Deferred firing when the
+        last Redis jobs (pending claims and acks first) are done: the session is still
+        open for what they log."""
+        self._closing = True
+        if self._loop is not None and self._loop.running:
+            self._loop.stop()
+        for url in self._task_of:
+            self.session.log.hand_off(url)
+        self._task_of.clear()
+        return deferred_from_coro(self._close())
+
+    async def _close(self) -> None:
+        self.serial.submit(lambda: self.shared.release_worker(self.worker_id))
+        self.serial.submit(lambda: self.shared.finish_worker(self.worker_id))
+        await self.serial.drained()
+        if self._heartbeat is not None and not self._heartbeat.done():
+            await asyncio.wait([self._heartbeat])
+        if self.serial.failures:
+            logger.warning("docscrawl: distributed: %d Redis calls failed in this worker",
+                           self.serial.failures)
+        await self.shared.close()
+
+
+def _log_failure(future: asyncio.Future[Any]) -> None:
+    """A failed heartbeat is logged (the next one comes lease/3 later)."""
+    if not future.cancelled() and future.exception() is not None:
+        logger.warning("docscrawl: distributed: heartbeat failed: %s", future.exception())
