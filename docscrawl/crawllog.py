@@ -15,12 +15,10 @@ from typing import Any
 
 from docscrawl.jsonl import JsonlWriter
 from docscrawl.redirectwait import Outcome, RedirectWaits, Waiter, source_outcome
+from docscrawl.vocab import TERMINAL
 
 logger = logging.getLogger(__name__)
 
-EVENTS = ("discovered", "skipped", "fetched", "rendered", "extracted", "duplicate",
-          "unchanged", "failed")
-TERMINAL = frozenset({"extracted", "duplicate", "unchanged", "skipped", "failed"})
 RECENT_OUTCOMES = 4096  # terminal outcomes kept for redirects to URLs that already ended
 
 

@@ -14,7 +14,18 @@ from docscrawl.config import default_host_label
 from docscrawl.devserver import StaticSite
 from docscrawl.summary import summarize
 
-DEMO_SITE = Path(__file__).resolve().parent.parent / "fixtures" / "sites" / "demo"
+
+def _demo_site() -> Path:
+    """fixtures/sites/demo of the checkout this module runs from, wherever it sits in the
+    package (found upwards, so the module can move between folders)."""
+    here = Path(__file__).resolve()
+    for folder in here.parents:
+        if (folder / "fixtures" / "sites" / "demo").is_dir():
+            return folder / "fixtures" / "sites" / "demo"
+    return here.parents[1] / "fixtures" / "sites" / "demo"  # reported missing when served
+
+
+DEMO_SITE = _demo_site()
 
 
 def main(argv: list[str] | None = None) -> int:

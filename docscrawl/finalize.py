@@ -16,7 +16,7 @@ from docscrawl.dedup.content import sha256_id
 from docscrawl.extract.model import VersionInfo
 from docscrawl.extract.site_versions import SiteVersions
 from docscrawl.extract.version import evidence_of
-from docscrawl.jsonl import dumps_line, dumps_value
+from docscrawl.jsonl import dumps_line, dumps_value, parse_object
 from docscrawl.records import as_dict
 
 Transform = Callable[[dict[str, Any]], dict[str, Any]]
@@ -47,9 +47,8 @@ def rewrite_jsonl(path: Path, transform: Filter, *, leading: tuple[str, ...] = (
                 if updated is not None and list(updated) == list(leading):
                     dst.write(_join_fields(updated, rest))
                     continue
-            try:
-                record = json.loads(raw)
-            except ValueError:
+            record = parse_object(raw)
+            if record is None:
                 continue
             result = transform(record)
             if result is not None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -23,6 +24,7 @@ from docscrawl.discovery.urls import normalize_url
 from docscrawl.pagetrack import PageTrack, track_from_fields
 from docscrawl.seenurls import ABSENT, SeenUrls
 from docscrawl.trackstore import TrackStore
+from docscrawl.vocab import SkipReason
 
 NON_HTML_EXTENSIONS = frozenset({
     ".pdf", ".zip", ".gz", ".tgz", ".bz2", ".xz", ".7z", ".tar", ".rar", ".whl", ".egg",
@@ -35,11 +37,20 @@ NON_HTML_EXTENSIONS = frozenset({
 })
 
 
+class Action(StrEnum):
+    """What the frontier says to do with an offered URL."""
+
+    FETCH = "fetch"  # a new page: its track is claimed
+    SKIP = "skip"  # refused by a policy: log `skipped` with the reason and rule
+    KNOWN = "known"  # already seen: the way found was added to its track
+    WAIT_ROBOTS = "wait_robots"  # its origin's robots.txt is not known yet
+
+
 @dataclass(frozen=True, slots=True)
 class Verdict:
     """What to do with an offered URL."""
 
-    action: str  # "fetch", "skip", "known", "wait_robots", "ignore"
+    action: Action
     reason: str | None = None
     rule: str | None = None
     track: PageTrack | None = None
@@ -146,9 +157,9 @@ class Frontier:
         key = self._seen.lookup(url)
         if key is not ABSENT:
             if key is None:
-                return Verdict("known")
+                return Verdict(Action.KNOWN)
             if inherit is None and not lastmod:
-                return Verdict("known", track=self._tracks.add_discovery(key, reason, source))
+                return Verdict(Action.KNOWN, track=self._tracks.add_discovery(key, reason, source))
             track = self._tracks.get(key)
             if track is not None:
                 track.add_discovery(reason, source)
@@ -156,7 +167,7 @@ class Frontier:
                     track.absorb(inherit)
                 if lastmod and not track.sitemap_lastmod:
                     track.sitemap_lastmod = lastmod
-            return Verdict("known", track=track)
+            return Verdict(Action.KNOWN, track=track)
         self._seen[url] = None
         return self.check(url, depth)
 
@@ -165,17 +176,18 @@ class Frontier:
         URLs the interrupted run left open). `depth` None skips the max_depth check."""
         decision = self.scope.decide(url)
         if not decision.allowed:
-            return Verdict("skip", decision.reason, decision.rule, first=True)
+            return Verdict(Action.SKIP, decision.reason, decision.rule, first=True)
         blocked = self.guard.check(urlsplit(url).hostname or "")
         if blocked:
-            return Verdict("skip", "private_address", blocked, first=True)
+            return Verdict(Action.SKIP, SkipReason.PRIVATE_ADDRESS, blocked, first=True)
         ext = extension_of(url)
         if ext in NON_HTML_EXTENSIONS:
-            return Verdict("skip", "non_html", f"file extension {ext}", first=True)
+            return Verdict(Action.SKIP, SkipReason.NON_HTML, f"file extension {ext}", first=True)
         if self.max_depth is not None and depth is not None and depth > self.max_depth:
             self.limited = True
-            return Verdict("skip", "max_depth", f"max_depth={self.max_depth}", first=True)
-        return Verdict("wait_robots", first=True)
+            return Verdict(Action.SKIP, SkipReason.MAX_DEPTH, f"max_depth={self.max_depth}",
+                           first=True)
+        return Verdict(Action.WAIT_ROBOTS, first=True)
 
     def admit(
         self, url: str, reason: str, source: str | None, depth: int, *,
@@ -184,13 +196,13 @@ class Frontier:
         """Robots.txt, duplicate normalized URL and max_pages; claims the URL on `fetch`."""
         robots = self.robots.get(origin_of(url))
         if robots is None:
-            return Verdict("wait_robots")
+            return Verdict(Action.WAIT_ROBOTS)
         refused = self.guard.refused_at_connect(urlsplit(url).hostname or "")
         if refused:  # admitted when its host looked public; a connection proved otherwise
-            return Verdict("skip", "private_address", refused)
+            return Verdict(Action.SKIP, SkipReason.PRIVATE_ADDRESS, refused)
         decision = robots.decide(url)
         if not decision.allowed:
-            return Verdict("skip", "robots", decision.rule or "robots.txt")
+            return Verdict(Action.SKIP, SkipReason.ROBOTS, decision.rule or "robots.txt")
         stripped, param_rule = self.params.identify(url)
         key = normalize_url(stripped)
         owner = self.owner_of(key)
@@ -200,12 +212,13 @@ class Frontier:
             if inherit is not None:
                 owner.absorb(inherit)
             self._seen[url] = owner.key
-            return Verdict("skip", "duplicate_url", key, track=owner, detail=param_rule)
+            return Verdict(Action.SKIP, SkipReason.DUPLICATE_URL, key, track=owner,
+                           detail=param_rule)
         if inherit is None and self.max_pages is not None and self.admitted >= self.max_pages:
             self.limited = True
-            return Verdict("skip", "max_pages", f"max_pages={self.max_pages}")
+            return Verdict(Action.SKIP, SkipReason.MAX_PAGES, f"max_pages={self.max_pages}")
         if inherit is None and (trap := self.traps.admit(key, source)):
-            return Verdict("skip", "trap", trap)
+            return Verdict(Action.SKIP, SkipReason.TRAP, trap)
         if inherit is None:
             self.admitted += 1  # a redirect target continues its source's page slot
         track = PageTrack(url, key, depth, sitemap_lastmod=lastmod)
@@ -217,7 +230,7 @@ class Frontier:
         track.observe(url)
         self._seen[url] = track.key
         self._tracks.put(track)
-        return Verdict("fetch", track=track)
+        return Verdict(Action.FETCH, track=track)
 
     def restore(
         self, seen: Iterable[str], claims: Iterable[tuple[dict[str, Any], bool]], *,

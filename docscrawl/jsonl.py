@@ -1,9 +1,11 @@
-"""Line-at-a-time JSON Lines writing: every line is complete and flushed when written."""
+"""JSON Lines: written a line at a time (every line complete and flushed when written), and
+read back by one reader (`read_jsonl`) for every file the crawl and its tools read."""
 
 from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -86,3 +88,61 @@ def write_json_atomic(path: Path, data: Any) -> None:
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
     os.replace(tmp, path)
+
+
+class BadLine(ValueError):
+    """A JSONL line that is not a JSON object (and not the cut-short last line)."""
+
+    def __init__(self, path: Path, lineno: int, raw: bytes) -> None:
+        sample = raw[:60].decode("utf-8", errors="replace").rstrip()
+        super().__init__(f"{path} line {lineno}: not a JSON object ({sample!r})")
+        self.path, self.lineno = path, lineno
+
+
+def parse_object(raw: str | bytes) -> dict[str, Any] | None:
+    """One line as a JSON object; None when it is not one (torn, blank, not an object)."""
+    try:
+        record = json.loads(raw)
+    except ValueError:
+        return None
+    return record if isinstance(record, dict) else None
+
+
+def read_jsonl(path: Path, *, strict: bool = False,
+               on_line: Callable[[int], None] | None = None,
+               on_torn: Callable[[int], None] | None = None) -> Iterator[dict[str, Any]]:
+    """Every JSON object line of a file, streamed (a missing file: nothing; blank lines are
+    skipped).
+
+    Lenient by default: a line that is not a JSON object is skipped (the crawl reading its
+    own files back after a kill). `strict` (the inspection commands): such a line raises
+    `BadLine`, except the last line when it has no newline, the line in flight when a
+    crawl was killed (the contract allows losing it): it is passed to `on_torn(lineno)`.
+    `on_line(lineno)` is called for every line read (progress)."""
+    if not path.is_file():
+        return
+    with path.open("rb") as handle:
+        pending: tuple[int, bytes] | None = None
+        for lineno, raw in enumerate(handle, 1):
+            if on_line is not None:
+                on_line(lineno)
+            if pending is not None:  # a bad line followed by more lines: corrupt
+                raise BadLine(path, *pending)
+            record = parse_object(raw)
+            if record is not None:
+                yield record
+            elif strict and raw.strip():
+                if raw.endswith(b"\n"):
+                    raise BadLine(path, lineno, raw)
+                pending = (lineno, raw)  # maybe the cut-short last line
+        if pending is not None and on_torn is not None:
+            on_torn(pending[0])
+
+
+def read_json_object(path: Path) -> dict[str, Any]:
+    """A JSON object file (run.json, a marker); {} when missing, unreadable or no object."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}

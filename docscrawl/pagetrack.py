@@ -57,12 +57,12 @@ class PageTrack:
 
     __slots__ = (
         "_found",
-        "_observed",
         "depth",
         "discovery_dropped",
         "fetched_url",
         "key",
         "merged_into",
+        "observed",
         "record_canonical",
         "redirect_chain",
         "sitemap_lastmod",
@@ -81,17 +81,17 @@ class PageTrack:
         self.key = url if key == url else key  # one string object when they are equal
         self.depth = depth
         self._found: tuple[Discovery, ...] = tuple(shared_pair(*pair) for pair in discovery)
-        # the URLs that serve it (an ordered set); None stands for `(url,)`, the usual case
-        self._observed: tuple[str, ...] | None = ()
+        # the URLs that serve (or lead to) this page, in the order seen (an ordered set)
+        self.observed: tuple[str, ...] = ()
         self.sitemap_lastmod = sitemap_lastmod
         self.redirect_chain: tuple[str, ...] = tuple(redirect_chain)
         self.fetched_url = fetched_url  # first URL requested, when a redirect led here
         self.record_canonical: str | None = None  # set once its page record is written
         self.merged_into: str | None = None  # canonical URL of the record it duplicated
         self.discovery_dropped = 0  # ways found past MAX_DISCOVERY_ENTRIES, counted only
-        # what its page record listed when written: observed URLs and ways found (-1: not
-        # written), and the sitemap lastmod
-        self.written_observed = -1
+        # what its page record listed when written (None until it is): observed URLs and
+        # ways found counted, and the sitemap lastmod
+        self.written_observed: int | None = None
         self.written_discovery = 0
         self.written_lastmod: str | None = None
 
@@ -111,11 +111,6 @@ class PageTrack:
             setattr(self, name, value)
 
     @property
-    def observed(self) -> tuple[str, ...]:
-        """The URLs that serve (or lead to) this page, in the order seen."""
-        return (self.url,) if self._observed is None else self._observed
-
-    @property
     def discovery(self) -> list[Discovery]:
         """The ways this page was found, as (reason, source) pairs (a copy)."""
         return list(self._found)
@@ -127,10 +122,8 @@ class PageTrack:
 
     def observe(self, url: str) -> None:
         """Remember a URL that serves (or leads to) this page."""
-        observed = self.observed
-        if url not in observed:
-            observed += (url,)
-            self._observed = None if observed == (self.url,) else observed
+        if url not in self.observed:
+            self.observed += (url,)
 
     def add_discovery(self, reason: str, source: str | None) -> None:
         """Add one way this page was found, once. Past MAX_DISCOVERY_ENTRIES only a new
@@ -172,7 +165,7 @@ class PageTrack:
     @property
     def written(self) -> bool:
         """True once this track's page record was written."""
-        return self.written_observed >= 0
+        return self.written_observed is not None
 
 
 def track_fields(track: PageTrack) -> dict[str, Any]:

@@ -20,14 +20,14 @@ from __future__ import annotations
 import json
 import os
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from docscrawl.jsonl import dumps_line
+from docscrawl.jsonl import dumps_line, read_jsonl
+from docscrawl.vocab import TERMINAL
 
-TERMINAL = frozenset({"extracted", "duplicate", "unchanged", "skipped", "failed"})
 RUN_MARKER = "docscrawl_run.json"
 FRONTIER_JOURNAL = "docscrawl_frontier.jsonl"
 
@@ -60,20 +60,6 @@ def cut_torn_tail(path: Path) -> int:
         return size - keep
 
 
-def iter_jsonl(path: Path) -> Iterator[dict[str, Any]]:
-    """Every parsable JSON object line of a file (missing file: nothing)."""
-    if not path.exists():
-        return
-    with path.open(encoding="utf-8") as handle:
-        for raw in handle:
-            try:
-                record = json.loads(raw)
-            except ValueError:
-                continue
-            if isinstance(record, dict):
-                yield record
-
-
 def filter_jsonl(path: Path, keep: Callable[[dict[str, Any]], bool]) -> int:
     """Rewrite a JSONL file without the records `keep` refuses (temp file + atomic
     rename); returns how many were dropped."""
@@ -82,7 +68,7 @@ def filter_jsonl(path: Path, keep: Callable[[dict[str, Any]], bool]) -> int:
     tmp = path.with_name(path.name + ".tmp")
     dropped = 0
     with tmp.open("w", encoding="utf-8") as dst:
-        for record in iter_jsonl(path):
+        for record in read_jsonl(path):
             if keep(record):
                 dst.write(dumps_line(record))
             else:
@@ -126,7 +112,7 @@ class LogReplay:
 def replay_log(path: Path) -> LogReplay:
     """Stream crawl_log.jsonl into a `LogReplay` (counts as CrawlLog keeps them)."""
     replay = LogReplay()
-    for line in iter_jsonl(path):
+    for line in read_jsonl(path):
         url, event = line.get("url"), line.get("event")
         if not isinstance(url, str) or not isinstance(event, str):
             continue
@@ -175,7 +161,7 @@ class PageSummary:
 def replay_pages(path: Path) -> dict[str, PageSummary]:
     """Written page records by canonical URL, in file order."""
     pages: dict[str, PageSummary] = {}
-    for record in iter_jsonl(path):
+    for record in read_jsonl(path):
         canonical = record.get("canonical_url")
         if not isinstance(canonical, str):
             continue
@@ -203,12 +189,12 @@ def roll_back_unlogged(out_dir: Path, logged: set[str]) -> set[str]:
     last one). Its lines are removed from all three files; the page is fetched again.
     Returns the canonical URLs rolled back.
     """
-    partial = {canonical for record in iter_jsonl(out_dir / "pages.jsonl")
+    partial = {canonical for record in read_jsonl(out_dir / "pages.jsonl")
                if (canonical := record.get("canonical_url")) not in logged}
     partial.discard(None)  # type: ignore[arg-type]
     # structure/chunk lines of a page whose pages line was torn off count too
     for name in ("structure.jsonl", "chunks.jsonl"):
-        for record in iter_jsonl(out_dir / name):
+        for record in read_jsonl(out_dir / name):
             canonical = _record_canonical(record)
             if canonical is not None and canonical not in logged:
                 partial.add(canonical)
@@ -222,14 +208,14 @@ def records_of(out_dir: Path, canonicals: set[str]) -> tuple[
         dict[str, dict[str, Any]], dict[str, list[dict[str, Any]]], dict[str, dict[str, Any]]]:
     """Full page records, chunk records and structure records of a few canonical URLs
     (state repair)."""
-    pages = {r["canonical_url"]: r for r in iter_jsonl(out_dir / "pages.jsonl")
+    pages = {r["canonical_url"]: r for r in read_jsonl(out_dir / "pages.jsonl")
              if r.get("canonical_url") in canonicals}
     chunks: dict[str, list[dict[str, Any]]] = {c: [] for c in canonicals}
-    for record in iter_jsonl(out_dir / "chunks.jsonl"):
+    for record in read_jsonl(out_dir / "chunks.jsonl"):
         canonical = _record_canonical(record)
         if canonical in chunks:
             chunks[canonical].append(record)
-    structures = {r["canonical_url"]: r for r in iter_jsonl(out_dir / "structure.jsonl")
+    structures = {r["canonical_url"]: r for r in read_jsonl(out_dir / "structure.jsonl")
                   if r.get("canonical_url") in canonicals}
     return pages, chunks, structures
 
@@ -238,7 +224,7 @@ def reported_changes(path: Path) -> tuple[set[str], Counter[str]]:
     """Canonical URLs already in changes.jsonl for this run, and counts by change."""
     reported: set[str] = set()
     counts: Counter[str] = Counter()
-    for line in iter_jsonl(path):
+    for line in read_jsonl(path):
         canonical = line.get("canonical_url")
         if isinstance(canonical, str) and canonical not in reported:
             reported.add(canonical)
@@ -263,7 +249,7 @@ class JournalReplay:
 def replay_journal(path: Path) -> JournalReplay:
     """Stream the frontier journal."""
     replay = JournalReplay()
-    for line in iter_jsonl(path):
+    for line in read_jsonl(path):
         kind = line.get("kind")
         if kind == "offer" and isinstance(line.get("url"), str):
             replay.offers.setdefault(line["url"], line)

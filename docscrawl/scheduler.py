@@ -27,9 +27,10 @@ from scrapy.http import Request
 from twisted.internet.base import DelayedCall
 
 from docscrawl.scratch import make_scratch_dir, remove_stale_dirs
+from docscrawl.vocab import Meta
 
 QUEUE_PREFIX = "docscrawl-queue-"
-NOT_BEFORE = "docscrawl_not_before"  # request meta: time.time() before which it waits
+NOT_BEFORE = Meta.NOT_BEFORE  # request meta: time.time() before which it waits
 
 
 def make_queue_dir() -> str:

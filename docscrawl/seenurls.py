@@ -3,15 +3,17 @@
 The frontier asks this for each link it is offered, so a site of 50,000 pages would keep
 50,000 URLs in memory. Only the URLs used last stay in memory (`keep` of them: a page's
 sidebar links come up on every page of its section); the others are in the crawl ledger
-(`docscrawl.ledger.SeenTable`) and are read back when offered again. Without a table
+(`docscrawl.ledger.SeenTable`, by `docscrawl.spillmap.SpillMap`) and are read back
+when offered again. Without a table
 everything stays in memory.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from itertools import islice
 from typing import Protocol
+
+from docscrawl.spillmap import SpillMap
 
 DEFAULT_KEEP = 16_384  # URLs kept in memory
 SPILL_BATCH = 1024  # URLs written to disk together once `keep` is passed by this many
@@ -30,9 +32,19 @@ class SeenUrls:
 
     def __init__(self, rows: SeenRows | None = None, *, keep: int = DEFAULT_KEEP) -> None:
         self._rows = rows
-        self.keep = max(1, keep)
-        self._hot: dict[str, str | None] = {}  # least recently used first (with rows)
-        self.spilled = 0  # URLs written to disk, for the crawl's stats
+        self._map: SpillMap[str, str | None] = SpillMap(
+            rows.put_many if rows is not None else None, keep=keep, batch=SPILL_BATCH)
+        self._hot = self._map.hot  # least recently used first (with rows)
+
+    @property
+    def keep(self) -> int:
+        """URLs kept in memory."""
+        return self._map.keep
+
+    @property
+    def spilled(self) -> int:
+        """URLs written to disk, for the crawl's stats."""
+        return self._map.spilled
 
     def lookup(self, url: str) -> str | None:
         """The key recorded for `url`: None when it has no track, `ABSENT` when unseen."""
@@ -46,7 +58,7 @@ class SeenUrls:
             if not found:
                 return ABSENT
         hot[url] = key  # most recently used last
-        self._spill()
+        self._map.trim()
         return key
 
     def __contains__(self, url: str) -> bool:
@@ -58,25 +70,10 @@ class SeenUrls:
         return None if key is ABSENT else key
 
     def __setitem__(self, url: str, key: str | None) -> None:
-        hot = self._hot
-        if self._rows is not None:
-            hot.pop(url, None)
-        hot[url] = key
-        self._spill()
+        self._map.put(url, key)
 
     def add_all(self, urls: Iterable[str]) -> None:
         """Mark URLs seen (without a track) unless already seen."""
         for url in urls:
             if url not in self:
                 self[url] = None
-
-    def _spill(self) -> None:
-        """Past `keep` by a batch, write the least recently used URLs to disk."""
-        excess = len(self._hot) - self.keep
-        if self._rows is None or excess < min(SPILL_BATCH, self.keep):
-            return
-        oldest = list(islice(self._hot.items(), excess))
-        self._rows.put_many(oldest)
-        for url, _ in oldest:
-            del self._hot[url]
-        self.spilled += len(oldest)

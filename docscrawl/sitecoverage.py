@@ -12,6 +12,8 @@ import re
 from pathlib import Path
 from urllib.parse import unquote, urljoin, urlsplit
 
+from docscrawl.jsonl import read_jsonl
+
 NOT_PAGES = ("_sources/", "_static/", "_images/", "_downloads/", "search-index", "__pycache__",
              "search.html")
 
@@ -57,12 +59,10 @@ def linked_from_start(start: str, files: dict[str, Path]) -> set[str]:
 def reached_paths(out: Path) -> tuple[set[str], dict[str, int]]:
     """URL paths that ended as a page or an alias of one; skip reasons for the others."""
     reached: set[str] = set()
-    for line in (out / "pages.jsonl").open(encoding="utf-8"):
-        page = json.loads(line)
+    for page in read_jsonl(out / "pages.jsonl"):
         for url in [*page["observed_urls"], page["final_url"], page["canonical_url"]]:
             reached.add(unquote(urlsplit(url).path))
-    for line in (out / "crawl_log.jsonl").open(encoding="utf-8"):
-        event = json.loads(line)
+    for event in read_jsonl(out / "crawl_log.jsonl"):
         if event["event"] == "duplicate" or (event["event"] == "skipped"
                                               and event["reason"] == "duplicate_url"):
             reached.add(unquote(urlsplit(event["url"]).path))

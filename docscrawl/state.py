@@ -4,7 +4,8 @@ Per canonical URL: validators (ETag, Last-Modified), content hash, chunk ids, th
 record and chunk records, and the run that last saw it; every observed URL maps to its
 canonical URL. WAL journal, one transaction per write, so a `kill -9` leaves the database
 consistent. A corrupt or foreign file is refused with `StateError`, never overwritten; an
-older schema is migrated in one transaction. Pure stdlib: no Scrapy.
+older schema is migrated in one transaction (`docscrawl.state_schema`). Pure stdlib: no
+Scrapy.
 """
 
 from __future__ import annotations
@@ -12,57 +13,20 @@ from __future__ import annotations
 import json
 import sqlite3
 import uuid
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Self
 
+from docscrawl.state_schema import StateError, check_and_migrate, check_header, transaction
+
 DB_NAME = "state.sqlite3"
-SCHEMA_VERSION = 2
-APPLICATION_ID = 0x44435354  # "DCST" in the SQLite header: marks the file as ours
-SQLITE_MAGIC = b"SQLite format 3\x00"
-TABLES: dict[int, frozenset[str]] = {  # our tables, per schema version
-    0: frozenset({"docscrawl_schema", "pages"}),
-    1: frozenset({"docscrawl_schema", "pages", "url_aliases", "runs"}),
-    2: frozenset({"docscrawl_schema", "pages", "url_aliases", "runs"}),
-}
-_PAGES_V1 = """CREATE TABLE pages (
-    canonical_url TEXT PRIMARY KEY,
-    etag TEXT,
-    last_modified TEXT,
-    content_hash TEXT,
-    body_hash TEXT,
-    chunk_ids TEXT NOT NULL DEFAULT '[]',
-    page_record TEXT,
-    chunk_records TEXT,
-    last_seen_run TEXT,
-    updated_at TEXT
-)"""
-_ADDED_IN_V1 = (
-    "CREATE INDEX pages_last_seen_run ON pages (last_seen_run)",
-    "CREATE TABLE url_aliases (url TEXT PRIMARY KEY, canonical_url TEXT NOT NULL)",
-    "CREATE INDEX url_aliases_canonical ON url_aliases (canonical_url)",
-    "CREATE TABLE runs (run_id TEXT PRIMARY KEY, started_at TEXT NOT NULL, finished_at TEXT,"
-    " complete INTEGER)",
-)
-# v2: the page's structure.jsonl line, so an unchanged page is carried over whole.
-_ADDED_IN_V2 = ("ALTER TABLE pages ADD COLUMN structure_record TEXT",)
-_SCHEMA = (
-    "CREATE TABLE docscrawl_schema (version INTEGER NOT NULL, updated_at TEXT)",
-    _PAGES_V1,
-    *_ADDED_IN_V1,
-    *_ADDED_IN_V2,
-)
 _PAGE_COLUMNS = (
     "canonical_url, etag, last_modified, content_hash, body_hash, chunk_ids, page_record,"
     " chunk_records, last_seen_run, updated_at, structure_record"
 )
-
-
-class StateError(Exception):
-    """The state database cannot be used; the message says why and what to do."""
 
 
 def _now() -> str:
@@ -141,27 +105,6 @@ class Run:
     complete: bool | None
 
 
-def _migrate_0_to_1(conn: sqlite3.Connection) -> None:
-    """Schema 0 (prototype): pages without records or run marks, no aliases, no runs."""
-    for column in ("body_hash", "page_record", "chunk_records", "last_seen_run", "updated_at"):
-        conn.execute(f"ALTER TABLE pages ADD COLUMN {column} TEXT")
-    conn.execute("UPDATE pages SET chunk_ids = '[]' WHERE chunk_ids IS NULL")
-    conn.execute("ALTER TABLE docscrawl_schema ADD COLUMN updated_at TEXT")
-    for statement in _ADDED_IN_V1:
-        conn.execute(statement)
-
-
-def _migrate_1_to_2(conn: sqlite3.Connection) -> None:
-    """Schema 1 kept no structure records: such rows are re-extracted once."""
-    for statement in _ADDED_IN_V2:
-        conn.execute(statement)
-
-
-MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
-    0: _migrate_0_to_1, 1: _migrate_1_to_2,
-}
-
-
 class StateStore:
     """The state database of one state directory. Open with `StateStore.open(dir)`."""
 
@@ -180,13 +123,13 @@ class StateStore:
         except OSError as exc:
             raise StateError(f"state directory {directory} cannot be created: {exc}") from exc
         path = directory / DB_NAME
-        _check_header(path)
+        check_header(path)
         try:
             conn = sqlite3.connect(path, isolation_level=None, timeout=30)
         except sqlite3.Error as exc:
             raise StateError(f"state database {path} cannot be opened: {exc}") from exc
         try:
-            _check_and_migrate(conn, path)
+            check_and_migrate(conn, path)
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
         except sqlite3.Error as exc:
@@ -209,7 +152,7 @@ class StateStore:
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
         """One committed transaction; rolled back on error."""
-        with _transaction(self._conn):
+        with transaction(self._conn):
             yield self._conn
 
     @property
@@ -380,105 +323,3 @@ def _add_aliases(conn: sqlite3.Connection, canonical_url: str, urls: Iterable[st
         "INSERT OR REPLACE INTO url_aliases (url, canonical_url) VALUES (?, ?)",
         [(url, canonical_url) for url in urls if url != canonical_url],
     )
-
-
-# ---- validation and migration ----------------------------------------------------------
-
-_ADVICE = "move it away, or pass another -a state=DIR; docscrawl never overwrites it"
-
-
-def _check_header(path: Path) -> None:
-    if path.is_dir():
-        raise StateError(f"state database {path} is a directory; {_ADVICE}")
-    if not path.exists() or path.stat().st_size == 0:
-        return
-    with path.open("rb") as handle:
-        header = handle.read(len(SQLITE_MAGIC))
-    if header != SQLITE_MAGIC:
-        raise StateError(f"state database {path} is not a SQLite database (corrupt?); {_ADVICE}")
-
-
-def _check_and_migrate(conn: sqlite3.Connection, path: Path) -> None:
-    try:
-        check = [row[0] for row in conn.execute("PRAGMA quick_check").fetchall()]
-        tables = {
-            row[0] for row in conn.execute(
-                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
-            )
-        }
-        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
-    except sqlite3.DatabaseError as exc:
-        raise StateError(f"state database {path} is corrupt ({exc}); {_ADVICE}") from exc
-    if check != ["ok"]:
-        raise StateError(
-            f"state database {path} is corrupt ({'; '.join(check[:3])}); {_ADVICE}"
-        )
-    if app_id not in (0, APPLICATION_ID):
-        raise StateError(f"{path} belongs to another application (id {app_id}); {_ADVICE}")
-    if not tables:
-        with _transaction(conn):
-            for statement in _SCHEMA:
-                conn.execute(statement)
-            conn.execute("INSERT INTO docscrawl_schema VALUES (?, ?)", (SCHEMA_VERSION, _now()))
-            conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-        return
-    version = _schema_version(conn, tables, path)
-    if version > SCHEMA_VERSION:
-        raise StateError(
-            f"state database {path} has schema version {version}, newer than this docscrawl "
-            f"understands ({SCHEMA_VERSION}): upgrade docscrawl, or pass another -a state=DIR"
-        )
-    if version < SCHEMA_VERSION:
-        _migrate(conn, path, version)
-
-
-def _schema_version(conn: sqlite3.Connection, tables: set[str], path: Path) -> int:
-    known = frozenset().union(*TABLES.values())
-    if "docscrawl_schema" not in tables or tables - known:
-        foreign = ", ".join(sorted(tables - known)) or ", ".join(sorted(tables))
-        raise StateError(
-            f"{path} is not a docscrawl state database (tables: {foreign}); {_ADVICE}"
-        )
-    rows = conn.execute("SELECT version FROM docscrawl_schema").fetchall()
-    if len(rows) != 1 or not isinstance(rows[0][0], int):
-        raise StateError(f"state database {path} has an unreadable schema version; {_ADVICE}")
-    version = rows[0][0]
-    if version in TABLES and not TABLES[version] <= tables:
-        missing = ", ".join(sorted(TABLES[version] - tables))
-        raise StateError(f"state database {path} lacks tables ({missing}); {_ADVICE}")
-    return version
-
-
-def _migrate(conn: sqlite3.Connection, path: Path, version: int) -> None:
-    """Run every migration from `version` to SCHEMA_VERSION in one transaction."""
-    try:
-        with _transaction(conn):
-            for step in range(version, SCHEMA_VERSION):
-                migration = MIGRATIONS.get(step)
-                if migration is None:
-                    raise StateError(
-                        f"state database {path} has schema version {version}, which cannot be "
-                        f"migrated: delete {path} for a full re-crawl, or pass another "
-                        "-a state=DIR"
-                    )
-                migration(conn)
-            conn.execute("UPDATE docscrawl_schema SET version = ?, updated_at = ?",
-                         (SCHEMA_VERSION, _now()))
-            conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-    except sqlite3.Error as exc:
-        raise StateError(
-            f"state database {path} could not be migrated from schema {version} to "
-            f"{SCHEMA_VERSION} ({exc}); it was left unchanged: delete it for a full re-crawl, "
-            "or pass another -a state=DIR"
-        ) from exc
-
-
-@contextmanager
-def _transaction(conn: sqlite3.Connection) -> Iterator[None]:
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        yield
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    conn.execute("COMMIT")

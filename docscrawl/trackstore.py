@@ -5,8 +5,8 @@ that serve it go into its record, and may grow after it is written. At 50,000 pa
 would be most of the crawl's memory, and a sitemap admits them all at once. So the store
 keeps in memory only the tracks used last (`keep` of them) and those pinned while their page
 is fetched, extracted and written: the pipeline holds those objects, and a copy must not be
-changed behind its back. The others go to the crawl ledger (`docscrawl.ledger.TrackTable`),
-and come back as new objects when asked for.
+changed behind its back. The others go to the crawl ledger (`docscrawl.ledger.TrackTable`,
+by `docscrawl.spillmap.SpillMap`), and come back as new objects when asked for.
 
 Without a table every track stays in memory (the frontier's unit tests, small tools).
 """
@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import marshal
 from collections.abc import Iterator
-from itertools import islice
 from typing import Protocol
 
 from docscrawl.pagetrack import Discovery, PageTrack, shared_pair
+from docscrawl.spillmap import SpillMap
 
 DEFAULT_KEEP = 2048  # tracks kept in memory past the pinned ones
 SPILL_BATCH = 256  # tracks written to disk together once `keep` is passed by this many
@@ -54,16 +54,26 @@ class TrackStore:
 
     def __init__(self, rows: TrackRows | None = None, *, keep: int = DEFAULT_KEEP) -> None:
         self._rows = rows
-        self.keep = max(1, keep)
-        self._live: dict[str, PageTrack] = {}  # least recently used first (with rows)
-        self._pinned: set[str] = set()
+        self._map: SpillMap[str, PageTrack] = SpillMap(
+            self._write_pairs if rows is not None else None, keep=keep, batch=SPILL_BATCH)
+        self._live = self._map.hot  # least recently used first (with rows)
+        self._pinned = self._map.pinned
         # Ways found for tracks on disk, not yet added to them: here, then in the table's
         # `late` rows; they are added, in order, when the track is read back.
         self._late: dict[str, list[Discovery]] = {}
         self._late_count = 0
         self._late_seq = 0
-        self.spilled = 0  # tracks written to disk, for the crawl's stats
         self.deferred = 0  # ways found recorded without reading their track from disk
+
+    @property
+    def keep(self) -> int:
+        """Tracks kept in memory past the pinned ones."""
+        return self._map.keep
+
+    @property
+    def spilled(self) -> int:
+        """Tracks written to disk, for the crawl's stats."""
+        return self._map.spilled
 
     def get(self, key: str) -> PageTrack | None:
         """The track claimed for `key`: the same object as long as it stays in memory."""
@@ -75,8 +85,7 @@ class TrackStore:
             if state is None:
                 return None
             track = self._caught_up(thaw(state))
-        self._live[key] = track
-        self._spill()
+        self._map.touch(key, track)
         return track
 
     def add_discovery(self, key: str, reason: str, source: str | None) -> PageTrack | None:
@@ -99,10 +108,7 @@ class TrackStore:
 
     def put(self, track: PageTrack) -> None:
         """Store the track of a newly claimed key (replacing the key's previous track)."""
-        if self._rows is not None:
-            self._live.pop(track.key, None)
-        self._live[track.key] = track
-        self._spill()
+        self._map.put(track.key, track)
 
     def pin(self, track: PageTrack) -> None:
         """Keep this track in memory until `release`: its page is being worked on."""
@@ -174,19 +180,9 @@ class TrackStore:
         self._late.clear()
         self._late_count = 0
 
-    def _spill(self) -> None:
-        """Past `keep` (plus the pinned ones) by a batch, write the least recently used
-        unpinned tracks to disk and drop them from memory."""
-        excess = len(self._live) - len(self._pinned) - self.keep
-        if self._rows is None or excess < min(SPILL_BATCH, self.keep):
-            return
-        pinned = self._pinned
-        oldest = list(islice((track for key, track in self._live.items() if key not in pinned),
-                             excess))
-        self._write(oldest)
-        for track in oldest:
-            del self._live[track.key]
-        self.spilled += len(oldest)
+    def _write_pairs(self, pairs: list[tuple[str, PageTrack]]) -> None:
+        """The spill map's batch of least recently used tracks goes to disk."""
+        self._write([track for _, track in pairs])
 
     def _write(self, tracks: list[PageTrack]) -> None:
         assert self._rows is not None

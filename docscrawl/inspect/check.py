@@ -26,14 +26,14 @@ for the heading fallback). Thresholds are fields of `Thresholds`.
 from __future__ import annotations
 
 import hashlib
-import re
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, fields
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote
 
 from docscrawl.discovery.urls import is_crawlable_url, normalize_url
 from docscrawl.inspect.check_chunks import ChunkScan
+from docscrawl.inspect.identity import identity_status
 from docscrawl.inspect.invariants import duplicate_targets
 from docscrawl.inspect.output import OutputDir
 from docscrawl.inspect.site_checks import (
@@ -59,12 +59,6 @@ GENERIC_LINK_TEXT = frozenset({
     "continue", "continue reading", "go", "see", "see here", "read", "view", "open",
     "info", "¶", "#", "§", "source", "[source]", "->", "→", "»",
 })
-GENERIC_SLUGS = frozenset({"", "index", "default", "home", "readme", "main", "start", "latest",
-                           "stable", "current"})
-STOP_WORDS = frozenset({"the", "a", "an", "of", "and", "or", "to", "in", "for", "on", "with",
-                        "html", "htm", "documentation", "docs", "doc"})
-
-
 @dataclass
 class Thresholds:
     """Pass/fail limits. `min_*` must be reached, `max_*` must not be exceeded."""
@@ -120,66 +114,6 @@ def _share(part: int, whole: int) -> float | None:
 
 def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.1%}"
-
-
-# --- text helpers ---------------------------------------------------------------------
-
-_WORD = re.compile(r"[a-z0-9]+")
-
-
-def tokens(text: str | None) -> set[str]:
-    """Lowercase word tokens without stop words."""
-    return {word for word in _WORD.findall((text or "").lower()) if word not in STOP_WORDS}
-
-
-def _word_match(a: str, b: str) -> bool:
-    if a == b:
-        return True
-    short, long_ = sorted((a, b), key=len)
-    return len(short) >= 4 and (long_.startswith(short) or a[:5] == b[:5])
-
-
-def similar(a: set[str], b: set[str]) -> bool:
-    """Two token sets name the same thing: one is (nearly) inside the other."""
-    if not a or not b:
-        return False
-    small, big = sorted((a, b), key=len)
-    matched = sum(1 for word in small if any(_word_match(word, other) for other in big))
-    return matched / len(small) >= 0.5
-
-
-def url_slug(url: str | None) -> set[str]:
-    """Tokens of the last meaningful path segment (`/guide/index.html` -> {guide})."""
-    segments = [s for s in urlsplit(url or "").path.split("/") if s]
-    while segments:
-        leaf = unquote(segments.pop())
-        leaf = re.sub(r"\.[a-z0-9]{1,5}$", "", leaf.lower())
-        if leaf not in GENERIC_SLUGS and not re.fullmatch(r"v?\d+(\.\d+)*(\.x)?", leaf):
-            return tokens(leaf.replace("_", " ").replace("-", " "))
-    return set()
-
-
-def identity_status(title: str | None, heading: str | None, url: str | None) -> tuple[str, str]:
-    """(`agree`|`majority`|`disagree`|`missing`, detail) for one page."""
-    if not title or not heading:
-        missing = " and ".join(n for n, v in (("title", title), ("main heading", heading))
-                               if not v)
-        return "missing", f"no {missing}"
-    t, h, u = tokens(title), tokens(heading), url_slug(url)
-    th = similar(t, h)
-    if not u:
-        return ("agree", "URL has no meaningful slug") if th else (
-            "disagree", "title and main heading differ")
-    tu, hu = similar(t, u), similar(h, u)
-    if th and (tu or hu):
-        return "agree", "title, main heading and URL agree"
-    if th:
-        return "majority", "URL slug differs from title and main heading"
-    if hu:
-        return "majority", "title differs from main heading and URL"
-    if tu:
-        return "majority", "main heading differs from title and URL"
-    return "disagree", "title, main heading and URL all differ"
 
 
 # --- the scan -------------------------------------------------------------------------

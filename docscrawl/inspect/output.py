@@ -18,6 +18,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
+from docscrawl.jsonl import BadLine, read_jsonl
+
 __all__ = ["OutputDir", "OutputError", "Progress"]
 
 JSONL_FILES = ("pages.jsonl", "chunks.jsonl", "structure.jsonl", "crawl_log.jsonl")
@@ -94,33 +96,11 @@ class OutputDir:
     def records(self, name: str) -> Iterator[dict[str, Any]]:
         """Stream the JSON objects of one JSONL file (missing file: nothing)."""
         path = self.path / name
-        if not path.is_file():
-            return
-        with path.open("rb") as handle:
-            lineno = 0
-            pending: tuple[int, bytes] | None = None
-            for raw in handle:
-                lineno += 1
-                self.progress.tick(name, lineno)
-                if pending is not None:  # a bad line followed by more lines: corrupt
-                    raise _bad_line(path, *pending)
-                if not raw.strip():
-                    continue
-                try:
-                    record = json.loads(raw)
-                except ValueError:
-                    if raw.endswith(b"\n"):
-                        raise _bad_line(path, lineno, raw) from None
-                    pending = (lineno, raw)  # maybe the cut-short last line
-                    continue
-                if not isinstance(record, dict):
-                    raise _bad_line(path, lineno, raw)
-                yield record
-            if pending is not None:
-                self.progress.note(f"{name} line {pending[0]}: incomplete last line ignored "
-                                   "(crawl killed while writing it)")
-
-
-def _bad_line(path: Path, lineno: int, raw: bytes) -> OutputError:
-    sample = raw[:60].decode("utf-8", errors="replace").rstrip()
-    return OutputError(f"{path} line {lineno}: not a JSON object ({sample!r})")
+        try:
+            yield from read_jsonl(
+                path, strict=True, on_line=lambda lineno: self.progress.tick(name, lineno),
+                on_torn=lambda lineno: self.progress.note(
+                    f"{name} line {lineno}: incomplete last line ignored "
+                    "(crawl killed while writing it)"))
+        except BadLine as exc:
+            raise OutputError(str(exc)) from None

@@ -19,10 +19,10 @@ from typing import Any
 
 from docscrawl.inspect.check import Thresholds, run_checks
 from docscrawl.inspect.output import OutputDir, OutputError
+from docscrawl.vocab import TERMINAL_ORDER
 
 __all__ = ["collect_report", "render_report"]
 
-TERMINAL = ("extracted", "duplicate", "unchanged", "skipped", "failed")
 TIME_BUCKETS = ((10, "< 10 ms"), (50, "10–50 ms"), (100, "50–100 ms"), (250, "100–250 ms"),
                 (500, "250–500 ms"), (1000, "0.5–1 s"), (2000, "1–2 s"), (5000, "2–5 s"),
                 (float("inf"), "≥ 5 s"))
@@ -44,7 +44,7 @@ def collect_report(out: OutputDir, thresholds: Thresholds | None = None) -> dict
     fetches = 0
     for event in out.records("crawl_log.jsonl"):
         kind = event.get("event")
-        if kind in TERMINAL:
+        if kind in TERMINAL_ORDER:
             outcomes[str(kind)] += 1
             if kind == "skipped":
                 skips[str(event.get("reason"))] += 1
@@ -70,7 +70,7 @@ def collect_report(out: OutputDir, thresholds: Thresholds | None = None) -> dict
     return {
         "output": str(out.path), "site": out.run.get("site"), "run": _run_brief(out.run),
         "fetches": fetches,
-        "outcomes": [(k, outcomes.get(k, 0)) for k in TERMINAL],
+        "outcomes": [(k, outcomes.get(k, 0)) for k in TERMINAL_ORDER],
         "skips": skips.most_common(),
         "failures": failures.most_common(),
         "skip_rules": [{"reason": reason, "rule": rule, "count": count, "example": example}

@@ -24,10 +24,10 @@ from docscrawl.discovery.urls import is_crawlable_url, normalize_url, strip_frag
 from docscrawl.frontier import NON_HTML_EXTENSIONS, extension_of, origin_of
 from docscrawl.inspect.log import format_event
 from docscrawl.inspect.output import OutputDir
+from docscrawl.vocab import TERMINAL
 
 __all__ = ["format_history", "url_history"]
 
-TERMINAL = ("extracted", "duplicate", "unchanged", "skipped", "failed")
 # Discovery reason -> the page region the link sat in (README, "Discovery").
 DISCOVERY_REGION = {
     "sidebar": "sidebar_navigation", "table_of_contents": "table_of_contents",

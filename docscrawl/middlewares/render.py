@@ -52,6 +52,7 @@ from docscrawl.failures import NoBrowserError, RenderError
 from docscrawl.frontier import origin_of
 from docscrawl.parse import response_root
 from docscrawl.render_policy import main_text_chars, sparse_reason
+from docscrawl.vocab import Meta
 
 if TYPE_CHECKING:
     from playwright.async_api import Page, Route
@@ -59,7 +60,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-TRACK = "docscrawl_track"  # the spider's page-request marker (docscrawl.spiders.docs.TRACK)
+TRACK = Meta.TRACK  # the spider's page-request marker
 CONTEXT_NAME = "docscrawl"
 BLOCKED_RESOURCES = frozenset({"image", "font", "media"})
 DISABLE_POPUPS_JS = "window.open = () => null;"

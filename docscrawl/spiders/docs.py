@@ -33,7 +33,7 @@ from docscrawl.extract.links import discovery_links
 from docscrawl.extract.metadata import canonical_href
 from docscrawl.extract.page import PageStructure, page_structure
 from docscrawl.failures import classify_failure
-from docscrawl.frontier import origin_of
+from docscrawl.frontier import Action, origin_of
 from docscrawl.incremental import body_hash
 from docscrawl.items import CarriedPage, FetchedPage
 from docscrawl.pagetrack import PageTrack, track_from_fields
@@ -41,7 +41,7 @@ from docscrawl.parse import response_root
 from docscrawl.politeness import politeness_summary
 from docscrawl.quality import binary_reason
 from docscrawl.resume import read_marker
-from docscrawl.session import CrawlSession
+from docscrawl.session import CrawlSession, SessionOptions
 from docscrawl.spiders.admission import Admission, CrawlHooks, build_admission
 from docscrawl.spiders.site_resources import (
     REDIRECT_STATUSES,
@@ -50,11 +50,12 @@ from docscrawl.spiders.site_resources import (
 )
 from docscrawl.state import StateRow
 from docscrawl.template_warmup import sample_of
+from docscrawl.vocab import Event, FailReason, Meta, SkipReason, http_failure
 
 logger = logging.getLogger(__name__)
 
-TRACK = "docscrawl_track"
-STATE_CANONICAL = "docscrawl_state_canonical"  # known page: its canonical URL in state
+TRACK = Meta.TRACK
+STATE_CANONICAL = Meta.STATE_CANONICAL
 HTML_TYPES = ("text/html", "application/xhtml+xml")
 REGION_TO_DISCOVERY = {
     "sidebar_navigation": "sidebar",
@@ -126,9 +127,9 @@ class DocsSpider(SiteResources, scrapy.Spider):
         if verdict.first:
             self.session.journal_offer(url, reason, source, depth, lastmod, inherit)
             self.admission.discovered(url, {"reason": reason, "from": source})
-        if verdict.action == "known":
+        if verdict.action == Action.KNOWN:
             return []
-        if verdict.action == "skip":
+        if verdict.action == Action.SKIP:
             self.admission.refused(url, verdict, {"reason": reason, "from": source})
             return []
         return self._admit_or_park(url, reason, source, depth, lastmod, inherit)
@@ -147,7 +148,7 @@ class DocsSpider(SiteResources, scrapy.Spider):
             url, reason, source, depth, lastmod=lastmod, inherit=inherit
         )
         discovery = {"reason": reason, "from": source}
-        if verdict.action == "skip":
+        if verdict.action == Action.SKIP:
             self.admission.refused(url, verdict, discovery)
             return []
         assert verdict.track is not None
@@ -201,9 +202,8 @@ class DocsSpider(SiteResources, scrapy.Spider):
             yield from self._follow_redirect(track, response, urljoin(response.url, location))
             return
         if not 200 <= response.status < 300:
-            log.record(track.url, "failed", reason=f"http_{response.status}",
-                       status=response.status, redirect_chain=track.redirect_chain,
-                       fetch_mode=fetch_mode)
+            self._end(track, response, Event.FAILED, http_failure(response.status),
+                      fetch_mode=fetch_mode)
             if response.status in (404, 410):
                 self.session.incremental.gone(track.key)
             else:
@@ -214,21 +214,9 @@ class DocsSpider(SiteResources, scrapy.Spider):
             yield from self._carry_over(track, response, row, digest)
             return
         content_type = (response.headers.get("Content-Type") or b"").decode("latin-1")
-        if "download_stopped" in response.flags or not isinstance(response, TextResponse) or (
-            content_type and not is_html_type(content_type)
-        ):
-            log.record(track.url, "skipped", reason="non_html",
-                       rule=f"Content-Type: {content_type or 'unknown'}",
-                       status=response.status, redirect_chain=track.redirect_chain)
-            return
-        if not response.body.strip():
-            log.record(track.url, "failed", reason="empty_body", rule="HTTP 200 with no content",
-                       status=response.status, redirect_chain=track.redirect_chain)
-            return
-        binary = binary_reason(response.body)
-        if binary:
-            log.record(track.url, "skipped", reason="non_html", rule=binary,
-                       status=response.status, redirect_chain=track.redirect_chain)
+        refused = body_refusal(response, content_type)
+        if refused is not None:
+            self._end(track, response, *refused)
             return
         root = response_root(response)
         base_url = get_base_url(response)
@@ -241,9 +229,8 @@ class DocsSpider(SiteResources, scrapy.Spider):
             structure = page_structure(root, response.url, profile=self.config.profile)
         except Exception as exc:  # one broken page must not stop the crawl
             logger.exception("docscrawl: cannot analyse %s", response.url)
-            log.record(track.url, "failed", reason="parse_error",
-                       rule=f"{type(exc).__name__}: {exc}"[:300], status=response.status,
-                       fetch_mode=fetch_mode)
+            self._end(track, response, Event.FAILED, FailReason.PARSE_ERROR,
+                      f"{type(exc).__name__}: {exc}"[:300], fetch_mode=fetch_mode, chain=False)
             return
         self.session.frontier.params.learn_generator(structure.profile)
         # The pages it links to keep its URL as their `from` until the crawl ends: one
@@ -282,6 +269,15 @@ class DocsSpider(SiteResources, scrapy.Spider):
         response._cached_selector = None
         yield page
         yield from follow
+
+    def _end(self, track: PageTrack, response: Response, event: Event, reason: str,
+             rule: str | None = None, *, fetch_mode: str | None = None,
+             chain: bool = True) -> None:
+        """The one way a page response ends without a page: its terminal event.
+        `fetch_mode`, `chain`: whether the line names them (as each exit always did)."""
+        self.session.log.record(
+            track.url, event, reason=reason, rule=rule, status=response.status,
+            redirect_chain=track.redirect_chain if chain else (), fetch_mode=fetch_mode)
 
     def _carry_over(self, track: PageTrack, response: Response, row: StateRow | None,
                     digest: str | None) -> Iterable[Any]:
@@ -428,7 +424,7 @@ class DocsSpider(SiteResources, scrapy.Spider):
             offer = session.resume_offers.get(url, {})
             depth = offer.get("depth")
             verdict = frontier.check(url, depth)
-            if verdict.action == "skip":
+            if verdict.action == Action.SKIP:
                 self.admission.refused(url, verdict, {"reason": "in_page", "from": None})
                 continue
             inherit = track_from_fields(offer["inherit"]) if offer.get("inherit") else None
@@ -443,15 +439,9 @@ class DocsSpider(SiteResources, scrapy.Spider):
         settings = self.crawler.settings
         state = getattr(self, "state", None)  # Scrapy's JOBDIR spider state
         run_id, resume = self._resume_run
-        self.session = CrawlSession(
-            self.config, stats=self.crawler.stats, run_id=run_id, jobdir=self._jobdir,
-            resume=resume,
-            trap_limits=(settings.getint("DOCSCRAWL_TRAP_PATTERN_LIMIT"),
-                         settings.getint("DOCSCRAWL_TRAP_QUERY_LIMIT"),
-                         settings.getint("DOCSCRAWL_TRAP_CHAIN_LIMIT")),
-            tracks_in_memory=settings.getint("DOCSCRAWL_TRACKS_IN_MEMORY"),
-            seen_in_memory=settings.getint("DOCSCRAWL_SEEN_URLS_IN_MEMORY"),
-        )
+        options = SessionOptions.from_settings(
+            settings, jobdir=self._jobdir, run_id=run_id, resume=resume)
+        self.session = CrawlSession(self.config, options, stats=self.crawler.stats)
         self.session.politeness = politeness_summary(settings)
         if isinstance(state, dict):
             state["docscrawl_run_id"] = self.session.incremental.run.run_id
@@ -536,6 +526,20 @@ class DocsSpider(SiteResources, scrapy.Spider):
         for request in self.robots_request_once(origin):
             self._schedule(request)
         return False
+
+
+def body_refusal(response: Response, content_type: str) -> tuple[Event, str, str] | None:
+    """Why a 2xx body is no HTML page (event, reason, rule), or None when it is one."""
+    if "download_stopped" in response.flags or not isinstance(response, TextResponse) or (
+        content_type and not is_html_type(content_type)
+    ):
+        return Event.SKIPPED, SkipReason.NON_HTML, f"Content-Type: {content_type or 'unknown'}"
+    if not response.body.strip():
+        return Event.FAILED, FailReason.EMPTY_BODY, "HTTP 200 with no content"
+    binary = binary_reason(response.body)
+    if binary:
+        return Event.SKIPPED, SkipReason.NON_HTML, binary
+    return None
 
 
 def _header(response: Response, name: str) -> str | None:

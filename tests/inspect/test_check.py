@@ -8,14 +8,8 @@ from typing import Any
 
 import pytest
 
-from docscrawl.inspect.check import (
-    CHECKS,
-    Thresholds,
-    identity_status,
-    parse_threshold,
-    run_checks,
-    url_slug,
-)
+from docscrawl.inspect.check import CHECKS, Thresholds, parse_threshold, run_checks
+from docscrawl.inspect.identity import identity_status, url_slug
 from docscrawl.inspect.output import OutputDir
 from tests.inspect.conftest import docscrawl, event, page
 

@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from docscrawl.state import APPLICATION_ID, DB_NAME, SCHEMA_VERSION, StateError, StateStore
+from docscrawl.state import DB_NAME, StateError, StateStore
+from docscrawl.state_schema import APPLICATION_ID, SCHEMA_VERSION
 
 URL = "https://docs.example.test/guide/"
 
