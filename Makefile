@@ -48,7 +48,7 @@ venv-deps:  # Debian's python3 without ensurepip
 	$(call ensure_debian_packages,python3-venv)
 
 demo: setup
-	$(BIN)/python -m docscrawl.demo
+	$(BIN)/python -m docscrawl.demo.run
 
 test: setup system-deps
 	$(BIN)/python -m pytest -q

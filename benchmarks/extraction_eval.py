@@ -5,7 +5,8 @@
 
 Reads the HTML files that `../shared/corpus/real-sites.sh` serves (under /usr/share/doc),
 or, with `--fetch`, downloads the same URLs from the running servers; every page is
-parsed once with `docscrawl.parse.html_root` (as the crawler parses) and only `extract_page` is
+parsed once with `docscrawl.crawl.parse.html_root` (as the crawler parses) and only `extract_page`
+is
 timed (`time.process_time`, CPU). `--pages N` takes N pages per site, evenly spread over
 the sorted file list (default 150); `--all` takes every page. Each page is timed
 `--repeat` times (default 3) and the least CPU time is kept, which filters out noise
@@ -67,7 +68,7 @@ from docscrawl.extract.page import extract_page  # noqa: E402
 from docscrawl.extract.template_table import TemplateTable  # noqa: E402
 from docscrawl.extract.templates import TemplateTracker  # noqa: E402
 from docscrawl.extract.tree import html_root  # noqa: E402
-from docscrawl.sitecoverage import html_files  # noqa: E402
+from tests.support.sitecoverage import html_files  # noqa: E402
 
 SPHINX_MAIN = ("div[role=main]", "div.body", "article")
 SPHINX_CODE = "div.highlight pre"

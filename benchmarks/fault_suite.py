@@ -1,4 +1,4 @@
-"""Run every hostile-input case of `docscrawl.faultserver` and print outcome, reason,
+"""Run every hostile-input case of `tests.support.faultserver` and print outcome, reason,
 peak memory and time per case, then the whole suite in one crawl.
 
     python benchmarks/fault_suite.py [--sitemap-urls 200000] [--out /tmp/docscrawl-faults]
@@ -31,9 +31,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from docscrawl.faultserver import FAULTS, REDIRECT_FAULTS, RunningFaultServer  # noqa: E402
 from tests.distributed.conftest import REDIS_SERVER, RedisServer  # noqa: E402
 from tests.e2e.rebinding import run_rebinding  # noqa: E402
+from tests.support.faultserver import FAULTS, REDIRECT_FAULTS, RunningFaultServer  # noqa: E402
 
 TERMINAL = {"extracted", "duplicate", "unchanged", "skipped", "failed"}
 PEAK_LIMIT_MB = 500

@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.scale import gensite  # noqa: E402
-from docscrawl.devserver import StaticSite  # noqa: E402
+from docscrawl.demo.server import StaticSite  # noqa: E402
 
 SECTIONS = ("guide", "reference", "howto", "api")
 

@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from docscrawl.sitecoverage import html_files, linked_from_start, reached_paths, with_index  # noqa: E402
+from tests.support.sitecoverage import html_files, linked_from_start, reached_paths, with_index  # noqa: E402
 
 # name -> (start URL, mount path, HTML root on disk)
 SITES = {

@@ -40,7 +40,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from docscrawl.devserver import StaticSite  # noqa: E402
+from docscrawl.demo.server import StaticSite  # noqa: E402
 
 SPA_APP = ROOT / "fixtures" / "sites" / "spa" / "app"
 DEMO = ROOT / "fixtures" / "sites" / "demo"
@@ -67,7 +67,7 @@ tool run --page {n} --verbose
 """
 HANDLERS = {
     "scrapy http11": "scrapy.core.downloader.handlers.http11.HTTP11DownloadHandler",
-    "docscrawl lazy playwright": "docscrawl.playwright_handler.LazyPlaywrightHandler",
+    "docscrawl lazy playwright": "docscrawl.render.playwright_handler.LazyPlaywrightHandler",
     "stock scrapy-playwright": "scrapy_playwright.handler.ScrapyPlaywrightDownloadHandler",
 }
 

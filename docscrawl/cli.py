@@ -27,9 +27,9 @@ from docscrawl.inspect.check import Thresholds, format_checks, parse_threshold, 
 from docscrawl.inspect.log import LogFilter, analyze_log, format_log
 from docscrawl.inspect.output import OutputDir, OutputError, Progress
 from docscrawl.inspect.report import collect_report, render_report
+from docscrawl.inspect.summary import summarize
 from docscrawl.inspect.why import format_history, url_history
 from docscrawl.search.cli import add_commands as add_search_commands
-from docscrawl.summary import summarize
 
 EXIT_OK, EXIT_FAILED_CHECK, EXIT_ERROR = 0, 1, 2
 SEARCH_COMMANDS = frozenset({"search", "index", "mcp"})

@@ -17,9 +17,9 @@ REDIRECT_ENABLED = False  # the spider follows redirects itself (every hop is ch
 REDIRECT_MAX_TIMES = 20  # at most this many hops: then `failed` `too_many_redirects`
 METAREFRESH_ENABLED = False
 DUPEFILTER_CLASS = "scrapy.dupefilters.BaseDupeFilter"
-# Pending requests live in disk queues, with or without JOBDIR (docscrawl.scheduler): a
+# Pending requests live in disk queues, with or without JOBDIR (docscrawl.crawl.scheduler): a
 # sitemap naming 50,000 pages must not put 50,000 Requests in memory.
-SCHEDULER = "docscrawl.scheduler.DiskQueueScheduler"
+SCHEDULER = "docscrawl.crawl.scheduler.DiskQueueScheduler"
 DOCSCRAWL_DISK_QUEUE = True
 COOKIES_ENABLED = False
 
@@ -31,7 +31,7 @@ CONCURRENT_ITEMS = 8
 WARN_ON_GENERATOR_RETURN_VALUE = False
 CONCURRENT_REQUESTS_PER_DOMAIN = 8
 DOWNLOAD_DELAY = 0
-# AutoThrottle (docscrawl.politeness): `remote` = on unless the site is a loopback host;
+# AutoThrottle (docscrawl.crawl.politeness): `remote` = on unless the site is a loopback host;
 # `on`, `off`. When on, it adapts the delay to the server's latency, starting here:
 DOCSCRAWL_AUTOTHROTTLE = "remote"
 AUTOTHROTTLE_START_DELAY = 0.5
@@ -59,14 +59,14 @@ DOWNLOADER_MIDDLEWARES = {
     "scrapy.downloadermiddlewares.httpauth.HttpAuthMiddleware": None,
     "docscrawl.middlewares.auth.SiteCredentialsMiddleware": 300,
     # below HttpCompression (590): sees decoded bodies; re-issues sparse pages to Chromium
-    "docscrawl.middlewares.render.RenderMiddleware": 585,
+    "docscrawl.render.middleware.RenderMiddleware": 585,
 }
 
-# Rendering (docscrawl.middlewares.render, docscrawl.browser): scrapy-playwright's handler,
+# Rendering (docscrawl.render.middleware, docscrawl.render.browser): scrapy-playwright's handler,
 # started lazily on the first page that needs the browser; plain requests use HTTP/1.1.
 DOWNLOAD_HANDLERS = {
-    "http": "docscrawl.browser.DownloadHandler",
-    "https": "docscrawl.browser.DownloadHandler",
+    "http": "docscrawl.render.browser.DownloadHandler",
+    "https": "docscrawl.render.browser.DownloadHandler",
 }
 PLAYWRIGHT_BROWSER_TYPE = "chromium"
 PLAYWRIGHT_MAX_CONTEXTS = 1
@@ -88,10 +88,11 @@ ITEM_PIPELINES = {
 }
 EXTENSIONS = {
     "scrapy.extensions.logstats.LogStats": None,
-    "docscrawl.progress.Progress": 500,
-    "docscrawl.gctuning.GcTuning": 10,
+    "docscrawl.extensions.progress.Progress": 500,
+    "docscrawl.extensions.gctuning.GcTuning": 10,
 }
-# Garbage collector during a crawl (docscrawl.gctuning): first-generation threshold; 0 = off.
+# Garbage collector during a crawl (docscrawl.extensions.gctuning): first-generation threshold; 0 =
+# off.
 DOCSCRAWL_GC_GEN0_THRESHOLD = 50_000
 
 # Where `output/<host>/` lives (Scrapyd jobs set an absolute root).

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from docscrawl.devserver import FixtureServer, StaticSite
-from docscrawl.ledger import Ledger
+from docscrawl.crawl.ledger import Ledger
+from docscrawl.demo.server import FixtureServer, StaticSite
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
@@ -103,7 +103,7 @@ def assert_log_invariants(output: CrawlOutput) -> None:
 
 @pytest.fixture
 def ledger() -> Iterator[Ledger]:
-    """A scratch crawl ledger (`docscrawl.ledger`), closed and deleted after the test."""
+    """A scratch crawl ledger (`docscrawl.crawl.ledger`), closed and deleted after the test."""
     opened = Ledger.open()
     yield opened
     opened.close()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from docscrawl.aggregates import AggregateTracker
+from docscrawl.dedup.aggregates import AggregateTracker
 
 PARAS = {name: [f"{name} paragraph {i}: " + "words that make a long enough paragraph " * 2
                 for i in range(4)] for name in ("a", "b", "c")}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from docscrawl.crawllog import CrawlLog
+from docscrawl.crawl.crawllog import CrawlLog
 from docscrawl.jsonl import JsonlWriter
 
 
@@ -43,7 +43,7 @@ def test_dumps_line_with_pre_encoded_values_is_the_same_line() -> None:
 
 
 def test_rewrite_parses_only_the_leading_fields_and_keeps_the_rest(tmp_path) -> None:
-    from docscrawl.finalize import PAGE_LEADING_FIELDS, page_updater, rewrite_jsonl
+    from docscrawl.crawl.finalize import PAGE_LEADING_FIELDS, page_updater, rewrite_jsonl
     from docscrawl.jsonl import dumps_line
 
     lead = {"id": "sha256:a", "canonical_url": "https://d.example/a", "observed_urls": [],

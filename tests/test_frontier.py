@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import re
 
+from docscrawl.discovery.frontier import Frontier, extension_of, origin_of
 from docscrawl.discovery.netguard import AddressGuard
 from docscrawl.discovery.robots import RobotsPolicy
 from docscrawl.discovery.scope import Scope
-from docscrawl.frontier import Frontier, extension_of, origin_of
 
 SITE = "https://docs.example.com/v2/"
 ORIGIN = "https://docs.example.com"
@@ -94,7 +94,7 @@ def test_helpers() -> None:
 
 
 def test_discovery_list_is_bounded_but_keeps_every_reason() -> None:
-    from docscrawl.pagetrack import MAX_DISCOVERY_ENTRIES, PageTrack
+    from docscrawl.discovery.pagetrack import MAX_DISCOVERY_ENTRIES, PageTrack
 
     track = PageTrack(url="https://d.example/v2/", key="https://d.example/v2/", depth=0,
                       discovery=[("seed", None)])
@@ -116,7 +116,7 @@ def test_track_survives_the_disk_queue_and_shares_equal_strings() -> None:
     """Requests are pickled into Scrapy's disk queue with their track."""
     import pickle
 
-    from docscrawl.pagetrack import PageTrack
+    from docscrawl.discovery.pagetrack import PageTrack
 
     url = "https://d.example/v2/a.html"
     track = PageTrack(url, "https://d.example/v2/a.html", 2, [("sitemap", None)],

@@ -8,7 +8,7 @@ import pytest
 from scrapy.exceptions import NotConfigured
 from scrapy.utils.test import get_crawler
 
-from docscrawl.gctuning import GcTuning
+from docscrawl.extensions.gctuning import GcTuning
 
 
 def test_engine_start_freezes_and_raises_the_threshold_then_stop_restores() -> None:

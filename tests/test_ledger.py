@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from docscrawl.ledger import LEDGER_PREFIX, ContentGroup, Ledger
+from docscrawl.crawl.ledger import LEDGER_PREFIX, ContentGroup, Ledger
 
 
 def test_set_and_groups_round_trip(tmp_path: Path) -> None:

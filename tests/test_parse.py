@@ -8,9 +8,9 @@ import parsel
 from lxml import etree
 from scrapy.http import HtmlResponse
 
+from docscrawl.crawl.parse import response_root
 from docscrawl.extract.page import extract_page
 from docscrawl.extract.tree import html_root
-from docscrawl.parse import response_root
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from scrapy.settings import Settings
 
-from docscrawl.politeness import apply_politeness, autothrottle_wanted, is_loopback_site
+from docscrawl.crawl.politeness import apply_politeness, autothrottle_wanted, is_loopback_site
 
 
 @pytest.mark.parametrize(("site", "loopback"), [

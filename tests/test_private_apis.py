@@ -40,7 +40,7 @@ def test_protego_parser_internals_used_by_robots_rules() -> None:
 
 
 def test_scrapy_playwright_handler_hooks_overridden_by_docscrawl() -> None:
-    """docscrawl.playwright_handler overrides these to start the browser lazily (and its
+    """docscrawl.render.playwright_handler overrides these to start the browser lazily (and its
     guard proxy with it, stopped in `_close`)."""
     from scrapy_playwright.handler import ScrapyPlaywrightDownloadHandler
 

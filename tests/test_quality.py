@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from docscrawl.quality import binary_reason, soft_404_reason
+from docscrawl.extract.quality import binary_reason, soft_404_reason
 
 
 @pytest.mark.parametrize(("title", "heading", "markdown", "soft"), [

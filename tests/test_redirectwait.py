@@ -1,11 +1,11 @@
-"""Redirect sources end with their target's outcome (docscrawl.redirectwait, CrawlLog)."""
+"""Redirect sources end with their target's outcome (docscrawl.crawl.redirectwait, CrawlLog)."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-from docscrawl.crawllog import CrawlLog
+from docscrawl.crawl.crawllog import CrawlLog
 from docscrawl.jsonl import JsonlWriter
 
 SITE = "http://docs.example/"

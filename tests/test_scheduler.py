@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from docscrawl.scheduler import QUEUE_PREFIX, make_queue_dir, remove_stale_queue_dirs
+from docscrawl.crawl.scheduler import QUEUE_PREFIX, make_queue_dir, remove_stale_queue_dirs
 
 
 def test_queue_dirs_of_dead_processes_are_removed_and_live_ones_kept(tmp_path: Path) -> None:
@@ -38,7 +38,7 @@ def test_scheduler_gets_a_queue_dir_without_jobdir_only(tmp_path: Path) -> None:
 
     from scrapy.utils.test import get_crawler
 
-    from docscrawl.scheduler import DiskQueueScheduler
+    from docscrawl.crawl.scheduler import DiskQueueScheduler
 
     scheduler = DiskQueueScheduler.from_crawler(get_crawler())
     try:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from docscrawl.ledger import Ledger
-from docscrawl.seenurls import ABSENT, SeenUrls
+from docscrawl.crawl.ledger import Ledger
+from docscrawl.discovery.seenurls import ABSENT, SeenUrls
 
 
 def test_urls_leave_memory_and_keep_their_keys(ledger: Ledger) -> None:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from docscrawl.ledger import Ledger
-from docscrawl.pagetrack import PageTrack
-from docscrawl.trackstore import TrackStore, freeze, thaw
+from docscrawl.crawl.ledger import Ledger
+from docscrawl.discovery.pagetrack import PageTrack
+from docscrawl.discovery.trackstore import TrackStore, freeze, thaw
 
 
 def _track(n: int) -> PageTrack:

@@ -15,7 +15,7 @@ one docscrawl crawl under py-spy (`--profile-recrawl`: the re-crawl) and prints
 For each N: `gensite.py` writes the site (cached under the scratch dir), nginx serves it on a
 free 127.0.0.1 port with its own config, pid, log and temp dirs under the scratch dir
 (fallback when /usr/sbin/nginx is missing or `--server devserver`: `python -m
-docscrawl.devserver`, a threaded Python server; slower, and it shares the 2 cores, so its
+docscrawl.demo.server`, a threaded Python server; slower, and it shares the 2 cores, so its
 figures are not comparable with nginx ones). Then, alternating (bare first on even
 repetitions, docscrawl first on odd ones):
 
@@ -177,7 +177,7 @@ class SiteServer:
             return subprocess.Popen([str(NGINX), "-p", str(self.state), "-c", str(conf),
                                      "-e", str(self.state / "error.log")],
                                     stdout=log, stderr=log)
-        return subprocess.Popen([sys.executable, "-m", "docscrawl.devserver", str(self.root),
+        return subprocess.Popen([sys.executable, "-m", "docscrawl.demo.server", str(self.root),
                                  "--port", str(self.port)], cwd=ROOT, stdout=log, stderr=log)
 
     def _stop(self) -> None:

@@ -16,9 +16,9 @@ from scrapy.commands.crawl import Command as ScrapyCrawlCommand
 from scrapy.crawler import Crawler
 
 from docscrawl.config import ConfigError, build_config
+from docscrawl.crawl.politeness import apply_politeness
 from docscrawl.distributed import REDIS_MISSING, redis_installed
-from docscrawl.politeness import apply_politeness
-from docscrawl.state import DB_NAME, StateError, StateStore
+from docscrawl.incremental.state import DB_NAME, StateError, StateStore
 
 DOCS_SPIDER = "docs"
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import re
 
-from docscrawl.volatile import normalize_for_hash
+from docscrawl.chunking.volatile import normalize_for_hash
 
 _BLANK_RUNS = re.compile(r"\n{3,}")
 _LINK_DESTINATION = re.compile(r'\]\((?:[^()\s]|\([^()\s]*\))*(?:\s+"[^"\n]*")?\)')
@@ -32,7 +32,8 @@ def sha256_id(text: str) -> str:
 
 
 def content_hash(markdown: str) -> str:
-    """`sha256:<hex>` of the normalized Markdown, volatile text ignored (`docscrawl.volatile`)."""
+    """`sha256:<hex>` of the normalized Markdown, volatile text ignored
+    (`docscrawl.chunking.volatile`)."""
     return sha256_id(normalize_markdown(normalize_for_hash(markdown, mask_links=False)))
 
 

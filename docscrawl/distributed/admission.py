@@ -25,10 +25,10 @@ if TYPE_CHECKING:
     from scrapy.settings import Settings
 
     from docscrawl.config import CrawlConfig
+    from docscrawl.crawl.session import CrawlSession
+    from docscrawl.discovery.frontier import Verdict
+    from docscrawl.discovery.pagetrack import PageTrack
     from docscrawl.distributed.streams import Claim
-    from docscrawl.frontier import Verdict
-    from docscrawl.pagetrack import PageTrack
-    from docscrawl.session import CrawlSession
     from docscrawl.spiders.admission import CrawlHooks
 
 SITE_RESOURCES = "resource:site"  # claimed by the one worker that reads sitemaps, llms.txt

@@ -54,7 +54,8 @@ SCAN = 10_000  # PEL entries read per XPENDING (more than any worker holds)
 
 KEY_NAMES = ("seen", "untold", "claims", "tasks", "dead", "stats", "state", "workers",
              "workers_seen",
-             # docscrawl.template_share's and docscrawl.redirectshare's (reset deletes them)
+             # docscrawl.distributed.template_counts's and docscrawl.distributed.redirects's (reset
+             # deletes them)
              "template_pages", "template_counts", "template_settled", "template_sample",
              "redirect_outcomes", "redirect_waits", "redirect_targets")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from docscrawl.pagetrack import PageTrack
+    from docscrawl.discovery.pagetrack import PageTrack
 
 
 def task_from_track(track: PageTrack) -> dict[str, Any]:
@@ -24,7 +24,7 @@ def task_from_track(track: PageTrack) -> dict[str, Any]:
 
 def track_from_task(task: dict[str, Any]) -> PageTrack:
     """Rebuild, in the worker that took it, the track of a task made by `task_from_track`."""
-    from docscrawl.pagetrack import PageTrack, discovery_entries
+    from docscrawl.discovery.pagetrack import PageTrack, discovery_entries
 
     track = PageTrack(url=task["url"], key=task.get("key") or task["url"],
                       depth=int(task.get("depth") or 0),

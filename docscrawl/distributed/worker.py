@@ -17,14 +17,14 @@ from typing import TYPE_CHECKING, Any
 from scrapy.utils.defer import deferred_from_coro
 from twisted.internet import task
 
+from docscrawl.distributed.redirects import SharedRedirects
 from docscrawl.distributed.tasks import track_from_task
-from docscrawl.redirectshare import SharedRedirects
-from docscrawl.template_share import SharedTemplateCounts
+from docscrawl.distributed.template_counts import SharedTemplateCounts
 
 if TYPE_CHECKING:
+    from docscrawl.crawl.session import CrawlSession
     from docscrawl.distributed.frontier import AsyncSharedFrontier
     from docscrawl.distributed.serial import Serial
-    from docscrawl.session import CrawlSession
     from docscrawl.spiders.admission import CrawlHooks
 
 logger = logging.getLogger(__name__)
@@ -72,7 +72,8 @@ class Worker:
         self._loop.start(PULL_EVERY, now=False)
 
     def _template_counts(self) -> SharedTemplateCounts:
-        """One template table for all workers (`docscrawl.template_share`). Its calls are
+        """One template table for all workers (`docscrawl.distributed.template_counts`). Its calls
+        are
         blocking: they happen only while the warm-up sample is counted (a dozen pages),
         before the table is frozen, and the extract pipeline needs their answer at once."""
         from redis import Redis

@@ -19,8 +19,9 @@ The signatures of a block:
   previous/next bar whose link texts change on every page keeps its place and shape).
 
 The table is fed once per page (`observe`, idempotent per page), read by pure extractors
-(`is_template`), kept in the crawl state (`docscrawl.sitestate.SiteModel`), shared by the
-workers of a distributed crawl (`docscrawl.template_share`) and bounded: at most
+(`is_template`), kept in the crawl state (`docscrawl.incremental.site_model.SiteModel`), shared by
+the
+workers of a distributed crawl (`docscrawl.distributed.template_counts`) and bounded: at most
 `max_signatures` counters, the least-seen half forgotten when full (template signatures,
 seen on most pages, stay).
 
@@ -136,7 +137,8 @@ class TemplateBlock:
 
 
 class SharedCounts(Protocol):
-    """Counters several processes add to (distributed mode: `docscrawl.template_share`)."""
+    """Counters several processes add to (distributed mode:
+    `docscrawl.distributed.template_counts`)."""
 
     def add(self, key: int | None, signatures: Iterable[int], settles: Iterable[int] = ()
             ) -> bool: ...
@@ -161,7 +163,7 @@ class TemplateTable:
     on the set of pages seen, not on their order or on how often one was fetched. With
     `share_with(counts)` the counters live in a store every worker of a distributed crawl
     adds to; `refresh()` reads it back. `freeze()` fixes the verdicts: a crawl judges
-    every page by one table (`docscrawl.template_warmup`).
+    every page by one table (`docscrawl.crawl.template_warmup`).
     """
 
     def __init__(self, *, min_pages: int = 6, share: float = 0.5,

@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from docscrawl.dedup.canonical import rank
+from docscrawl.discovery.pagetrack import PageTrack
 from docscrawl.discovery.urls import normalize_url
-from docscrawl.pagetrack import PageTrack
 
 __all__ = ["MergePlan", "PageSummary", "plan_merge"]
 

@@ -31,13 +31,13 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from docscrawl import __version__
-from docscrawl.crawllog import utc_now
+from docscrawl.crawl.crawllog import utc_now
+from docscrawl.crawl.finalize import log_updater, page_ref_updater
 from docscrawl.dedup.content import sha256_id
-from docscrawl.finalize import log_updater, page_ref_updater
+from docscrawl.export.linkgraph import add_inbound_links
 from docscrawl.inspect.consolidate import MergePlan, PageSummary, plan_merge
 from docscrawl.inspect.output import OutputDir, OutputError, Progress
 from docscrawl.jsonl import dumps_line, write_json_atomic
-from docscrawl.linkgraph import add_inbound_links
 
 __all__ = ["merge_outputs"]
 

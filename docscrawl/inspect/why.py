@@ -17,11 +17,11 @@ import re
 from typing import Any
 from urllib.parse import urlsplit
 
+from docscrawl.discovery.frontier import NON_HTML_EXTENSIONS, extension_of, origin_of
 from docscrawl.discovery.netguard import AddressGuard
 from docscrawl.discovery.robots import RobotsPolicy
 from docscrawl.discovery.scope import Scope
 from docscrawl.discovery.urls import is_crawlable_url, normalize_url, strip_fragment
-from docscrawl.frontier import NON_HTML_EXTENSIONS, extension_of, origin_of
 from docscrawl.inspect.log import format_event
 from docscrawl.inspect.output import OutputDir
 from docscrawl.vocab import TERMINAL

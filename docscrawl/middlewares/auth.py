@@ -14,7 +14,7 @@ from typing import Self
 from scrapy.crawler import Crawler
 from scrapy.http import Request
 
-from docscrawl.frontier import origin_of
+from docscrawl.discovery.frontier import origin_of
 
 
 class SiteCredentialsMiddleware:

@@ -7,7 +7,7 @@ for retry n is `DOCSCRAWL_RETRY_BACKOFF * 2**n` seconds, or the server's `Retry-
 with its status (`http_429`).
 
 Nothing waits here: the retry leaves at once with a `NOT_BEFORE` time and waits in the
-scheduler (`docscrawl.scheduler`), so the download slot is free meanwhile. A server that
+scheduler (`docscrawl.crawl.scheduler`), so the download slot is free meanwhile. A server that
 asked for a pause gets it from every retry to its origin until then, also from one whose
 connection failed before an answer came.
 """
@@ -24,8 +24,8 @@ from scrapy.downloadermiddlewares.retry import RetryMiddleware
 from scrapy.http import Request, Response
 from scrapy.settings import BaseSettings
 
-from docscrawl.frontier import origin_of
-from docscrawl.scheduler import NOT_BEFORE
+from docscrawl.crawl.scheduler import NOT_BEFORE
+from docscrawl.discovery.frontier import origin_of
 
 RETRY_AFTER_STATUSES = frozenset({429, 503})
 

@@ -6,7 +6,7 @@ from typing import Self
 
 from scrapy.crawler import Crawler
 
-from docscrawl.session import CrawlSession
+from docscrawl.crawl.session import CrawlSession
 
 
 class SessionPipeline:

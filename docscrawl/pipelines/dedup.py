@@ -17,13 +17,13 @@ from typing import Any
 
 from scrapy.exceptions import DropItem
 
+from docscrawl.crawl.items import CarriedPage, FetchedPage
+from docscrawl.crawl.ledger import ContentGroup, ContentGroups, GroupKey, SqlSet
 from docscrawl.dedup.canonical import CanonicalChoice, choose_canonical, rank
 from docscrawl.dedup.content import content_hash
 from docscrawl.discovery.urls import normalize_url
 from docscrawl.extract.model import VersionEvidence
 from docscrawl.extract.version import evidence_of, page_version_key
-from docscrawl.items import CarriedPage, FetchedPage
-from docscrawl.ledger import ContentGroup, ContentGroups, GroupKey, SqlSet
 from docscrawl.pipelines.base import SessionPipeline
 
 # The version object of a stored page record, read without parsing the whole record

@@ -1,13 +1,13 @@
 """Pipeline step 3: chunk the page, write its lines, log the outcome, update the state.
 
-A fresh page is chunked (`docscrawl.chunking`) and written to pages, structure and chunks,
+A fresh page is chunked (`docscrawl.chunking.chunker`) and written to pages, structure and chunks,
 then logged `extracted` and stored in the incremental state. A carried-over page (304, an
 identical body, or an unchanged normalized content hash, decided upstream) is written from
 the stored record, structure record and chunks and logged `unchanged`.
 
 The item a page yields is its page record as written, so `scrapy crawl docs -O pages.jsonl`
 (or `FEEDS`) gives page records too; only pages.jsonl gets the end-of-crawl updates
-(`docscrawl.finalize`: aliases found later, a better canonical URL).
+(`docscrawl.crawl.finalize`: aliases found later, a better canonical URL).
 """
 
 from __future__ import annotations
@@ -16,12 +16,12 @@ from typing import Any, Self
 
 from scrapy.crawler import Crawler
 
-from docscrawl.chunking import chunk_page
-from docscrawl.items import CarriedPage, FetchedPage
+from docscrawl.chunking.chunker import chunk_page
+from docscrawl.crawl.items import CarriedPage, FetchedPage
+from docscrawl.export.records import SHARED_FIELDS, page_id, page_records
+from docscrawl.incremental.state import StateRow
 from docscrawl.jsonl import dumps_line, dumps_value
 from docscrawl.pipelines.base import SessionPipeline
-from docscrawl.records import SHARED_FIELDS, page_id, page_records
-from docscrawl.state import StateRow
 
 
 class ExportPipeline(SessionPipeline):

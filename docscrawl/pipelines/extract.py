@@ -2,7 +2,7 @@
 
 The crawl's `TemplateTable` (`session.site_model.template`) is passed to extraction
 read-only. Until it is frozen, pages are held (their trees kept, at most MAX_HELD) while
-the table learns from the crawl's warm-up sample (`docscrawl.template_warmup`); then the
+the table learns from the crawl's warm-up sample (`docscrawl.crawl.template_warmup`); then the
 held pages and every page after them are judged by the same frozen table. Held pages are
 released early when the crawl has nothing else to fetch (a site smaller than the sample).
 """
@@ -18,14 +18,14 @@ from scrapy.exceptions import DropItem
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet import defer, task
 
+from docscrawl.crawl.items import FetchedPage
+from docscrawl.crawl.template_warmup import Warmup
 from docscrawl.extract.model import PageExtract
 from docscrawl.extract.page import extract_page
+from docscrawl.extract.quality import soft_404_reason
 from docscrawl.extract.site_versions import page_signals
 from docscrawl.extract.template_table import TemplateTable
-from docscrawl.items import FetchedPage
 from docscrawl.pipelines.base import SessionPipeline
-from docscrawl.quality import soft_404_reason
-from docscrawl.template_warmup import Warmup
 
 logger = logging.getLogger(__name__)
 

@@ -11,8 +11,8 @@ from typing import Any, Self
 
 from scrapy.crawler import Crawler
 
+from docscrawl.crawl.items import FetchedPage
 from docscrawl.extract.templates import TemplateTracker, apply_reclassifications
-from docscrawl.items import FetchedPage
 from docscrawl.pipelines.base import SessionPipeline
 
 

@@ -22,9 +22,9 @@ if TYPE_CHECKING:
     from scrapy.settings import Settings
 
     from docscrawl.config import CrawlConfig
-    from docscrawl.frontier import Verdict
-    from docscrawl.pagetrack import PageTrack
-    from docscrawl.session import CrawlSession
+    from docscrawl.crawl.session import CrawlSession
+    from docscrawl.discovery.frontier import Verdict
+    from docscrawl.discovery.pagetrack import PageTrack
 
 
 @dataclass(frozen=True, slots=True)

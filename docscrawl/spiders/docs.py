@@ -25,31 +25,31 @@ from twisted.internet.defer import Deferred, maybeDeferred
 from twisted.python.failure import Failure
 
 from docscrawl.config import CrawlConfig, build_config
-from docscrawl.crawllog import utc_now
+from docscrawl.crawl.crawllog import utc_now
+from docscrawl.crawl.failures import classify_failure
+from docscrawl.crawl.items import CarriedPage, FetchedPage
+from docscrawl.crawl.parse import response_root
+from docscrawl.crawl.politeness import politeness_summary
+from docscrawl.crawl.resume import read_marker
+from docscrawl.crawl.session import CrawlSession, SessionOptions
+from docscrawl.crawl.template_warmup import sample_of
+from docscrawl.discovery.frontier import Action, origin_of
 from docscrawl.discovery.hashroutes import hash_route_links
+from docscrawl.discovery.pagetrack import PageTrack, track_from_fields
 from docscrawl.discovery.refresh import meta_refresh_target
 from docscrawl.discovery.urls import is_crawlable_url, normalize_url, strip_fragment
 from docscrawl.extract.links import discovery_links
 from docscrawl.extract.metadata import canonical_href
 from docscrawl.extract.page import PageStructure, page_structure
-from docscrawl.failures import classify_failure
-from docscrawl.frontier import Action, origin_of
-from docscrawl.incremental import body_hash
-from docscrawl.items import CarriedPage, FetchedPage
-from docscrawl.pagetrack import PageTrack, track_from_fields
-from docscrawl.parse import response_root
-from docscrawl.politeness import politeness_summary
-from docscrawl.quality import binary_reason
-from docscrawl.resume import read_marker
-from docscrawl.session import CrawlSession, SessionOptions
+from docscrawl.extract.quality import binary_reason
+from docscrawl.incremental.recrawl import body_hash
+from docscrawl.incremental.state import StateRow
 from docscrawl.spiders.admission import Admission, CrawlHooks, build_admission
 from docscrawl.spiders.site_resources import (
     REDIRECT_STATUSES,
     SiteResources,
     latency_ms,
 )
-from docscrawl.state import StateRow
-from docscrawl.template_warmup import sample_of
 from docscrawl.vocab import Event, FailReason, Meta, SkipReason, http_failure
 
 logger = logging.getLogger(__name__)
@@ -387,7 +387,7 @@ class DocsSpider(SiteResources, scrapy.Spider):
         """The frontier's track for a page request; None when a resumed crawl already
         has the page's outcome (a request replayed from JOBDIR after it was re-issued).
 
-        Requests that went through Scrapy's disk queue (docscrawl.scheduler) carry an
+        Requests that went through Scrapy's disk queue (docscrawl.crawl.scheduler) carry an
         unpickled copy of their track: the frontier's own one is the one later discoveries
         and aliases update."""
         session = self.session

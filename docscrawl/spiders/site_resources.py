@@ -15,16 +15,16 @@ from urllib.parse import urljoin, urlsplit
 from scrapy.http import Request, Response
 from twisted.python.failure import Failure
 
+from docscrawl.crawl.failures import classify_failure
+from docscrawl.discovery.frontier import origin_of
 from docscrawl.discovery.robots import RobotsPolicy
 from docscrawl.discovery.sitemaps import SitemapError, iter_sitemap, parse_llms_txt
 from docscrawl.discovery.urls import is_crawlable_url, strip_fragment
-from docscrawl.failures import classify_failure
-from docscrawl.frontier import origin_of
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
-    from docscrawl.session import CrawlSession
+    from docscrawl.crawl.session import CrawlSession
     from docscrawl.spiders.admission import Admission
 
 logger = logging.getLogger(__name__)

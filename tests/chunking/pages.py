@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from docscrawl.chunking_units import blocks_from_markdown
+from docscrawl.chunking.units import blocks_from_markdown
 from docscrawl.extract.model import Block, CodeBlock, Heading, PageExtract
 
 HEADING = re.compile(r"^(#{1,6}) (.*?)(?: \{#([\w-]+)\})?$")

@@ -7,7 +7,7 @@ from pathlib import Path
 import parsel
 import pytest
 
-from docscrawl.chunking import chunk_page
+from docscrawl.chunking.chunker import chunk_page
 from docscrawl.extract.page import extract_page
 
 DEMO = Path(__file__).resolve().parents[2] / "fixtures" / "sites" / "demo" / "docs"

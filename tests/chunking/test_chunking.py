@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from docscrawl.chunking import chunk_id, chunk_label, chunk_page, section_citation
-from docscrawl.chunking_units import count_tokens
+from docscrawl.chunking.chunker import chunk_id, chunk_label, chunk_page, section_citation
+from docscrawl.chunking.units import count_tokens
 from docscrawl.extract.model import PageExtract
 from tests.chunking.pages import make_extract, words
 

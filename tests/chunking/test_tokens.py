@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from docscrawl.chunking import chunk_page
-from docscrawl.chunking_units import count_tokens, split_table
+from docscrawl.chunking.chunker import chunk_page
+from docscrawl.chunking.units import count_tokens, split_table
 from tests.chunking.pages import make_extract, words
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from docscrawl.volatile import is_volatile_line, normalize_for_hash
+from docscrawl.chunking.volatile import is_volatile_line, normalize_for_hash
 
 
 @pytest.mark.parametrize(

@@ -16,14 +16,14 @@ from lxml import html
 from scrapy.exceptions import DropItem
 
 from docscrawl.config import CrawlConfig
+from docscrawl.crawl.items import FetchedPage
+from docscrawl.crawl.session import CrawlSession
 from docscrawl.dedup.content import content_hash
+from docscrawl.discovery.pagetrack import PageTrack
 from docscrawl.extract.model import PageExtract
 from docscrawl.extract.version import page_version_key
 from docscrawl.inspect.consolidate import PageSummary, plan_merge
-from docscrawl.items import FetchedPage
-from docscrawl.pagetrack import PageTrack
 from docscrawl.pipelines.dedup import DedupPipeline
-from docscrawl.session import CrawlSession
 
 SITE = "https://docs.example/"
 # one page served at four URLs; the second declares no canonical, none does

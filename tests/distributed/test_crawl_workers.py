@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from docscrawl.devserver import StaticSite
+from docscrawl.demo.server import StaticSite
 from tests.conftest import CONTRACT_CHECK, ROOT
 
 pytestmark = pytest.mark.e2e

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from docscrawl.devserver import FixtureServer, StaticSite
+from docscrawl.demo.server import FixtureServer, StaticSite
 from tests.conftest import CONTRACT_CHECK, ROOT
 from tests.distributed.aliasite import make_alias_site
 from tests.distributed.compare import Output, differences

@@ -1,4 +1,4 @@
-"""Redirects in distributed mode end as in one process (docscrawl.redirectshare): two real
+"""Redirects in distributed mode end as in one process (docscrawl.distributed.redirects): two real
 workers on a real redis-server crawl the fault server's redirect cases (loops, a 25-hop
 chain, 13 hops to a page, redirects to a 404, to a forbidden page, to a page linked
 directly, offsite); each URL ends once, in the outcome FAULTS states and the single-process
@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from docscrawl.faultserver import REDIRECT_FAULTS, RunningFaultServer
 from docscrawl.inspect.invariants import duplicate_targets
 from docscrawl.inspect.output import OutputDir
 from tests.conftest import ROOT
 from tests.distributed.compare import Output, differences
+from tests.support.faultserver import REDIRECT_FAULTS, RunningFaultServer
 
 pytestmark = pytest.mark.e2e
 

@@ -6,8 +6,8 @@ import time
 
 import pytest
 
+from docscrawl.discovery.pagetrack import PageTrack
 from docscrawl.distributed import SharedFrontier, task_from_track, track_from_task
-from docscrawl.pagetrack import PageTrack
 from tests.distributed.conftest import RedisServer
 
 

@@ -98,7 +98,7 @@ class DnsServer(threading.Thread):
 def main(out: Path, browser: bool = False) -> None:
     """Inside the namespaces: set up, crawl, report."""
     sys.path.insert(0, str(ROOT))
-    from docscrawl.faultserver import RunningFaultServer
+    from tests.support.faultserver import RunningFaultServer
 
     out.mkdir(parents=True, exist_ok=True)
     subprocess.run(["ip", "link", "set", "lo", "up"], check=True)

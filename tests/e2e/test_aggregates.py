@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from docscrawl.devserver import FixtureServer, StaticSite
+from docscrawl.demo.server import FixtureServer, StaticSite
 from tests.conftest import SITES, CrawlOutput, read_jsonl, run_crawl
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from docscrawl.devserver import StaticSite
+from docscrawl.demo.server import StaticSite
 from tests.conftest import ROOT, run_crawl
 
 pytestmark = pytest.mark.e2e

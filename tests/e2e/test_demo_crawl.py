@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from docscrawl.devserver import FixtureServer
+from docscrawl.demo.server import FixtureServer
 from tests.conftest import CrawlOutput, assert_log_invariants, crawl
 
 pytestmark = pytest.mark.e2e

@@ -12,16 +12,16 @@ from pathlib import Path
 
 import pytest
 
-from docscrawl.faultserver import (
+from docscrawl.inspect.invariants import duplicate_targets
+from docscrawl.inspect.output import OutputDir
+from tests.conftest import CrawlOutput, assert_log_invariants, crawl
+from tests.support.faultserver import (
     CP1252_TEXT,
     FAULTS,
     SHIFT_JIS_TEXT,
     FaultServer,
     RunningFaultServer,
 )
-from docscrawl.inspect.invariants import duplicate_targets
-from docscrawl.inspect.output import OutputDir
-from tests.conftest import CrawlOutput, assert_log_invariants, crawl
 
 pytestmark = pytest.mark.e2e
 SETTINGS = {"DOWNLOAD_TIMEOUT": "3", "DOCSCRAWL_TRAP_PATTERN_LIMIT": "5",

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from docscrawl.devserver import FixtureServer
-from docscrawl.finalize import PAGE_LEADING_FIELDS
+from docscrawl.crawl.finalize import PAGE_LEADING_FIELDS
+from docscrawl.demo.server import FixtureServer
 from tests.conftest import ROOT, read_jsonl
 
 pytestmark = pytest.mark.e2e

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from docscrawl.devserver import StaticSite
+from docscrawl.demo.server import StaticSite
 from tests.conftest import SITES, CrawlOutput, assert_log_invariants, crawl, read_jsonl, run_crawl
 
 pytestmark = pytest.mark.e2e

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from docscrawl.devserver import FixtureServer
-from docscrawl.state import DB_NAME
+from docscrawl.demo.server import FixtureServer
+from docscrawl.incremental.state import DB_NAME
 from tests.conftest import CrawlOutput, crawl
 
 pytestmark = pytest.mark.e2e

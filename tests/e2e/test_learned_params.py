@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from docscrawl.devserver import StaticSite
+from docscrawl.demo.server import StaticSite
 from tests.conftest import SITES, CrawlOutput, assert_log_invariants, run_crawl
 
 

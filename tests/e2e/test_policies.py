@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from docscrawl.devserver import StaticSite
+from docscrawl.demo.server import StaticSite
 from tests.conftest import SITES, assert_log_invariants, crawl
 
 pytestmark = pytest.mark.e2e

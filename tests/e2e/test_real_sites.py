@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from docscrawl.devserver import StaticSite
-from docscrawl.sitecoverage import html_files, linked_from_start, reached_paths, with_index
+from docscrawl.demo.server import StaticSite
 from tests.conftest import assert_log_invariants, crawl
+from tests.support.sitecoverage import html_files, linked_from_start, reached_paths, with_index
 
 pytestmark = pytest.mark.e2e
 

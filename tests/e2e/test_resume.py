@@ -1,6 +1,6 @@
 """Pause and resume with `-s JOBDIR=DIR`: kill -9 mid-crawl, resume, nothing twice or lost.
 
-The unit tests of `docscrawl.resume` (pure functions) come first; the end-to-end tests run
+The unit tests of `docscrawl.crawl.resume` (pure functions) come first; the end-to-end tests run
 `scrapy crawl docs` in subprocesses against a generated site.
 """
 
@@ -18,21 +18,21 @@ from pathlib import Path
 
 import pytest
 
-from docscrawl.devserver import StaticSite
-from docscrawl.jsonl import dumps_line
-from docscrawl.resume import (
+from docscrawl.crawl.resume import (
     cut_torn_tail,
     replay_journal,
     replay_log,
     reported_changes,
     roll_back_unlogged,
 )
+from docscrawl.demo.server import StaticSite
+from docscrawl.jsonl import dumps_line
 from tests.conftest import ROOT, CrawlOutput, assert_log_invariants, crawl, read_jsonl
 
 PAGES = 300
 
 
-# ---- docscrawl.resume --------------------------------------------------------------------
+# ---- docscrawl.crawl.resume --------------------------------------------------------------------
 
 
 def write_lines(path: Path, records: list[dict], tail: str = "") -> None:

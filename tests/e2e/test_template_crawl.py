@@ -9,10 +9,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from docscrawl.devserver import StaticSite
+from docscrawl.crawl.template_warmup import SAMPLE_PAGES
+from docscrawl.demo.server import StaticSite
 from docscrawl.inspect.check import run_checks
 from docscrawl.inspect.output import OutputDir
-from docscrawl.template_warmup import SAMPLE_PAGES
 from tests.conftest import crawl, read_jsonl
 from tests.template_sites import SITE_TITLES, build_site
 

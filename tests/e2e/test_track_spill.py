@@ -1,4 +1,5 @@
-"""Page tracks and seen URLs that leave memory (`docscrawl.trackstore`, `docscrawl.seenurls`)
+"""Page tracks and seen URLs that leave memory (`docscrawl.discovery.trackstore`,
+`docscrawl.discovery.seenurls`)
 come back unchanged: a crawl that keeps one of each in memory writes the same records as
 one that keeps them all."""
 
@@ -11,9 +12,9 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from docscrawl.devserver import FixtureServer
-from docscrawl.faultserver import RunningFaultServer
+from docscrawl.demo.server import FixtureServer
 from tests.conftest import CrawlOutput, assert_log_invariants, crawl
+from tests.support.faultserver import RunningFaultServer
 
 pytestmark = pytest.mark.e2e
 FAULT_SETTINGS = {"DOWNLOAD_TIMEOUT": "3", "DOCSCRAWL_TRAP_PATTERN_LIMIT": "5",

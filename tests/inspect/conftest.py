@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from docscrawl.devserver import FixtureServer
+from docscrawl.demo.server import FixtureServer
 from tests.conftest import ROOT, crawl
 
 

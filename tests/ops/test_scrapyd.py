@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from docscrawl.devserver import FixtureServer
+from docscrawl.demo.server import FixtureServer
 from tests.conftest import ROOT, read_jsonl
 from tests.ops.conftest import BIN, DEPLOY, Scrapyd, get_json
 

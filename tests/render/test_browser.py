@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from docscrawl.browser import (
+from docscrawl.render.browser import (
     DEBIAN_CHROMIUM,
     BrowserUnavailable,
     check_chromium,

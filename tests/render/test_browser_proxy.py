@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from docscrawl.browser import launch_options
 from docscrawl.discovery.browserproxy import REFUSED_HEADER, GuardProxy
 from docscrawl.discovery.netguard import AddressGuard
+from docscrawl.render.browser import launch_options
 
 CHROMIUM = "/usr/bin/chromium"
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's Chromium")

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from docscrawl.browser import DEBIAN_CHROMIUM
-from docscrawl.devserver import FixtureServer, StaticSite
+from docscrawl.demo.server import FixtureServer, StaticSite
+from docscrawl.render.browser import DEBIAN_CHROMIUM
 from tests.conftest import SITES, CrawlOutput, assert_log_invariants, run_crawl
 
 pytestmark = [

@@ -10,8 +10,8 @@ from scrapy.http import HtmlResponse, Request
 from scrapy.statscollectors import MemoryStatsCollector
 from scrapy.utils.test import get_crawler
 
-from docscrawl.failures import RenderError
-from docscrawl.middlewares.render import TRACK, RenderMiddleware
+from docscrawl.crawl.failures import RenderError
+from docscrawl.render.middleware import TRACK, RenderMiddleware
 from tests.conftest import SITES
 
 SHELL = (SITES / "spa" / "guide" / "index.html").read_bytes()

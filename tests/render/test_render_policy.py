@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from lxml import html
 
-from docscrawl.render_policy import main_text_chars, sparse_reason
+from docscrawl.render.policy import main_text_chars, sparse_reason
 from tests.conftest import SITES
 
 FILLER = "Words that a server put into the page itself. " * 30  # about 1400 characters

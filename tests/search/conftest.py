@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from docscrawl.devserver import StaticSite
+from docscrawl.demo.server import StaticSite
 from tests.conftest import SITES, crawl
 
 

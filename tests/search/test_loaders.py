@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from docscrawl.loaders import load_langchain_documents, load_llamaindex_nodes
+from docscrawl.search.loaders import load_langchain_documents, load_llamaindex_nodes
 from tests.conftest import read_jsonl
 
 

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from docscrawl.browser import INSTALL_HINT
-from docscrawl.devserver import FixtureServer, StaticSite
-from docscrawl.summary import summarize
+from docscrawl.demo.server import FixtureServer, StaticSite
+from docscrawl.inspect.summary import summarize
+from docscrawl.render.browser import INSTALL_HINT
 from tests.conftest import ROOT, SITES, CrawlOutput, assert_log_invariants
 
 pytestmark = pytest.mark.e2e

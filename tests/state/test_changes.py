@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from docscrawl.changes import compute_change, removed_pages
-from docscrawl.state import StateRow, StateStore
+from docscrawl.incremental.changes import compute_change, removed_pages
+from docscrawl.incremental.state import StateRow, StateStore
 
 URL = "https://docs.example.test/guide/"
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from docscrawl.state import DB_NAME, StateStore
+from docscrawl.incremental.state import DB_NAME, StateStore
 
 ROOT = Path(__file__).resolve().parents[2]
 

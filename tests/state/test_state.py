@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from docscrawl.state import DB_NAME, StateError, StateStore
-from docscrawl.state_schema import APPLICATION_ID, SCHEMA_VERSION
+from docscrawl.incremental.schema import APPLICATION_ID, SCHEMA_VERSION
+from docscrawl.incremental.state import DB_NAME, StateError, StateStore
 
 URL = "https://docs.example.test/guide/"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from docscrawl.state import StateStore
+from docscrawl.incremental.state import StateStore
 
 
 def main(directory: str, run_id: str, start: int) -> None:

@@ -1,0 +1,1 @@
+"""Pages -> retrieval chunks along their structure."""

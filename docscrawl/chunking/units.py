@@ -1,0 +1,193 @@
+"""Building material of chunks: the token approximation, pieces, table splitting, sections.
+
+Pure functions over `docscrawl.extract.model.Block`; `docscrawl.chunking.chunker` assembles them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from docscrawl.extract.model import Block
+
+# ---- token approximation --------------------------------------------------------------
+
+CHARS_PER_WORD_TOKEN = 8
+_CJK = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+_TOKEN_RE = re.compile(
+    rf"([{_CJK}]"  # one CJK character
+    rf"|[^\W_{_CJK}]+"  # a run of letters and digits
+    r"|([^\w\s]|_)\2*)"  # a run of one repeated punctuation or symbol character
+)
+
+
+TOKEN_WINDOW = 1 << 16
+
+
+def _windows(text: str) -> Iterator[str]:
+    """`text` in parts of at most TOKEN_WINDOW characters, cut after whitespace (no token
+    holds any) where the part has some."""
+    start, size = 0, len(text)
+    while start < size:
+        end = min(size, start + TOKEN_WINDOW)
+        if end < size:
+            cut = max(text.rfind(" ", start, end), text.rfind("\n", start, end))
+            end = cut + 1 if cut > start else end
+        yield text[start:end]
+        start = end
+
+
+def count_tokens(text: str) -> int:
+    """Approximate tokenizer count, no model needed (rule in the README).
+
+    A run of letters/digits counts one token per started 8 characters, and so does a run of
+    one repeated punctuation or symbol character (`.`, `---`, `__`, a code fence); every CJK
+    character counts one; whitespace counts nothing.
+
+    >>> count_tokens("Rotate keys every 90 days.")
+    6
+    >>> count_tokens("configuration_file")
+    4
+    """
+    if len(text) > TOKEN_WINDOW:  # findall keeps every token: count a long text in parts
+        return sum(count_tokens(part) for part in _windows(text))
+    tokens = _TOKEN_RE.findall(text)
+    extra = sum((len(t) - 1) // CHARS_PER_WORD_TOKEN for t, _ in tokens if len(t) > 8)
+    return len(tokens) + extra
+
+
+# ---- pieces ---------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Piece:
+    """A block, or one row group of a split table: the smallest thing a chunk holds."""
+
+    ordinal: int
+    kind: str
+    markdown: str
+    tokens: int
+    part: tuple[int, int] | None = None  # (index from 1, count) of a split table
+
+
+_TABLE_RULE = re.compile(r"^\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
+
+
+def split_table(markdown: str, *, limit: int) -> list[str]:
+    """Row groups of a Markdown pipe table, each repeating the caption and header lines.
+
+    Rows are packed while a group stays within `limit` tokens; a group always holds at least
+    one row. Markdown that is not a recognizable table comes back whole.
+    """
+    lines = markdown.split("\n")
+    rule = next((i for i, line in enumerate(lines) if i and _TABLE_RULE.match(line)), None)
+    if rule is None or len(lines) - rule - 1 < 2:
+        return [markdown]
+    head, rows = lines[: rule + 1], lines[rule + 1 :]
+    head_tokens = count_tokens("\n".join(head))
+    groups: list[list[str]] = []
+    size = 0
+    for row in rows:
+        row_tokens = count_tokens(row)
+        if groups and size + row_tokens <= limit:
+            groups[-1].append(row)
+            size += row_tokens
+        else:
+            groups.append([row])
+            size = head_tokens + row_tokens
+    return ["\n".join(head + group) for group in groups]
+
+
+def block_pieces(block: Block, *, target: int, hard_max: int) -> list[Piece]:
+    """One piece per block; a table over `hard_max` becomes row groups of about `target`."""
+    tokens = count_tokens(block.markdown)
+    if block.kind == "table" and tokens > hard_max:
+        parts = split_table(block.markdown, limit=target)
+        if len(parts) > 1:
+            return [
+                Piece(block.ordinal, block.kind, md, count_tokens(md), (i, len(parts)))
+                for i, md in enumerate(parts, 1)
+            ]
+    return [Piece(block.ordinal, block.kind, block.markdown, tokens)]
+
+
+# ---- sections -------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Section:
+    """A heading with the blocks up to the next heading, and its subsections."""
+
+    path: list[str]
+    anchor: str | None
+    pieces: list[Piece] = field(default_factory=list)
+    children: list[Section] = field(default_factory=list)
+
+    @property
+    def own_tokens(self) -> int:
+        return sum(p.tokens for p in self.pieces)
+
+    def subtree_tokens(self) -> int:
+        return self.own_tokens + sum(c.subtree_tokens() for c in self.children)
+
+    def subtree_pieces(self) -> list[Piece]:
+        out = list(self.pieces)
+        for child in self.children:
+            out.extend(child.subtree_pieces())
+        return out
+
+
+def section_tree(blocks: list[Block], *, target: int, hard_max: int) -> Section:
+    """The page as a tree of sections; the root holds the blocks before the first heading.
+
+    A heading's parent is the nearest open heading whose path is a proper prefix of its
+    own path (the extraction's heading stack already closed deeper levels).
+    """
+    root = Section(path=[], anchor=None)
+    stack = [root]
+    for block in blocks:  # top-level blocks only: `parent` is the enclosing heading's block
+        pieces = block_pieces(block, target=target, hard_max=hard_max)
+        if block.kind == "heading" and block.heading_path:
+            path = list(block.heading_path)
+            while len(stack) > 1 and not _is_proper_prefix(stack[-1].path, path):
+                stack.pop()
+            section = Section(path=path, anchor=block.anchor, pieces=pieces)
+            stack[-1].children.append(section)
+            stack.append(section)
+        else:
+            stack[-1].pieces.extend(pieces)
+    return root
+
+
+def _is_proper_prefix(prefix: list[str], path: list[str]) -> bool:
+    return len(prefix) < len(path) and path[: len(prefix)] == prefix
+
+
+_FENCE_OPEN = re.compile(r"^(`{3,}|~{3,})")
+
+
+def blocks_from_markdown(markdown: str) -> list[Block]:
+    """Fallback when extraction produced no blocks: paragraphs split at blank lines outside
+    code fences; no heading tree (all blocks sit at the page level)."""
+    blocks: list[str] = []
+    current: list[str] = []
+    fence: str | None = None
+    for line in markdown.replace("\r\n", "\n").split("\n"):
+        opener = _FENCE_OPEN.match(line)
+        if fence is None and opener:
+            fence = opener.group(1)
+        elif fence is not None and line.strip().startswith(fence):
+            fence = None
+        if not line.strip() and fence is None:
+            if current:
+                blocks.append("\n".join(current))
+                current = []
+            continue
+        current.append(line)
+    if current:
+        blocks.append("\n".join(current))
+    return [
+        Block(i, "code" if _FENCE_OPEN.match(md) else "paragraph", md, [], None, "", len(md))
+        for i, md in enumerate(blocks)
+    ]

@@ -1,0 +1,56 @@
+"""What the spider hands to the item pipelines: one fetched HTML page, parsed once."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from docscrawl.discovery.pagetrack import PageTrack
+
+
+@dataclass(slots=True, repr=False)
+class FetchedPage:
+    """A fetched HTML page with its provenance; `root` is the one parsed tree."""
+
+    track: PageTrack
+    final_url: str
+    status: int
+    content_type: str
+    etag: str | None
+    last_modified: str | None
+    fetch_mode: str  # http or browser
+    retrieved_at: str
+    root: Any  # lxml root element of the parsed page (parsel Selector.root)
+    elapsed_ms: float | None = None
+    size: int | None = None
+    render_reason: str | None = None
+    structure: Any = None  # PageStructure computed by the spider for link discovery
+    body_digest: str | None = None  # hash of the raw body (incremental state)
+    extract: Any = None  # PageExtract, set by the extract pipeline
+    content_hash: str | None = None
+    canonical_url: str | None = None
+    warnings: list[dict[str, str]] = field(default_factory=list)
+
+    def __repr__(self) -> str:
+        return f"<FetchedPage {self.track.url} -> {self.final_url} ({self.status})>"
+
+
+@dataclass(slots=True, repr=False)
+class CarriedPage:
+    """A page unchanged since the last crawl (304, or a byte-identical body): its record
+    and chunks are carried over from the incremental state, without extraction."""
+
+    track: PageTrack
+    row: Any  # docscrawl.incremental.state.StateRow
+    final_url: str
+    status: int
+    etag: str | None
+    last_modified: str | None
+    fetch_mode: str
+    body_digest: str | None = None
+    elapsed_ms: float | None = None
+    size: int | None = None
+    record: dict[str, Any] | None = None  # the stored page record, when already parsed
+
+    def __repr__(self) -> str:
+        return f"<CarriedPage {self.track.url} ({self.status})>"

@@ -1,0 +1,144 @@
+"""Aggregate pages: a page whose main content is the concatenation of other pages.
+
+Print views (mdBook `print.html`), single-page builds (Sphinx `singlehtml`) and "all on one
+page" manuals repeat every chapter: kept as ordinary pages, every chunk exists twice and
+the long page outranks the chapter in search. The decision comes from content, never
+from the file name: each page is reduced to the hashes of its long paragraphs (link
+destinations dropped, whitespace and case folded). A page contains another when it holds
+at least two of that page's sample paragraphs (first, middle, last; all of them when it
+has fewer); it is an aggregate when it contains at least `MIN_PARTS` pages whose text
+makes up at least `MIN_COVER` of its own. Sample paragraphs that more than two pages share
+are template text (a feature note, stock trait documentation), and so are paragraphs more
+than two of the longest pages hold: they identify nothing.
+
+Memory is bounded: every page keeps its 1-3 sample hashes; only the `MAX_CANDIDATES`
+longest pages (the only ones that can contain several others) keep all their hashes.
+The verdict is drawn once, at the end of the crawl (the chapters may come after the print
+view), then confirmed by reading the parts whole (`confirm`: they must hold 90% of the
+aggregate's text), and the written records follow (`docscrawl.crawl.session`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import Counter
+from collections.abc import Iterable
+
+__all__ = ["AggregateTracker", "paragraph_hashes"]
+
+MIN_PARAGRAPH_CHARS = 60
+MIN_CANDIDATE_PARAGRAPHS = 6
+MAX_CANDIDATES = 64
+MIN_PARTS = 2
+MIN_COVER = 0.6
+MIN_HELD = 0.9  # share of an aggregate's own text its parts, read whole, must hold
+# A sample paragraph found among the samples of more pages than this is template text (an
+# aggregate and the page it copies share it: two; a third page makes it template).
+MAX_SHARING = 2
+_LINK_DESTINATION = re.compile(r"\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
+_SPACE = re.compile(r"\s+")
+
+
+def paragraph_hashes(markdown: str) -> list[tuple[int, int]]:
+    """(hash, length) of each long prose or code block of a page's Markdown, in order."""
+    found: list[tuple[int, int]] = []
+    for block in markdown.split("\n\n"):
+        block = block.strip()
+        if not block or block.startswith("#"):
+            continue  # headings may change level in a print view
+        text = _SPACE.sub(" ", _LINK_DESTINATION.sub("]", block)).casefold()
+        if len(text) >= MIN_PARAGRAPH_CHARS:
+            digest = hashlib.blake2b(text.encode("utf-8"), digest_size=8).digest()
+            found.append((int.from_bytes(digest, "big"), len(text)))
+    return found
+
+
+def _sample(hashes: list[tuple[int, int]]) -> tuple[int, ...]:
+    if len(hashes) <= 3:
+        return tuple(h for h, _ in hashes)
+    return (hashes[0][0], hashes[len(hashes) // 2][0], hashes[-1][0])
+
+
+class AggregateTracker:
+    """Fed every written page; tells at the end which pages aggregate which."""
+
+    def __init__(self, *, max_candidates: int = MAX_CANDIDATES) -> None:
+        self.max_candidates = max_candidates
+        self.samples: dict[str, tuple[tuple[int, ...], int]] = {}  # url -> (sample, chars)
+        self.by_hash: dict[int, list[str]] = {}
+        self.candidates: dict[str, tuple[dict[int, int], int]] = {}  # hash -> position
+        self.sizes: dict[str, dict[int, int]] = {}  # candidate -> hash -> its text length
+
+    def observe(self, url: str, markdown: str) -> None:
+        hashes = paragraph_hashes(markdown)
+        if not hashes:
+            return
+        chars = sum(n for _, n in hashes)
+        sample = _sample(hashes)
+        self.samples[url] = (sample, chars)
+        for digest in set(sample):
+            self.by_hash.setdefault(digest, []).append(url)
+        if len(hashes) >= MIN_CANDIDATE_PARAGRAPHS:
+            positions: dict[int, int] = {}
+            sizes: dict[int, int] = {}
+            for index, (digest, size) in enumerate(hashes):
+                positions.setdefault(digest, index)
+                sizes[digest] = sizes.get(digest, 0) + size
+            self.candidates[url], self.sizes[url] = (positions, chars), sizes
+            if len(self.candidates) > self.max_candidates:
+                smallest = min(self.candidates, key=lambda u: self.candidates[u][1])
+                del self.candidates[smallest], self.sizes[smallest]
+
+    def verdicts(self) -> dict[str, list[str]]:
+        """Aggregate page URL -> the pages it contains, in the order it holds them.
+
+        A sample paragraph that several pages share (template text: a feature note, a
+        trait method's stock documentation) identifies none of them and is not counted."""
+        found: dict[str, list[str]] = {}
+        in_candidates = Counter(d for hashes, _ in self.candidates.values() for d in hashes)
+        shared = {digest for digest, urls in self.by_hash.items()
+                  if len(urls) > MAX_SHARING or in_candidates[digest] > MAX_SHARING}
+        for url, (hashes, chars) in self.candidates.items():
+            hits: dict[str, int] = {}
+            for digest in hashes:
+                if digest in shared:
+                    continue
+                for other in self.by_hash.get(digest, ()):
+                    if other != url:
+                        hits[other] = hits.get(other, 0) + 1
+            parts = [other for other, n in hits.items()
+                     if n >= self._needed(other, shared) and self.samples[other][1] < chars]
+            covered = sum(self.samples[other][1] for other in parts)
+            if len(parts) >= MIN_PARTS and covered >= MIN_COVER * chars:
+                found[url] = sorted(parts, key=lambda other: min(
+                    hashes.get(h, len(hashes)) for h in self.samples[other][0]))
+        return found
+
+    def _needed(self, url: str, shared: set[int]) -> int:
+        """Hits on a page's own (not shared) sample paragraphs that make an aggregate hold
+        it: two, or one for a page with a single sample; none of its own: never held."""
+        sample = set(self.samples[url][0])
+        if not sample - shared:
+            return len(sample) + 1  # more than any count of hits
+        return 1 if len(sample) == 1 else 2
+
+    def confirm(self, verdicts: dict[str, list[str]],
+                pages: Iterable[tuple[str, str]]) -> dict[str, list[str]]:
+        """The verdicts whose parts, read whole (`pages`: URL and Markdown of the written
+        pages, streamed once), hold at least `MIN_HELD` of the aggregate's own text. A
+        page that re-exports other pages' items among text of its own (a Haddock module
+        re-exporting four others) is not a print view."""
+        wanted = {part for parts in verdicts.values() for part in parts}
+        held: dict[str, set[int]] = {}
+        for url, markdown in pages:
+            if url in wanted:
+                held[url] = {digest for digest, _ in paragraph_hashes(markdown)}
+        confirmed: dict[str, list[str]] = {}
+        for url, parts in verdicts.items():
+            sizes = self.sizes[url]
+            union = set().union(*(held.get(part, set()) for part in parts))
+            inside = sum(size for digest, size in sizes.items() if digest in union)
+            if inside >= MIN_HELD * sum(sizes.values()):
+                confirmed[url] = parts
+        return confirmed

@@ -1,0 +1,1 @@
+"""`make demo`: the bundled demo site, its fixture server, the crawl."""

@@ -1,0 +1,55 @@
+"""`make demo`: serve the bundled demo docs site on 127.0.0.1, crawl it, print a summary.
+
+    python -m docscrawl.demo.run [--port 8765]
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from pathlib import Path
+
+from docscrawl.config import default_host_label
+from docscrawl.demo.server import StaticSite
+from docscrawl.inspect.summary import summarize
+
+
+def _demo_site() -> Path:
+    """fixtures/sites/demo of the checkout this module runs from, wherever it sits in the
+    package (found upwards, so the module can move between folders)."""
+    here = Path(__file__).resolve()
+    for folder in here.parents:
+        if (folder / "fixtures" / "sites" / "demo").is_dir():
+            return folder / "fixtures" / "sites" / "demo"
+    return here.parents[1] / "fixtures" / "sites" / "demo"  # reported missing when served
+
+
+DEMO_SITE = _demo_site()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Serve, crawl, summarize; returns the crawl's exit status."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--port", type=int, default=8765, help="0 picks a free port")
+    args = parser.parse_args(argv)
+    try:
+        site = StaticSite(DEMO_SITE, port=args.port)
+    except OSError:
+        site = StaticSite(DEMO_SITE, port=0)  # the port is taken: any free one
+    with site as server:
+        seed = f"{server.url}/docs/"
+        print(f"demo docs site served at {seed}", flush=True)
+        status = subprocess.call(
+            [sys.executable, "-m", "scrapy", "crawl", "docs", "-a", f"site={seed}"],
+            cwd=DEMO_SITE.parent.parent.parent,
+        )
+    out_dir = DEMO_SITE.parent.parent.parent / "output" / default_host_label(seed)
+    if (out_dir / "run.json").is_file():
+        print()
+        print(summarize(out_dir))
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

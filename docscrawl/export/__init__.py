@@ -1,0 +1,1 @@
+"""The records written: pages.jsonl and structure.jsonl fields, inbound links."""

@@ -1,0 +1,1 @@
+"""Scrapy extensions: progress line, garbage-collector tuning."""

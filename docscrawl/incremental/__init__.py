@@ -1,0 +1,1 @@
+"""Re-crawls: the state kept across runs (SQLite) and changes.jsonl."""

@@ -1,0 +1,193 @@
+"""Incremental re-crawls: the crawl's side of `docscrawl.incremental.state` and changes.jsonl.
+
+One object per crawl, owned by the session. It answers the spider (conditional request
+headers, what state knows about a URL) and records what each page turned out to be
+(added, changed, unchanged, gone), one changes.jsonl line per canonical URL per run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import MutableSet
+from pathlib import Path
+from typing import Any
+
+from docscrawl.crawl.finalize import page_ref_updater, page_updater
+from docscrawl.incremental.changes import compute_change, removed_pages
+from docscrawl.incremental.state import Run, StateRow, StateStore
+from docscrawl.jsonl import JsonlWriter
+
+
+def body_hash(body: bytes) -> str:
+    """Hash of a raw response body: a byte-identical page needs no extraction at all."""
+    return "sha256:" + hashlib.sha256(body).hexdigest()
+
+
+class Incremental:
+    """State store, current run and changes.jsonl of one crawl."""
+
+    def __init__(self, state_dir: Path, changes_path: Path, *, run_id: str | None = None,
+                 reported: MutableSet[str] | None = None) -> None:
+        """`reported`: where to keep the canonical URLs reported in this run (the crawl's
+        ledger; a set in memory by default)."""
+        self.store = StateStore.open(state_dir)
+        self.run: Run = self.store.begin_run(run_id)
+        self.changes = JsonlWriter(changes_path, append=run_id is not None)
+        self._reported: MutableSet[str] = reported if reported is not None else set()
+        self.counts: Counter[str] = Counter()
+
+    def was_reported(self, canonical_url: str) -> bool:
+        """True when the canonical URL has a changes line in this run."""
+        return canonical_url in self._reported
+
+    def restore_reported(self, reported: set[str], counts: Counter[str]) -> None:
+        """Resume (JOBDIR): the canonical URLs this run already has a changes line for."""
+        self._reported |= set(reported)
+        self.counts.update(counts)
+
+    def pause(self) -> None:
+        """The crawl stops to be resumed later (JOBDIR): the run stays unfinished."""
+        self.changes.close()
+        self.store.close()
+
+    def row_for(self, url: str) -> StateRow | None:
+        """What state knows about a URL (canonical or any URL observed for it)."""
+        return self.store.get(url)
+
+    def conditional_headers(self, row: StateRow | None) -> dict[str, str]:
+        """If-None-Match / If-Modified-Since for a page that can be carried over."""
+        if row is None or not row.can_carry_over:
+            return {}
+        headers = {}
+        if row.etag:
+            headers["If-None-Match"] = row.etag
+        if row.last_modified:
+            headers["If-Modified-Since"] = row.last_modified
+        return headers
+
+    def fresh(self, record: dict[str, Any], chunks: list[dict[str, Any]], *,
+              body_digest: str | None, extra_urls: list[str], record_line: str | None = None,
+              chunk_lines: str | None = None,
+              structure_line: str | None = None) -> dict[str, Any]:
+        """A newly extracted page: compare with state, write its changes line, store it.
+
+        `record_line`, `chunk_lines`, `structure_line`: the record, chunks and structure
+        record already serialized as JSON lines (stored as they are). Without a structure
+        line the page cannot be carried over by the next crawl: it is extracted again."""
+        canonical = record["canonical_url"]
+        old = self.store.get(canonical) or self.store.get(record["fetched_url"])
+        chunk_ids = [chunk["id"] for chunk in chunks]
+        change = compute_change(old, record["content_hash"], chunk_ids, canonical_url=canonical)
+        if old is not None and old.canonical_url != canonical:
+            self._report(compute_change(old, None, []))  # the page moved to a new canonical
+            self.store.forget([old.canonical_url])
+        self._report(change)
+        http = record.get("http") or {}
+        self.store.upsert_page(
+            canonical, run_id=self.run.run_id, etag=http.get("etag"),
+            last_modified=http.get("last_modified"), content_hash=record["content_hash"],
+            chunk_ids=chunk_ids, page_record=record, chunk_records=chunks,
+            observed_urls=[*record["observed_urls"], *extra_urls], body_hash=body_digest,
+            page_record_json=record_line, chunk_records_jsonl=chunk_lines,
+            structure_record_json=structure_line,
+        )
+        return change
+
+    def unchanged(self, row: StateRow, *, etag: str | None, last_modified: str | None,
+                  observed_urls: list[str], body_digest: str | None) -> None:
+        """A 304, or a page whose content hash did not change: carried over from state."""
+        self._report(compute_change(row, row.content_hash, row.chunk_ids))
+        self.store.mark_seen(row.canonical_url, self.run.run_id, etag=etag,
+                             last_modified=last_modified, observed_urls=observed_urls,
+                             body_hash=body_digest)
+
+    def add_aliases(self, canonical_url: str, urls: list[str]) -> None:
+        """URLs found serving a page already stored: the next crawl maps them to it."""
+        self.store.mark_seen(canonical_url, self.run.run_id, observed_urls=urls)
+
+    def gone(self, url: str) -> bool:
+        """A known page answered 404/410 or redirected away: report it removed."""
+        row = self.store.get(url)
+        if row is None:
+            return False
+        self._report(compute_change(row, None, []))
+        self.store.forget([row.canonical_url])
+        return True
+
+    def kept(self, url: str) -> None:
+        """A known page failed for a passing reason (5xx, timeout): not removed."""
+        row = self.store.get(url)
+        if row is not None:
+            self.store.mark_seen(row.canonical_url, self.run.run_id)
+
+    def rename(self, old: str, new: str) -> None:
+        """A written page got a better canonical URL at the end of the crawl."""
+        row = self.store.get(old)
+        if row is None or row.page_record is None:
+            return
+        renames = {old: new}
+        record = page_updater({}, renames)(row.page_record)
+        chunks = [page_ref_updater(renames)(c) for c in row.chunk_records or []]
+        structure = row.structure_record
+        if structure is not None:
+            structure = page_ref_updater(renames)(structure)
+        self.store.forget([old])
+        self.store.upsert_page(
+            new, run_id=self.run.run_id, etag=row.etag, last_modified=row.last_modified,
+            content_hash=row.content_hash or "", chunk_ids=row.chunk_ids, page_record=record,
+            chunk_records=chunks, observed_urls=record.get("observed_urls", []),
+            body_hash=row.body_hash, structure_record=structure,
+        )
+
+    def set_version(self, canonical_url: str, version: dict[str, Any]) -> None:
+        """A written page's version was completed at the end of the crawl (site-level
+        evidence, `docscrawl.extract.site_versions`): the stored records follow."""
+        row = self.store.get(canonical_url)
+        if row is None or row.page_record is None:
+            return
+        record = {**row.page_record, "version": version}
+        chunks = row.chunk_records or []
+        for chunk in chunks:
+            if isinstance(chunk.get("metadata"), dict):
+                chunk["metadata"]["version"] = version.get("value")
+        self.store.upsert_page(
+            row.canonical_url, run_id=self.run.run_id, etag=row.etag,
+            last_modified=row.last_modified, content_hash=row.content_hash or "",
+            chunk_ids=row.chunk_ids, page_record=record, chunk_records=chunks,
+            body_hash=row.body_hash, structure_record_json=row.structure_record_json,
+        )
+
+    def set_aggregate(self, canonical_url: str, parts: list[str], *, keep_chunks: bool) -> None:
+        """A written page aggregates others (`docscrawl.dedup.aggregates`): the stored record
+        says so and, unless kept, its chunks are not carried over by the next crawl."""
+        row = self.store.get(canonical_url)
+        if row is None or row.page_record is None:
+            return
+        self.store.upsert_page(
+            row.canonical_url, run_id=self.run.run_id, etag=row.etag,
+            last_modified=row.last_modified, content_hash=row.content_hash or "",
+            chunk_ids=row.chunk_ids if keep_chunks else [],
+            page_record={**row.page_record, "aggregate_of": parts},
+            chunk_records=(row.chunk_records or []) if keep_chunks else [],
+            body_hash=row.body_hash, structure_record_json=row.structure_record_json,
+        )
+
+    def finish(self, *, complete: bool) -> int:
+        """Report pages no complete crawl reached as removed; close the run. Returns how many."""
+        removed = [line for line in removed_pages(self.store, self.run, complete)
+                   if line["canonical_url"] not in self._reported]
+        for line in removed:
+            self._report(line)
+        self.store.forget(line["canonical_url"] for line in removed)
+        self.store.finish_run(self.run.run_id, complete=complete)
+        self.changes.close()
+        self.store.close()
+        return len(removed)
+
+    def _report(self, line: dict[str, Any]) -> None:
+        if line["canonical_url"] in self._reported:
+            return
+        self._reported.add(line["canonical_url"])
+        self.counts[line["change"]] += 1
+        self.changes.write(line)

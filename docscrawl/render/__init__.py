@@ -1,0 +1,1 @@
+"""Client-side pages: when to render, Chromium through Playwright, the render middleware."""

@@ -1,0 +1,306 @@
+"""Render sparse pages in Chromium: re-issue them with `meta["playwright"]`.
+
+Every page is fetched plainly first. A 200 HTML page that `render_policy.sparse_reason`
+finds sparse (or any page with `-a render=always`, or a `_hashroute` URL) is re-issued to
+scrapy-playwright's download handler; `-a render=never` turns this off. The rendered
+response replaces the plain one, so the spider and the pipelines see the rendered DOM,
+and the crawl log gets a `rendered` event with the `reason`.
+
+In the browser, images, fonts and media are not downloaded; navigations leaving the crawl
+scope, subresources from outside the site's origin (unless an `allow` rule admits them)
+and requests robots.txt disallows are aborted; `window.open` is disabled and pop-ups
+closed; downloads are refused. Every request Chromium makes goes through the crawl's guard
+proxy (`docscrawl.discovery.browserproxy`), which checks the address it connects to: a
+page whose own request it refused is not kept (`RenderError`, then `skipped`
+`private_address`). A render that times out or crashes is retried
+`DOCSCRAWL_RENDER_RETRIES` times (default 1), then the page fails with `render_error`.
+A page still sparse after rendering carries a `sparse_after_render` warning
+(`render_warnings` in the request meta). The browser is asked unconditionally: the
+conditional headers of the plain request (`If-None-Match`, `If-Modified-Since`) are
+dropped, since a 304 would leave the browser with an empty page.
+
+Without a usable browser (no Chromium, no Playwright, or a Chromium that does not start),
+`render=always` stops before any request with one line; `render=auto` crawls on: one
+warning at the start, and each page that needs rendering fails `browser_unavailable`
+(the run is then incomplete). Playwright itself is imported only when a page is rendered.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+from typing import TYPE_CHECKING, Any, Self
+from urllib.parse import urlsplit
+
+from scrapy.crawler import Crawler
+from scrapy.http import HtmlResponse, Request, Response
+
+from docscrawl.crawl.failures import NoBrowserError, RenderError
+from docscrawl.crawl.parse import response_root
+from docscrawl.discovery.browserproxy import REFUSED_HEADER
+from docscrawl.discovery.frontier import origin_of
+from docscrawl.discovery.hashroutes import browser_url, crawlable_url, route_of
+from docscrawl.discovery.urls import strip_fragment
+from docscrawl.render.browser import (
+    CONTEXT_KWARGS,
+    INSTALL_HINT,
+    BrowserUnavailable,
+    check_chromium,
+    configured_path,
+    is_launch_failure,
+    locate_chromium,
+)
+from docscrawl.render.policy import main_text_chars, sparse_reason
+from docscrawl.vocab import Meta
+
+if TYPE_CHECKING:
+    from playwright.async_api import Page, Route
+    from playwright.async_api import Request as BrowserRequest
+
+logger = logging.getLogger(__name__)
+
+TRACK = Meta.TRACK  # the spider's page-request marker
+CONTEXT_NAME = "docscrawl"
+BLOCKED_RESOURCES = frozenset({"image", "font", "media"})
+DISABLE_POPUPS_JS = "window.open = () => null;"
+CONDITIONAL_HEADERS = ("If-None-Match", "If-Modified-Since")
+
+
+class RenderMiddleware:
+    """Downloader middleware: plain fetch first, Chromium only for sparse pages."""
+
+    def __init__(self, crawler: Crawler, *, mode: str, min_text_chars: int, settle_ms: int,
+                 wait_ms: int, retries: int, browser_problem: str | None = None) -> None:
+        self.crawler = crawler
+        self.stats = crawler.stats
+        self.mode = mode
+        self.min_text_chars = min_text_chars
+        self.settle_ms = settle_ms
+        self.wait_ms = wait_ms
+        self.retries = retries
+        # Why no browser can render (None: one can): pages needing it fail with this.
+        self.browser_problem = browser_problem
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        settings = crawler.settings
+        config = getattr(crawler.spider, "config", None)
+        mode = getattr(config, "render", "never")
+        problem = _browser_problem(settings, mode) if mode != "never" else None
+        return cls(
+            crawler, mode=mode, browser_problem=problem,
+            min_text_chars=settings.getint("DOCSCRAWL_RENDER_MIN_TEXT_CHARS", 200),
+            settle_ms=settings.getint("DOCSCRAWL_RENDER_SETTLE_MS", 300),
+            wait_ms=settings.getint("DOCSCRAWL_RENDER_WAIT_MS", 10_000),
+            retries=settings.getint("DOCSCRAWL_RENDER_RETRIES", 1),
+        )
+
+    # -- the spider's view ------------------------------------------------------------
+
+    @property
+    def _spider(self) -> Any:
+        return self.crawler.spider
+
+    @property
+    def _main_selector(self) -> str | None:
+        profile = getattr(self._spider.config, "profile", None) or {}
+        selectors = profile.get("selectors") if isinstance(profile, dict) else None
+        main = selectors.get("main") if isinstance(selectors, dict) else None
+        return main if isinstance(main, str) and main.strip() else None
+
+    # -- downloader middleware API -----------------------------------------------------------
+
+    def process_request(self, request: Request, spider: Any = None) -> None:
+        """Attach the per-page browser guard (kept out of meta until download time)."""
+        if request.meta.get("playwright") and TRACK in request.meta:
+            request.meta["playwright_page_init_callback"] = self._prepare_page
+
+    def process_response(self, request: Request, response: Response,
+                         spider: Any = None) -> Request | Response:
+        if TRACK not in request.meta or self.mode == "never":
+            return response
+        if "playwright" in response.flags:
+            return self._rendered(request, response)
+        if request.meta.get("playwright"):
+            return response
+        reason = self._reason(request, response)
+        if reason is None:
+            return response
+        if self.browser_problem is not None:
+            self.stats.inc_value("docscrawl/render/browser_unavailable")
+            raise NoBrowserError(f"needs rendering ({reason}); {self.browser_problem}")
+        return self._render_request(request, reason)
+
+    def process_exception(self, request: Request, exception: BaseException,
+                          spider: Any = None) -> Request | None:
+        if not request.meta.get("playwright") or TRACK not in request.meta:
+            return None
+        detail = f"{type(exception).__name__}: {exception}".splitlines()[0][:300]
+        if is_launch_failure(exception):
+            self._stop_for_browser(detail)
+            raise NoBrowserError(f"browser did not start: {detail}")
+        attempt = request.meta.get("render_attempt", 1)
+        if attempt <= self.retries:
+            self.stats.inc_value("docscrawl/render/retried")
+            logger.info("docscrawl: render of %s failed (%s); retrying", request.url, detail)
+            return request.replace(meta={**request.meta, "render_attempt": attempt + 1},
+                                   dont_filter=True)
+        self.stats.inc_value("docscrawl/render/failed")
+        raise RenderError(f"{detail} (after {attempt} attempts)")
+
+    # -- deciding and re-issuing ----------------------------------------------------------------
+
+    def _reason(self, request: Request, response: Response) -> str | None:
+        if response.status != 200 or not isinstance(response, HtmlResponse):
+            return None
+        if self.mode == "always":
+            return "render_always"
+        if route_of(request.url) is not None:
+            return "hash_route"
+        try:
+            root = response_root(response)
+        except Exception:  # unparsable: the spider reports it
+            return None
+        return sparse_reason(root, body_bytes=len(response.body),
+                             main_selector=self._main_selector,
+                             min_text_chars=self.min_text_chars)
+
+    def _render_request(self, request: Request, reason: str) -> Request:
+        from scrapy_playwright.page import PageMethod
+
+        from docscrawl.render.playwright_handler import wait_for_content
+
+        self.stats.inc_value(f"docscrawl/render/reason/{reason}")
+        method = PageMethod(wait_for_content, self._main_selector, self.settle_ms,
+                            self.wait_ms, self.min_text_chars)
+        meta = {
+            **request.meta,
+            "playwright": True,
+            "playwright_context": CONTEXT_NAME,
+            "playwright_context_kwargs": dict(CONTEXT_KWARGS),
+            "playwright_page_methods": [method],
+            "render_reason": reason,
+            "render_url": request.url,
+            "render_plain_latency": request.meta.get("download_latency"),
+            "render_attempt": 1,
+        }
+        headers = request.headers.copy()
+        for name in CONDITIONAL_HEADERS:
+            headers.pop(name, None)
+        return request.replace(url=browser_url(request.url), meta=meta, headers=headers,
+                               dont_filter=True)
+
+    def _rendered(self, request: Request, response: Response) -> Response:
+        if refused := response.headers.get(REFUSED_HEADER):  # by the browser's proxy
+            raise RenderError(f"browser refused a private address: {refused.decode()}")
+        original = request.meta.get("render_url", request.url)
+        final = response.url
+        if strip_fragment(final) == strip_fragment(browser_url(original)):
+            final = original
+        else:
+            final = crawlable_url(final) or strip_fragment(final)
+        response = response.replace(url=final)
+        track = request.meta[TRACK]
+        reason = request.meta.get("render_reason")
+        latency = request.meta.get("download_latency")
+        self._spider.session.log.record(
+            track.url, "rendered", reason=reason, status=response.status,
+            fetch_mode="browser", elapsed_ms=latency * 1000 if latency is not None else None,
+            size=len(response.body), attempts=request.meta.get("render_attempt", 1),
+        )
+        self.stats.inc_value("docscrawl/render/rendered")
+        if response.status == 200 and isinstance(response, HtmlResponse):
+            chars = main_text_chars(response_root(response), self._main_selector)
+            if chars < self.min_text_chars:
+                request.meta["render_warnings"] = [{
+                    "code": "sparse_after_render",
+                    "detail": f"{chars} characters of main-content text after rendering "
+                              f"(reason: {reason})",
+                }]
+        return response
+
+    # -- in the browser -------------------------------------------------------------------
+
+    async def _prepare_page(self, page: Page, request: Request) -> None:
+        """Before navigation: abort heavy and out-of-scope requests, no pop-ups."""
+        await page.add_init_script(DISABLE_POPUPS_JS)
+        page.on("popup", _close_popup)
+        origin = origin_of(request.url)
+
+        async def guard(route: Route, browser_request: BrowserRequest) -> None:
+            if browser_request.resource_type in BLOCKED_RESOURCES:
+                self.stats.inc_value("docscrawl/render/aborted/resource")
+                await route.abort()
+            elif not self._browser_request_allowed(browser_request, page, origin):
+                self.stats.inc_value("docscrawl/render/aborted/out_of_scope")
+                if _is_page_navigation(browser_request, page):
+                    # an aborted navigation shows Chromium's error page; a 204 answered
+                    # in the browser leaves the page where it is (HTML: "no content")
+                    await route.fulfill(status=204, body=b"")
+                else:
+                    await route.abort()
+            else:
+                await route.fallback()
+
+        await page.route("**/*", guard)
+
+    def _browser_request_allowed(self, browser_request: BrowserRequest, page: Page,
+                                 origin: str) -> bool:
+        url = browser_request.url
+        if not url.startswith(("http://", "https://")):
+            return True
+        frontier = self._spider.session.frontier
+        if frontier.guard.check(urlsplit(url).hostname or ""):
+            return False
+        robots = frontier.robots.get(origin_of(url))
+        if robots is not None and not robots.decide(strip_fragment(url)).allowed:
+            return False
+        in_scope = frontier.scope.decide(strip_fragment(url)).allowed
+        if _is_page_navigation(browser_request, page):
+            return in_scope
+        return in_scope or origin_of(url) == origin
+
+    def _stop_for_browser(self, detail: str) -> None:
+        """Chromium did not start. `render=always` stops the crawl; `render=auto` goes on,
+        failing each page that needs the browser."""
+        if self.browser_problem is not None:
+            return
+        self.browser_problem = f"Chromium did not start ({detail}); {INSTALL_HINT}"
+        if self.mode != "always":
+            logger.warning("docscrawl: %s; pages that need rendering fail "
+                           "browser_unavailable", self.browser_problem)
+            return
+        logger.error("docscrawl: error: browser: %s", self.browser_problem)
+        engine = self.crawler.engine
+        if engine is not None:
+            self._closing = asyncio.ensure_future(
+                engine.close_spider_async(reason="browser_unavailable"))
+
+
+def _browser_problem(settings: Any, mode: str) -> str | None:
+    """Why no browser can render, checked once at start (None: one can). With
+    `render=always`, or a `DOCSCRAWL_CHROMIUM_PATH` that names no working browser, this
+    stops the crawl before any request, with one line."""
+    configured = configured_path(settings)
+    try:
+        path = locate_chromium(configured)
+        version = check_chromium(path)
+    except BrowserUnavailable as exc:
+        if mode == "always" or configured:
+            print(f"docscrawl: error: browser: {exc}", file=sys.stderr, flush=True)
+            raise SystemExit(2) from None
+        logger.warning("docscrawl: no browser for rendering: %s. The crawl goes on; pages "
+                       "that need rendering fail browser_unavailable", exc)
+        return str(exc)
+    logger.info("docscrawl: rendering sparse pages with %s (%s)", version,
+                path or "Playwright's browser")
+    return None
+
+
+def _is_page_navigation(browser_request: BrowserRequest, page: Page) -> bool:
+    return browser_request.is_navigation_request() and browser_request.frame == page.main_frame
+
+
+async def _close_popup(popup: Page) -> None:
+    await popup.close()

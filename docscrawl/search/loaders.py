@@ -1,0 +1,84 @@
+"""Chunks as LangChain `Document`s and LlamaIndex `TextNode`s.
+
+    from docscrawl.search.loaders import load_langchain_documents, load_llamaindex_nodes
+    docs = load_langchain_documents("output/docs.example.com")          # langchain-core
+    nodes = load_llamaindex_nodes("output/docs.example.com", version="2.8")  # llama-index-core
+
+Each object's text is the chunk's `text` (context label line + Markdown) and its metadata
+is the chunk contract's `metadata` plus `chunk_id`, `page_id` and `citation`. The
+frameworks are imported only when their loader is called (extras `langchain`,
+`llamaindex`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from docscrawl.search.rank import section_label
+
+# Metadata too long or too structured to embed or show a model with the text.
+_BULKY = ("inbound_links", "sections", "block_range", "code_languages", "breadcrumbs")
+
+
+def iter_chunks(out: str | Path, *, version: str | None = None) -> Iterator[dict[str, Any]]:
+    """Every chunk record of an output directory (optionally of one version only)."""
+    path = Path(out) / "chunks.jsonl"
+    if not path.is_file():
+        raise FileNotFoundError(f"{out}: no chunks.jsonl (not a crawl output directory)")
+    with path.open(encoding="utf-8") as handle:
+        for line in handle:
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue  # a torn last line of a crawl still running
+            meta = record.get("metadata") or {}
+            if version is None or meta.get("version") == version:
+                yield record
+
+
+def chunk_metadata(record: dict[str, Any]) -> dict[str, Any]:
+    """The chunk contract's metadata, with the chunk's ids and a one-line citation."""
+    meta = dict(record.get("metadata") or {})
+    section = section_label(meta)
+    version = meta.get("version")
+    meta.update({
+        "chunk_id": record.get("id"),
+        "page_id": record.get("page_id"),
+        "citation": ", ".join([section, f"version {version}" if version else "unversioned",
+                               str(meta.get("source_url") or ""),
+                               str(meta.get("retrieved_at") or "")[:10]]),
+    })
+    return meta
+
+
+def load_langchain_documents(out: str | Path, *, version: str | None = None) -> list[Any]:
+    """LangChain `Document`s, one per chunk (`id` = chunk id)."""
+    try:
+        from langchain_core.documents import Document
+    except ImportError as exc:
+        raise ImportError("load_langchain_documents needs langchain-core "
+                          "(pip install 'docscrawl[langchain]')") from exc
+    return [Document(page_content=str(r.get("text") or ""), metadata=chunk_metadata(r),
+                     id=r.get("id"))
+            for r in iter_chunks(out, version=version)]
+
+
+def load_llamaindex_nodes(out: str | Path, *, version: str | None = None) -> list[Any]:
+    """LlamaIndex `TextNode`s, one per chunk (`id_` = chunk id); bulky metadata is kept
+    but excluded from what is embedded and shown to the model."""
+    try:
+        from llama_index.core.schema import TextNode
+    except ImportError as exc:
+        raise ImportError("load_llamaindex_nodes needs llama-index-core "
+                          "(pip install 'docscrawl[llamaindex]')") from exc
+    nodes = []
+    for record in iter_chunks(out, version=version):
+        meta = chunk_metadata(record)
+        bulky = [key for key in _BULKY if key in meta]
+        nodes.append(TextNode(text=str(record.get("text") or ""), id_=str(record.get("id")),
+                              metadata=meta, excluded_embed_metadata_keys=bulky,
+                              excluded_llm_metadata_keys=bulky))
+    return nodes

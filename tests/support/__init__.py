@@ -1,0 +1,1 @@
+"""Servers and helpers the tests and benchmarks share (not installed)."""
