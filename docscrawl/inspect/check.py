@@ -25,17 +25,14 @@ for the heading fallback). Thresholds are fields of `Thresholds`.
 
 from __future__ import annotations
 
-import hashlib
-from collections import Counter, defaultdict
+from collections import Counter
 from dataclasses import asdict, dataclass, fields
 from typing import Any
-from urllib.parse import unquote
 
-from docscrawl.discovery.urls import is_crawlable_url, normalize_url
 from docscrawl.inspect.check_chunks import ChunkScan
-from docscrawl.inspect.identity import identity_status
 from docscrawl.inspect.invariants import duplicate_targets
-from docscrawl.inspect.output import OutputDir
+from docscrawl.inspect.output import EXAMPLES, OutputDir
+from docscrawl.inspect.page_scan import PageScan, norm_url
 from docscrawl.inspect.site_checks import (
     SiteScan,
     code_languages,
@@ -51,14 +48,7 @@ CHECKS = ("heading_coverage", "breadcrumb_coverage", "link_ambiguity", "template
           "identity_agreement", "fragment_resolution", "section_precision", "plain_headings",
           "duplicate_targets", "template_leak", "heading_roots", "code_languages",
           "version_coverage", "cross_version_merges")
-EXAMPLES = 5
 COUNTED = frozenset({"cross_version_merges"})  # checks whose value is a count, not a share
-GENERIC_LINK_TEXT = frozenset({
-    "", "here", "click here", "click", "this", "this page", "this link", "link", "more",
-    "read more", "learn more", "see more", "more info", "more information", "details",
-    "continue", "continue reading", "go", "see", "see here", "read", "view", "open",
-    "info", "¶", "#", "§", "source", "[source]", "->", "→", "»",
-})
 @dataclass
 class Thresholds:
     """Pass/fail limits. `min_*` must be reached, `max_*` must not be exceeded."""
@@ -116,128 +106,11 @@ def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.1%}"
 
 
-# --- the scan -------------------------------------------------------------------------
-
-
-class _Scan:
-    """What the checks need from pages.jsonl, gathered in one pass."""
-
-    def __init__(self) -> None:
-        self.pages = 0
-        self.breadcrumbs: Counter[str] = Counter()
-        self.no_breadcrumb: list[str] = []
-        self.links = 0
-        self.ambiguous = 0
-        self.ambiguous_texts: Counter[str] = Counter()
-        self.ambiguous_examples: list[dict[str, Any]] = []
-        self.identity: Counter[str] = Counter()
-        self.identity_examples: list[dict[str, Any]] = []
-        # (region, digest of its sorted link targets) -> [pages, example page, links]
-        self.region_signatures: dict[tuple[str, bytes], list[Any]] = {}
-        self.anchors: dict[int, frozenset[str]] = {}
-        self.url_index: dict[str, int] = {}
-        # same-page targets are resolved while scanning; other pages' once all are read
-        self.fragments = {"resolved": 0, "unresolved": 0, "outside_crawl": 0}
-        self.fragment_examples: list[dict[str, Any]] = []
-        self.cross_page_fragments: list[tuple[str, str, str]] = []
-        self.fragment_warnings = 0
-        self.fallback_pages: list[str] = []
-
-    def add(self, page: dict[str, Any]) -> None:
-        index = self.pages
-        self.pages += 1
-        url = str(page.get("canonical_url") or "")
-        source = str(page.get("breadcrumb_source") or "none")
-        self.breadcrumbs[source] += 1
-        if source == "none" and len(self.no_breadcrumb) < EXAMPLES:
-            self.no_breadcrumb.append(url)
-        status, detail = identity_status(page.get("title"), page.get("main_heading"), url)
-        self.identity[status] += 1
-        if status != "agree" and len(self.identity_examples) < 50:
-            self.identity_examples.append({"url": url, "status": status, "detail": detail,
-                                           "title": page.get("title"),
-                                           "main_heading": page.get("main_heading")})
-        for warning in page.get("warnings") or ():
-            code = warning.get("code") if isinstance(warning, dict) else None
-            if code == "unresolved_fragment":
-                self.fragment_warnings += 1
-            elif code == "main_content_fallback" and len(self.fallback_pages) < EXAMPLES:
-                self.fallback_pages.append(url)
-        own = self._index_urls(page, index)
-        anchors = frozenset(str(h["anchor"]) for h in page.get("headings") or ()
-                            if isinstance(h, dict) and h.get("anchor"))
-        self.anchors[index] = anchors
-        by_region: dict[str, set[str]] = defaultdict(set)
-        for link in page.get("links") or ():
-            if not isinstance(link, dict):
-                continue
-            self._link(link, url, own, anchors)
-            by_region[str(link.get("region"))].add(str(link.get("url", "")).partition("#")[0])
-        for region, targets in by_region.items():
-            if len(targets) < 2:
-                continue
-            digest = hashlib.sha1("\n".join(sorted(targets)).encode(), usedforsecurity=False)
-            entry = self.region_signatures.setdefault((region, digest.digest()),
-                                                      [0, url, len(targets)])
-            entry[0] += 1
-
-    def _index_urls(self, page: dict[str, Any], index: int) -> set[str]:
-        """Index the page's URLs (normalized); returns them."""
-        own = {_norm(str(page[name])) for name in ("canonical_url", "final_url", "fetched_url")
-               if page.get(name)}
-        own.update(_norm(str(alias)) for alias in page.get("observed_urls") or ())
-        for key in own:
-            self.url_index.setdefault(key, index)
-        return own
-
-    def resolve_fragment(self, page_url: str, base: str, fragment: str,
-                         anchors: frozenset[str] | None) -> None:
-        """Count one fragment target against the anchors of the page it points to."""
-        if anchors is None:
-            self.fragments["outside_crawl"] += 1
-        elif fragment in anchors:
-            self.fragments["resolved"] += 1
-        else:
-            self.fragments["unresolved"] += 1
-            if len(self.fragment_examples) < EXAMPLES:
-                self.fragment_examples.append({"page": page_url, "target": f"{base}#{fragment}",
-                                               "fragment": fragment})
-
-    def _link(self, link: dict[str, Any], page_url: str, own: set[str],
-              anchors: frozenset[str]) -> None:
-        self.links += 1
-        text = " ".join(str(link.get("text") or "").split()).lower()
-        if text in GENERIC_LINK_TEXT and not link.get("container_label"):
-            self.ambiguous += 1
-            self.ambiguous_texts[text or "(empty)"] += 1
-            if len(self.ambiguous_examples) < EXAMPLES:
-                self.ambiguous_examples.append({"page": page_url, "text": link.get("text"),
-                                                "url": link.get("url"),
-                                                "region": link.get("region")})
-        target = str(link.get("url", ""))
-        base, hash_, fragment = target.partition("#")
-        if (hash_ and fragment and fragment != "top"
-                and (link.get("region") == "table_of_contents"
-                     or link.get("target") == "fragment")):
-            fragment = unquote(fragment)
-            if not base or _norm(base) in own:
-                self.resolve_fragment(page_url, base, fragment, anchors)
-            else:
-                self.cross_page_fragments.append((page_url, base, fragment))
-
-
-def _norm(url: str) -> str:
-    try:
-        return normalize_url(url) if is_crawlable_url(url) else url
-    except ValueError:
-        return url
-
-
 def run_checks(out: OutputDir, thresholds: Thresholds | None = None) -> dict[str, Any]:
     """Run the checks; returns {"passed": bool, "checks": [...], "thresholds": {...}}."""
     thresholds = thresholds or Thresholds()
     out.require("pages.jsonl")
-    scan = _Scan()
+    scan = PageScan()
     site = SiteScan()
     for page in out.records("pages.jsonl"):
         scan.add(page)
@@ -313,7 +186,7 @@ def heading_coverage(out: OutputDir, thresholds: Thresholds,
                    examples=examples)
 
 
-def breadcrumb_coverage(scan: _Scan, thresholds: Thresholds) -> dict[str, Any]:
+def breadcrumb_coverage(scan: PageScan, thresholds: Thresholds) -> dict[str, Any]:
     """Pages with any breadcrumb evidence."""
     with_any = scan.pages - scan.breadcrumbs.get("none", 0)
     value = _share(with_any, scan.pages)
@@ -329,7 +202,7 @@ def breadcrumb_coverage(scan: _Scan, thresholds: Thresholds) -> dict[str, Any]:
                              for url in scan.no_breadcrumb])
 
 
-def link_ambiguity(scan: _Scan, thresholds: Thresholds) -> dict[str, Any]:
+def link_ambiguity(scan: PageScan, thresholds: Thresholds) -> dict[str, Any]:
     """Links with generic text and no container label."""
     value = _share(scan.ambiguous, scan.links)
     return _result("link_ambiguity", "Link ambiguity", value, thresholds.max_link_ambiguity,
@@ -341,7 +214,7 @@ def link_ambiguity(scan: _Scan, thresholds: Thresholds) -> dict[str, Any]:
                    examples=scan.ambiguous_examples)
 
 
-def template_detection(scan: _Scan, thresholds: Thresholds) -> dict[str, Any]:
+def template_detection(scan: PageScan, thresholds: Thresholds) -> dict[str, Any]:
     """Regions whose link set repeats across pages; main content must not."""
     needed = max(thresholds.template_min_pages, 2)
     templates = sorted(
@@ -369,7 +242,7 @@ def template_detection(scan: _Scan, thresholds: Thresholds) -> dict[str, Any]:
                    examples=examples)
 
 
-def identity_agreement(scan: _Scan, thresholds: Thresholds) -> dict[str, Any]:
+def identity_agreement(scan: PageScan, thresholds: Thresholds) -> dict[str, Any]:
     """Title, main heading and canonical URL agree (all three, or two of three)."""
     agreeing = scan.identity.get("agree", 0) + scan.identity.get("majority", 0)
     value = _share(agreeing, scan.pages)
@@ -384,10 +257,10 @@ def identity_agreement(scan: _Scan, thresholds: Thresholds) -> dict[str, Any]:
                    details={"by_status": counts}, examples=examples)
 
 
-def fragment_resolution(scan: _Scan, thresholds: Thresholds) -> dict[str, Any]:
+def fragment_resolution(scan: PageScan, thresholds: Thresholds) -> dict[str, Any]:
     """Table-of-contents and in-page fragment targets that resolve to a heading anchor."""
     for page_url, base, fragment in scan.cross_page_fragments:
-        target = scan.url_index.get(_norm(base))
+        target = scan.url_index.get(norm_url(base))
         scan.resolve_fragment(page_url, base, fragment,
                               None if target is None else scan.anchors[target])
     scan.cross_page_fragments.clear()

@@ -14,9 +14,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from docscrawl.inspect.output import EXAMPLES
+
 __all__ = ["ChunkScan", "chunk_headings"]
 
-EXAMPLES = 5
 _FENCE = re.compile(r"^(`{3,}|~{3,}).*?^\1[ \t]*$", re.M | re.S)
 _HEADING = re.compile(r"^#{1,6} +(.+?) *#*$", re.M)
 _LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")

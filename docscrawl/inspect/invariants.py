@@ -11,11 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from docscrawl.inspect.output import OutputDir
+from docscrawl.inspect.output import EXAMPLES, OutputDir
 
 __all__ = ["duplicate_targets"]
 
-EXAMPLES = 5
 PAGE_EVENTS = frozenset({"extracted", "unchanged"})
 
 

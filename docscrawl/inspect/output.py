@@ -20,8 +20,9 @@ from typing import Any, TextIO
 
 from docscrawl.jsonl import BadLine, read_jsonl
 
-__all__ = ["OutputDir", "OutputError", "Progress"]
+__all__ = ["EXAMPLES", "OutputDir", "OutputError", "Progress"]
 
+EXAMPLES = 5  # offending examples a check of `docscrawl check` reports
 JSONL_FILES = ("pages.jsonl", "chunks.jsonl", "structure.jsonl", "crawl_log.jsonl")
 
 

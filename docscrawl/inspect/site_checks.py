@@ -23,9 +23,8 @@ from collections import Counter
 from typing import Any
 
 from docscrawl.extract.version import url_version
-from docscrawl.inspect.output import OutputDir
+from docscrawl.inspect.output import EXAMPLES, OutputDir
 
-EXAMPLES = 5
 LINE_MIN_CHARS = 20  # shorter lines ("Parameters", "Returns") repeat legitimately
 COMMON_SHARE = 0.5  # a line on this share of pages is template
 MIN_PAGES = 20  # fewer pages: a repeated line proves nothing

@@ -8,7 +8,6 @@ Extraction, deduplication and export happen in `docscrawl.pipelines`.
 from __future__ import annotations
 
 import logging
-import shutil
 from collections.abc import AsyncIterator, Iterable
 from pathlib import Path
 from typing import Any, Self
@@ -17,25 +16,20 @@ from urllib.parse import urljoin, urlsplit
 import scrapy
 from scrapy import signals
 from scrapy.crawler import Crawler
-from scrapy.exceptions import DontCloseSpider, StopDownload
 from scrapy.http import Request, Response, TextResponse
-from scrapy.utils.job import job_dir
 from scrapy.utils.response import get_base_url
-from twisted.internet.defer import Deferred, maybeDeferred
 from twisted.python.failure import Failure
 
 from docscrawl.config import CrawlConfig, build_config
 from docscrawl.crawl.crawllog import utc_now
 from docscrawl.crawl.failures import classify_failure
 from docscrawl.crawl.items import CarriedPage, FetchedPage
-from docscrawl.crawl.parse import response_root
-from docscrawl.crawl.politeness import politeness_summary
-from docscrawl.crawl.resume import read_marker
-from docscrawl.crawl.session import CrawlSession, SessionOptions
+from docscrawl.crawl.parse import is_html_type, response_root
+from docscrawl.crawl.session import CrawlSession
 from docscrawl.crawl.template_warmup import sample_of
 from docscrawl.discovery.frontier import Action, origin_of
 from docscrawl.discovery.hashroutes import hash_route_links
-from docscrawl.discovery.pagetrack import PageTrack, track_from_fields
+from docscrawl.discovery.pagetrack import PageTrack
 from docscrawl.discovery.refresh import meta_refresh_target
 from docscrawl.discovery.urls import is_crawlable_url, normalize_url, strip_fragment
 from docscrawl.extract.links import discovery_links
@@ -44,7 +38,8 @@ from docscrawl.extract.page import PageStructure, page_structure
 from docscrawl.extract.quality import binary_reason
 from docscrawl.incremental.recrawl import body_hash
 from docscrawl.incremental.state import StateRow
-from docscrawl.spiders.admission import Admission, CrawlHooks, build_admission
+from docscrawl.spiders.admission import Admission, build_admission
+from docscrawl.spiders.lifecycle import CrawlLifecycle
 from docscrawl.spiders.site_resources import (
     REDIRECT_STATUSES,
     SiteResources,
@@ -56,7 +51,6 @@ logger = logging.getLogger(__name__)
 
 TRACK = Meta.TRACK
 STATE_CANONICAL = Meta.STATE_CANONICAL
-HTML_TYPES = ("text/html", "application/xhtml+xml")
 REGION_TO_DISCOVERY = {
     "sidebar_navigation": "sidebar",
     "table_of_contents": "table_of_contents",
@@ -70,12 +64,7 @@ REGION_TO_DISCOVERY = {
 }
 
 
-def is_html_type(content_type: str) -> bool:
-    """True for HTML and XHTML media types."""
-    return content_type.split(";", 1)[0].strip().lower() in HTML_TYPES
-
-
-class DocsSpider(SiteResources, scrapy.Spider):
+class DocsSpider(CrawlLifecycle, SiteResources, scrapy.Spider):
     """Crawl one documentation site (`-a site=URL`) into the contract's files."""
 
     name = "docs"
@@ -380,152 +369,6 @@ class DocsSpider(SiteResources, scrapy.Spider):
         self.session.log.record(track.url, event, reason=reason, rule=rule,
                                 redirect_chain=track.redirect_chain)
         self.session.incremental.kept(track.key)
-
-    # -- resume (JOBDIR) ---------------------------------------------------------------
-
-    def _live_track(self, track: PageTrack) -> PageTrack | None:
-        """The frontier's track for a page request; None when a resumed crawl already
-        has the page's outcome (a request replayed from JOBDIR after it was re-issued).
-
-        Requests that went through Scrapy's disk queue (docscrawl.crawl.scheduler) carry an
-        unpickled copy of their track: the frontier's own one is the one later discoveries
-        and aliases update."""
-        session = self.session
-        owner = session.frontier.owner_of(track.key)
-        if owner is not None and owner.url == track.url:
-            track = owner
-            session.frontier.pin(track)  # in memory until the page's story ends
-        if not session.resumed:
-            return track
-        if session.log.is_closed(track.url):
-            logger.debug("docscrawl: %s already ended before the resume: ignored", track.url)
-            return None
-        return track
-
-    def _resume_requests(self) -> list[Request]:
-        """URLs the interrupted run left without an outcome: requests in flight at a kill
-        are not in Scrapy's queue, so their pages are requested again, and URLs that were
-        between two steps finish them."""
-        session = self.session
-        frontier, log = session.frontier, session.log
-        requests: list[Request] = []
-        for url in session.resume_open:
-            if url in self._resume_retried or not log.is_open(url):
-                continue
-            self._resume_retried.add(url)
-            owner = frontier.owner_of(normalize_url(url))
-            if owner is not None and owner.url == url:
-                requests.append(self.page_request(owner, owner.key))
-                continue
-            if owner is not None:  # its duplicate_url skip was lost
-                owner.observe(url)
-                log.record(url, "skipped", reason="duplicate_url", rule=owner.key)
-                continue
-            offer = session.resume_offers.get(url, {})
-            depth = offer.get("depth")
-            verdict = frontier.check(url, depth)
-            if verdict.action == Action.SKIP:
-                self.admission.refused(url, verdict, {"reason": "in_page", "from": None})
-                continue
-            inherit = track_from_fields(offer["inherit"]) if offer.get("inherit") else None
-            requests.extend(self._admit_or_park(
-                url, offer.get("reason") or "resume", offer.get("source"),
-                depth if depth is not None else 1, offer.get("lastmod"), inherit))
-        return requests
-
-    # -- signals ----------------------------------------------------------------------
-
-    def _on_opened(self, spider: scrapy.Spider) -> None:
-        settings = self.crawler.settings
-        state = getattr(self, "state", None)  # Scrapy's JOBDIR spider state
-        run_id, resume = self._resume_run
-        options = SessionOptions.from_settings(
-            settings, jobdir=self._jobdir, run_id=run_id, resume=resume)
-        self.session = CrawlSession(self.config, options, stats=self.crawler.stats)
-        self.session.politeness = politeness_summary(settings)
-        if isinstance(state, dict):
-            state["docscrawl_run_id"] = self.session.incremental.run.run_id
-        self.admission.open(self.session, CrawlHooks(
-            schedule=self._schedule, page_request=lambda track: self.page_request(track, track.key),
-            robots_known=self._seed_robots_known))
-        logger.info("docscrawl: crawling %s into %s", self.config.site, self.config.out_dir)
-
-    def _prepare_jobdir(self, crawler: Crawler) -> None:
-        """Before Scrapy's scheduler opens JOBDIR: find the unfinished run it holds (its
-        marker survives a kill -9; Scrapy's spider.state does not) and keep Scrapy's request
-        queue only after a clean pause. After a kill the queue files are torn (Scrapy
-        writes their index at close) and the resumed run requests the open pages itself."""
-        setting = job_dir(crawler.settings) if self.admission.resumable else None
-        if not setting:
-            return
-        jobdir = self._jobdir = Path(setting)
-        marker = read_marker(jobdir) or {}
-        status = marker.get("status")
-        resume = bool(marker.get("run_id")) and status in ("running", "paused")
-        if resume and marker.get("out_dir") != str(self.config.out_dir):
-            logger.warning("docscrawl: JOBDIR %s belongs to a crawl into %s, not %s: "
-                           "starting a new run", jobdir, marker.get("out_dir"),
-                           self.config.out_dir)
-            resume = False
-        self._resume_run = (str(marker["run_id"]), True) if resume else (None, False)
-        queue = jobdir / "requests.queue"
-        if queue.exists() and not (resume and status == "paused"):
-            logger.info("docscrawl: JOBDIR %s: dropping Scrapy's request queue (%s)", jobdir,
-                        "interrupted run" if resume else "new run")
-            shutil.rmtree(queue)
-
-    def _on_idle(self, spider: scrapy.Spider) -> None:
-        """Distributed mode: an idle worker stays open while the shared crawl has work.
-        A resumed crawl requests the pages the interrupted run left open, once idle."""
-        if self.admission.keep_open():
-            raise DontCloseSpider
-        if self.session.resumed:
-            requests = self._resume_requests()
-            if requests:
-                engine = self.crawler.engine
-                assert engine is not None
-                for request in requests:
-                    engine.crawl(request)
-                raise DontCloseSpider
-
-    def _on_headers(self, headers: Any, body_length: int, request: Request,
-                    spider: scrapy.Spider) -> None:
-        """Stop downloading a page body as soon as its headers say it is not HTML."""
-        if TRACK not in request.meta:
-            return
-        content_type = (headers.get("Content-Type") or b"").decode("latin-1")
-        if content_type and not is_html_type(content_type):
-            raise StopDownload(fail=False)
-
-    def _on_closed(self, spider: scrapy.Spider, reason: str) -> Deferred[None]:
-        """The admission closes first (distributed: its last Redis calls may still log),
-        then the session writes run.json."""
-        closing = maybeDeferred(self.admission.close)
-        closing.addCallback(lambda _: self._finish(reason))
-        return closing
-
-    def _finish(self, reason: str) -> None:
-        summary = self.session.finish(reason)
-        counts = summary.get("counts", {})
-        logger.info(
-            "docscrawl: %s pages written to %s (events %s, skipped %s)",
-            summary.get("pages_written"), self.session.out_dir,
-            counts.get("events"), counts.get("skip_reasons"),
-        )
-
-    def _schedule(self, request: Request) -> None:
-        engine = self.crawler.engine
-        assert engine is not None
-        engine.crawl(request)
-
-    def _seed_robots_known(self) -> bool:
-        """True when the seed origin's robots.txt is known here; else request it (once)."""
-        origin = origin_of(self.config.site)
-        if origin in self.session.frontier.robots:
-            return True
-        for request in self.robots_request_once(origin):
-            self._schedule(request)
-        return False
 
 
 def body_refusal(response: Response, content_type: str) -> tuple[Event, str, str] | None:
