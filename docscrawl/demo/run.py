@@ -15,17 +15,20 @@ from docscrawl.demo.server import StaticSite
 from docscrawl.inspect.summary import summarize
 
 
-def _demo_site() -> Path:
+def _demo_site() -> Path | None:
     """fixtures/sites/demo of the checkout this module runs from, wherever it sits in the
-    package (found upwards, so the module can move between folders)."""
+    package (found upwards, so the module can move between folders); None when the
+    package was installed without its checkout (`pip install .`)."""
     here = Path(__file__).resolve()
     for folder in here.parents:
         if (folder / "fixtures" / "sites" / "demo").is_dir():
             return folder / "fixtures" / "sites" / "demo"
-    return here.parents[1] / "fixtures" / "sites" / "demo"  # reported missing when served
+    return None
 
 
 DEMO_SITE = _demo_site()
+NO_DEMO_SITE = ("docscrawl: the demo site (fixtures/sites/demo) comes with the source "
+                "checkout: run `make demo` in a clone of the repository")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -33,6 +36,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--port", type=int, default=8765, help="0 picks a free port")
     args = parser.parse_args(argv)
+    if DEMO_SITE is None:
+        print(NO_DEMO_SITE, file=sys.stderr)
+        return 2
     try:
         site = StaticSite(DEMO_SITE, port=args.port)
     except OSError:
