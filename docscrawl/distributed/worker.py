@@ -53,6 +53,7 @@ class Worker:
         self._closing = False
         self.finished = False  # the whole crawl is over (seen by this worker)
         self.redirects: SharedRedirects | None = None
+        self._template_client: Any = None  # blocking client of the template counters
 
     def open(self) -> None:
         """Take over the page budget (crawl-wide, in Redis), register, start pulling."""
@@ -78,8 +79,8 @@ class Worker:
         before the table is frozen, and the extract pipeline needs their answer at once."""
         from redis import Redis
 
-        client = Redis.from_url(self.shared.redis_url, decode_responses=True)
-        return SharedTemplateCounts(client, self.shared.keys)
+        self._template_client = Redis.from_url(self.shared.redis_url, decode_responses=True)
+        return SharedTemplateCounts(self._template_client, self.shared.keys)
 
     def _tick(self) -> None:
         """Every PULL_EVERY: renew the leases when due, look for tasks."""
@@ -166,6 +167,8 @@ class Worker:
             logger.warning("docscrawl: distributed: %d Redis calls failed in this worker",
                            self.serial.failures)
         await self.shared.close()
+        if self._template_client is not None:
+            self._template_client.close()
 
 
 def _log_failure(future: asyncio.Future[Any]) -> None:

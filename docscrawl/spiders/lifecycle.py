@@ -152,10 +152,8 @@ class CrawlLifecycle:
         if self.session.resumed:
             requests = self._resume_requests()
             if requests:
-                engine = self.crawler.engine
-                assert engine is not None
                 for request in requests:
-                    engine.crawl(request)
+                    self._schedule(request)
                 raise DontCloseSpider
 
     def _on_headers(self, headers: Any, body_length: int, request: Request,
