@@ -174,7 +174,7 @@ def run(outputs: Path, *, crawl: bool, embedder: str | None,
                  for line in path.read_text().splitlines() if line]
     seeds = corpus_sites()
     ours, baseline = Scores(), Scores()
-    skipped, misses = [], []
+    skipped, misses, page_misses = [], [], []
     by_site: dict[str, list[dict[str, Any]]] = {}
     for question in questions:
         by_site.setdefault(question["site"], []).append(question)
@@ -200,6 +200,9 @@ def run(outputs: Path, *, crawl: bool, embedder: str | None,
             ms = (time.perf_counter() - t0) * 1000
             ranked = [hit.as_json() for hit in result.hits]
             ours.add(ranked, question, truth, ms)
+            if not any(truth.is_page(r, question) for r in ranked[:5]):
+                page_misses.append({"site": name, "q": question["q"], "want": question["page"],
+                                    "got": [r["url"].replace(seed, "") for r in ranked[:5]]})
             if not any(truth.is_section(r, question) for r in ranked[:5]):
                 misses.append({"site": name, "q": question["q"],
                                "want": f"{question['page']}#{question['section']}",
@@ -208,7 +211,7 @@ def run(outputs: Path, *, crawl: bool, embedder: str | None,
             plain = bm25.search(question["q"])
             baseline.add(plain, question, truth, (time.perf_counter() - t0) * 1000)
     return {"docscrawl": ours.report(), "plain_bm25": baseline.report(),
-            "skipped": skipped, "section_misses": misses}
+            "skipped": skipped, "section_misses": misses, "page_misses": page_misses}
 
 
 def scale_latency(outputs: Path, chunks: int, embedder: str | None) -> dict[str, Any]:
@@ -264,7 +267,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--crawl", action="store_true", help="crawl sites not there yet")
     parser.add_argument("--embedder", help="as `docscrawl search --embedder`")
     parser.add_argument("--scale", type=int, default=0, help="also time queries on N chunks")
-    parser.add_argument("--misses", action="store_true", help="list section misses")
+    parser.add_argument("--misses", action="store_true", help="list page and section misses")
     parser.add_argument("--more", choices=("add", "only"),
                         help="the questions on further sites: added to the first set, or alone")
     args = parser.parse_args(argv)
@@ -275,6 +278,7 @@ def main(argv: list[str] | None = None) -> int:
         report["scale"] = scale_latency(args.outputs, args.scale, args.embedder)
     if not args.misses:
         report.pop("section_misses")
+        report.pop("page_misses")
     print(json.dumps(report, indent=2, ensure_ascii=False))
     return 0
 

@@ -21,15 +21,13 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from docscrawl.inspect.check import Thresholds, format_checks, parse_threshold, run_checks
-from docscrawl.inspect.log import LogFilter, analyze_log, format_log
 from docscrawl.inspect.output import OutputDir, OutputError, Progress
-from docscrawl.inspect.report import collect_report, render_report
-from docscrawl.inspect.summary import summarize
-from docscrawl.inspect.why import format_history, url_history
 from docscrawl.search.cli import add_commands as add_search_commands
+
+if TYPE_CHECKING:
+    from docscrawl.inspect.check import Thresholds
 
 EXIT_OK, EXIT_FAILED_CHECK, EXIT_ERROR = 0, 1, 2
 SEARCH_COMMANDS = frozenset({"search", "index", "mcp"})
@@ -105,6 +103,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _thresholds(values: list[str]) -> Thresholds:
+    from docscrawl.inspect.check import Thresholds, parse_threshold
+
     thresholds = Thresholds()
     for value in values:
         try:
@@ -122,6 +122,13 @@ def _emit(data: Any, as_json: bool, formatter: Callable[[Any], str]) -> None:
 
 
 def _dispatch(args: argparse.Namespace, progress: Progress) -> int:
+    # Imported here: `search` and `index` start without the extraction code `check` needs.
+    from docscrawl.inspect.check import Thresholds, format_checks, run_checks
+    from docscrawl.inspect.log import LogFilter, analyze_log, format_log
+    from docscrawl.inspect.report import collect_report, render_report
+    from docscrawl.inspect.summary import summarize
+    from docscrawl.inspect.why import format_history, url_history
+
     if args.command == "summary":
         OutputDir(args.out)
         print(summarize(args.out))

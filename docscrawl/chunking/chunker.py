@@ -81,7 +81,7 @@ def _pack(units: list[list[Piece]], target: int, hard_max: int) -> list[list[Pie
     """Units packed in order into about equal chunks: as many chunks as `target` requires,
     a chunk closed once it reaches its even share and never grown past `target` (a unit
     alone may be larger). A small tail joins the previous chunk within `hard_max` unless
-    it continues a split table."""
+    it continues a split block."""
     sizes = [sum(p.tokens for p in unit) for unit in units]
     share = -(-sum(sizes) // max(1, -(-sum(sizes) // target)))  # ceil(total / n_chunks)
     chunks: list[list[Piece]] = []
@@ -236,7 +236,7 @@ def chunk_page(
     max_tokens: int | None = None,
 ) -> list[dict[str, Any]]:
     """The page's chunks.jsonl records, in page order (fields as in the contract, plus
-    `token_count`, `oversized` and `metadata.table_part`)."""
+    `token_count`, `oversized`, `metadata.table_part` and `metadata.block_part`)."""
     if target_tokens < 1:
         raise ValueError(f"target_tokens must be positive, got {target_tokens}")
     hard_max = max(max_tokens or MAX_FACTOR * target_tokens, target_tokens)
@@ -256,6 +256,8 @@ def chunk_page(
         has_code, languages = _code_languages(group.pieces, extract)
         tokens = sum(p.tokens for p in group.pieces)  # = count_tokens(markdown): additive
         parts = {p.part for p in group.pieces if p.part}
+        part = list(parts.pop()) if len(parts) == 1 else None
+        table = part is not None and any(p.kind == "table" for p in group.pieces if p.part)
         records.append({
             "id": chunk_id(canonical_url, group.path, text, occurrence) if occurrence else base,
             "page_id": page_id,
@@ -277,7 +279,8 @@ def chunk_page(
                 "content_hash": content_hash,
                 "has_code": has_code,
                 "code_languages": languages,
-                "table_part": list(parts.pop()) if len(parts) == 1 else None,
+                "table_part": part if table else None,
+                "block_part": part,
                 "anchor": group.anchor,
             },
         })

@@ -62,13 +62,14 @@ def count_tokens(text: str) -> int:
 
 @dataclass(slots=True)
 class Piece:
-    """A block, or one row group of a split table: the smallest thing a chunk holds."""
+    """A block, or one row or item group of a split table or list: the smallest thing a
+    chunk holds."""
 
     ordinal: int
     kind: str
     markdown: str
     tokens: int
-    part: tuple[int, int] | None = None  # (index from 1, count) of a split table
+    part: tuple[int, int] | None = None  # (index from 1, count) of a split block
 
 
 _TABLE_RULE = re.compile(r"^\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
@@ -99,11 +100,54 @@ def split_table(markdown: str, *, limit: int) -> list[str]:
     return ["\n".join(head + group) for group in groups]
 
 
+_ITEM_MARKER = re.compile(r"(?:[-*+]|\d+[.)])\s")
+
+
+def split_items(markdown: str, *, limit: int) -> list[str]:
+    """Groups of the top-level items of a Markdown list or definition list, each within
+    `limit` tokens (an item alone may be larger; it is never cut).
+
+    An item starts at an unindented list marker, or at an unindented line after a blank
+    one (a definition list's next term); indented lines continue the item before them.
+    An ordered list's later group keeps its numbers (`7.` starts a list at 7).
+    """
+    items: list[list[str]] = []
+    blank = True
+    for line in markdown.split("\n"):
+        starts = bool(line) and not line[0].isspace() and (blank or _ITEM_MARKER.match(line))
+        if starts or not items:
+            items.append([line])
+        else:
+            items[-1].append(line)
+        blank = not line.strip()
+    if len(items) < 2:
+        return [markdown]
+    groups: list[list[str]] = []
+    size = 0
+    for item in items:
+        text = "\n".join(item).strip("\n")
+        item_tokens = count_tokens(text)
+        if groups and size + item_tokens <= limit:
+            groups[-1].append(text)
+            size += item_tokens
+        else:
+            groups.append([text])
+            size = item_tokens
+    # a list keeps its tight or loose spacing: items were separated as in the block
+    separator = "\n\n" if "\n\n" in markdown else "\n"
+    return [separator.join(group) for group in groups]
+
+
+SPLIT_KINDS = {"table": split_table, "list": split_items, "definition_list": split_items}
+
+
 def block_pieces(block: Block, *, target: int, hard_max: int) -> list[Piece]:
-    """One piece per block; a table over `hard_max` becomes row groups of about `target`."""
+    """One piece per block; a table, list or definition list over `hard_max` becomes row
+    or item groups of about `target` (other blocks, code above all, stay whole)."""
     tokens = count_tokens(block.markdown)
-    if block.kind == "table" and tokens > hard_max:
-        parts = split_table(block.markdown, limit=target)
+    split = SPLIT_KINDS.get(block.kind)
+    if split is not None and tokens > hard_max:
+        parts = split(block.markdown, limit=target)
         if len(parts) > 1:
             return [
                 Piece(block.ordinal, block.kind, md, count_tokens(md), (i, len(parts)))

@@ -99,20 +99,26 @@ def resolve_renames(renames: dict[str, str]) -> dict[str, str]:
     return resolved
 
 
-def page_updater(grown: Mapping[str, dict[str, Any]], renames: dict[str, str]) -> Transform:
-    """pages.jsonl: new canonical URL and id, grown observed URLs and discovery."""
+def page_updater(grown: Mapping[str, dict[str, Any]], renames: dict[str, str],
+                 relabels: Mapping[str, dict[str, Any]] | None = None) -> Transform:
+    """pages.jsonl: new canonical URL and id (and the version of the page at that URL),
+    grown observed URLs and discovery."""
     def update(record: dict[str, Any]) -> dict[str, Any]:
         old = record.get("canonical_url")
         new = renames.get(old, old)
         if new != old:
             record["canonical_url"], record["id"] = new, sha256_id(new)
+            if relabels and new in relabels:
+                record["version"] = relabels[new]
         record.update(grown.get(new, {}))
         return record
     return update
 
 
-def page_ref_updater(renames: dict[str, str]) -> Transform:
-    """structure.jsonl and chunks.jsonl: follow the page's new canonical URL and id."""
+def page_ref_updater(renames: dict[str, str],
+                     relabels: Mapping[str, dict[str, Any]] | None = None) -> Transform:
+    """structure.jsonl and chunks.jsonl: follow the page's new canonical URL and id (and a
+    chunk its page's new version)."""
     def update(record: dict[str, Any]) -> dict[str, Any]:
         meta = record.get("metadata")
         old = record.get("canonical_url") or (meta or {}).get("canonical_url")
@@ -124,6 +130,8 @@ def page_ref_updater(renames: dict[str, str]) -> Transform:
             record["canonical_url"] = new
         if meta:
             meta["canonical_url"] = new
+            if relabels and new in relabels:
+                meta["version"] = relabels[new].get("value")
             source = meta.get("source_url") or ""
             if source == old or source.startswith(old + "#"):
                 meta["source_url"] = new + source[len(old):]

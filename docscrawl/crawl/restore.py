@@ -99,6 +99,7 @@ def restore_session(session: CrawlSession, replay: LogReplay) -> None:
             len(summary.observed_urls), len(summary.discovery), summary.sitemap_lastmod))
     for old, new in journal.renames:
         session.renames[old] = new
+    session.relabels.update(journal.relabels)
     for url, target in replay.redirects:  # the target's page gained the source's URLs
         source, page = session.frontier.track_for(url), session.frontier.track_for(target)
         if source is not None and page is not None and page is not source:

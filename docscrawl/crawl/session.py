@@ -147,6 +147,7 @@ class CrawlSession:
         self.politeness: dict[str, Any] = {}  # request pacing, for run.json
         self.restored_tracks: list[PageTrack] = []  # resume: written, not in the frontier
         self.renames: dict[str, str] = {}  # canonical URL written -> better one found later
+        self.relabels: dict[str, dict[str, Any]] = {}  # that better URL -> its page's version
         self.removed = 0
         self.worker_id: str | None = None  # distributed mode: this part's worker
         self.finished = False
@@ -213,11 +214,14 @@ class CrawlSession:
         if self.site_model.versions.offered % SAVE_EVERY == 0:
             self.site_model.save()
 
-    def rename_canonical(self, old: str, new: str) -> None:
-        """A better URL for a written page turned up: its records follow at the end."""
+    def rename_canonical(self, old: str, new: str, version: dict[str, Any]) -> None:
+        """A better URL for a written page turned up: its records follow at the end, and
+        take the version of the page at that URL (`relabels`), so that which copy of a
+        page was fetched first decides neither its URL nor its version."""
         self.renames[old] = new
+        self.relabels[new] = version
         if self.journal is not None:
-            self.journal.write({"kind": "rename", "old": old, "new": new})
+            self.journal.write({"kind": "rename", "old": old, "new": new, "version": version})
 
     def finish(self, finish_reason: str) -> dict[str, Any]:
         """Close open URLs, update grown or renamed records, write run.json, close files."""

@@ -62,13 +62,16 @@ def record_growth(tracks: list[PageTrack]) -> dict[str, Any]:
 def _update_grown_records(session: CrawlSession) -> int:
     """Rewrite output files once when written records gained URLs or a new canonical."""
     renames = resolve_renames(session.renames)
+    relabels = {new: session.relabels[new] for new in set(renames.values())
+                if new in session.relabels}
+    session.versions_to_store.update(relabels)  # the state follows once renames are applied
     grown = _grown_records(session, renames)
     if len(grown) or renames:
-        rewrite_jsonl(session.out_dir / "pages.jsonl", page_updater(grown, renames),
-                      leading=PAGE_LEADING_FIELDS)
+        rewrite_jsonl(session.out_dir / "pages.jsonl",
+                      page_updater(grown, renames, relabels), leading=PAGE_LEADING_FIELDS)
     if renames:
         for name in ("structure.jsonl", "chunks.jsonl"):
-            rewrite_jsonl(session.out_dir / name, page_ref_updater(renames))
+            rewrite_jsonl(session.out_dir / name, page_ref_updater(renames, relabels))
         rewrite_jsonl(session.out_dir / "crawl_log.jsonl", log_updater(renames))
     return len(grown) + sum(1 for new in set(renames.values()) if new not in grown)
 
@@ -83,7 +86,7 @@ def _backfill_versions(session: CrawlSession) -> int:
                   version_updater(session.site_model.versions, session.version_cold, updated))
     if updated:
         rewrite_jsonl(session.out_dir / "chunks.jsonl", chunk_version_updater(updated))
-    session.versions_to_store = updated  # the state follows once renames are applied
+    session.versions_to_store.update(updated)  # the state follows once renames are applied
     return len(updated)
 
 

@@ -29,7 +29,6 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urljoin
 
-import extruct
 from lxml import etree
 
 from docscrawl.extract.docindex import DocIndex, select_all
@@ -328,6 +327,8 @@ def _structured_trail(
 def _extruct(
     document: Any, syntax: str, base_url: str, warnings: list[ExtractionWarning]
 ) -> list[Any]:
+    import extruct  # here, not at the top: `docscrawl search` imports this module's helpers
+
     try:
         data = extruct.extract(document, base_url=base_url, syntaxes=[syntax], uniform=True)
     except Exception as exc:  # extruct raises whatever its parsers raise

@@ -22,6 +22,7 @@ from docscrawl.crawl.ledger import ContentGroup, ContentGroups, GroupKey, SqlSet
 from docscrawl.dedup.canonical import CanonicalChoice, choose_canonical, rank
 from docscrawl.dedup.content import content_hash
 from docscrawl.discovery.urls import normalize_url
+from docscrawl.export.records import as_dict
 from docscrawl.extract.model import VersionEvidence
 from docscrawl.extract.version import evidence_of, page_version_key
 from docscrawl.pipelines.base import SessionPipeline
@@ -68,7 +69,7 @@ class DedupPipeline(SessionPipeline):
             # The URL the group was written under, before a better one may replace it:
             # a variant differing from it by one query parameter teaches the frontier.
             self.session.frontier.params.learn_duplicate(item.track.url, group.canonical)
-            self._reelect(key, group, choice)
+            self._reelect(key, group, choice, item)
             self._merge_duplicate(item, group.canonical)
             raise DropItem(f"duplicate of {group.canonical}", log_level="DEBUG")
         if choice.warning:
@@ -121,9 +122,11 @@ class DedupPipeline(SessionPipeline):
             raise DropItem(f"canonical conflict {own}", log_level="DEBUG")
         return own
 
-    def _reelect(self, key: GroupKey, group: ContentGroup, choice: CanonicalChoice) -> None:
+    def _reelect(self, key: GroupKey, group: ContentGroup, choice: CanonicalChoice,
+                 item: FetchedPage) -> None:
         """A duplicate may carry a better canonical than the one written (`rank`: the same
-        choice whatever order the group's pages arrive in)."""
+        choice whatever order the group's pages arrive in); the record then takes this
+        page's version too (`/docs/x`'s 2.0, not `/docs/latest/x`'s alias)."""
         if choice.url == group.canonical:  # named again, now perhaps by a rel=canonical
             if choice.declared and not group.declared:
                 group.declared = True
@@ -136,7 +139,8 @@ class DedupPipeline(SessionPipeline):
                                                              declared=group.declared):
             self._taken.discard(group.canonical)
             self._taken.add(choice.url)
-            self.session.rename_canonical(group.canonical, choice.url)
+            self.session.rename_canonical(group.canonical, choice.url,
+                                          as_dict(item.extract.version))
             group.canonical, group.declared = choice.url, choice.declared
             self._groups.put(key, group)
             self.session.journal_group(choice.url, choice.declared)

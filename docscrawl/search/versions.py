@@ -18,6 +18,8 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 
+from docscrawl.extract.version import url_version, version_key
+
 
 def _directory(url: str) -> str:
     return url.split("#", 1)[0].split("?", 1)[0].rsplit("/", 1)[0]
@@ -32,25 +34,34 @@ def choose_default(seed_version: str | None, counts: Counter[str]) -> str | None
 
 def default_aliases(pages: Iterable[tuple[str | None, list[str]]],
                     default: str | None) -> set[str]:
-    """Versions whose pages are, for the most part, copies of the default's: each page
-    (its version, its canonical and observed URLs) has a URL where the default lives."""
-    pages = [(version, urls) for version, urls in pages if version]
+    """Versions whose pages are, for the most part, copies of the default's.
+
+    A page (its version, its canonical and observed URLs) belongs to its own version, to
+    the versions its URLs name (`/docs/latest/x` names `latest`), and to the version most
+    pages of each of its URLs' directories have. A version is an alias of the default when
+    at least half of the pages it has are also the default's: whichever copy the crawl
+    kept, and whichever label that copy carries."""
+    pages = [(version, urls) for version, urls in pages if version or urls]
     if not default:
         return set()
     by_directory: dict[str, Counter[str]] = defaultdict(Counter)
     for version, urls in pages:
-        for directory in {_directory(url) for url in urls}:
-            by_directory[directory][version] += 1
+        if version:
+            for directory in {_directory(url) for url in urls}:
+                by_directory[directory][version] += 1
     majority = {d: c.most_common(1)[0][0] for d, c in by_directory.items()}
     copies: Counter[str] = Counter()
     totals: Counter[str] = Counter()
     for version, urls in pages:
-        if version == default:
-            continue
-        totals[version] += 1
-        places = {majority[_directory(url)] for url in urls}
-        if default in places and version in places:  # seen in its own part and in D's
-            copies[version] += 1
+        places = {version} if version else set()
+        places |= {named for url in urls if (named := url_version(url))
+                   and not (version and version_key(named) == version_key(version))}
+        places |= {majority[d] for url in urls if (d := _directory(url)) in majority}
+        places.discard(None)
+        for other in places - {default}:
+            totals[other] += 1
+            if default in places:
+                copies[other] += 1
     return {v for v, n in copies.items() if 2 * n >= totals[v]}
 
 

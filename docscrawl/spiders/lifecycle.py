@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 import scrapy
 from scrapy.exceptions import DontCloseSpider, StopDownload
 from scrapy.http import Request
+from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.job import job_dir
-from twisted.internet.defer import Deferred, maybeDeferred
 
 from docscrawl.crawl.parse import is_html_type
 from docscrawl.crawl.politeness import politeness_summary
@@ -165,12 +165,13 @@ class CrawlLifecycle:
         if content_type and not is_html_type(content_type):
             raise StopDownload(fail=False)
 
-    def _on_closed(self, spider: scrapy.Spider, reason: str) -> Deferred[None]:
+    async def _on_closed(self, spider: scrapy.Spider, reason: str) -> None:
         """The admission closes first (distributed: its last Redis calls may still log),
         then the session writes run.json."""
-        closing = maybeDeferred(self.admission.close)
-        closing.addCallback(lambda _: self._finish(reason))
-        return closing
+        closing = self.admission.close()
+        if closing is not None:
+            await maybe_deferred_to_future(closing)
+        self._finish(reason)
 
     def _finish(self, reason: str) -> None:
         summary = self.session.finish(reason)
@@ -178,7 +179,7 @@ class CrawlLifecycle:
         logger.info(
             "docscrawl: %s pages written to %s (events %s, skipped %s)",
             summary.get("pages_written"), self.session.out_dir,
-            counts.get("events"), counts.get("skip_reasons"),
+            _plain(counts.get("events")), _plain(counts.get("skip_reasons")),
         )
 
     def _schedule(self, request: Request) -> None:
@@ -194,3 +195,8 @@ class CrawlLifecycle:
         for request in self.robots_request_once(origin):
             self._schedule(request)
         return False
+
+
+def _plain(counts: dict[str, int] | None) -> dict[str, int]:
+    """Counts keyed by plain strings (a vocabulary `StrEnum` key would print its repr)."""
+    return {str(key): value for key, value in (counts or {}).items()}

@@ -20,7 +20,7 @@ from docscrawl.crawl.items import FetchedPage
 from docscrawl.crawl.session import CrawlSession
 from docscrawl.dedup.content import content_hash
 from docscrawl.discovery.pagetrack import PageTrack
-from docscrawl.extract.model import PageExtract
+from docscrawl.extract.model import PageExtract, VersionInfo
 from docscrawl.extract.version import page_version_key
 from docscrawl.inspect.consolidate import PageSummary, plan_merge
 from docscrawl.pipelines.dedup import DedupPipeline
@@ -32,13 +32,18 @@ SPELLINGS = [SITE + "guide/index.html", SITE + "guide/", SITE + "latest/guide/",
              SITE + "guide/?lang=en"]
 
 
+def label(url: str) -> VersionInfo:
+    """The version each copy's own extraction gives: the alias URL says `latest`."""
+    return VersionInfo("latest" if "/latest/" in url else "2.0", "consistent")
+
+
 def run_pipeline(tmp_path: Path, order: list[tuple[str, str | None]]) -> CrawlSession:
     session = CrawlSession(CrawlConfig(site=SITE, out_dir=tmp_path))
     pipeline = DedupPipeline(SimpleNamespace(spider=SimpleNamespace(session=session)))
     for url, declared in order:
         track = PageTrack(url, url, 1)
         track.observe(url)
-        extract = PageExtract(markdown=MARKDOWN, canonical_href=declared)
+        extract = PageExtract(markdown=MARKDOWN, canonical_href=declared, version=label(url))
         item = FetchedPage(track=track, final_url=url, status=200, content_type="text/html",
                            etag=None, last_modified=None, fetch_mode="http",
                            retrieved_at="2026-01-01T00:00:00Z", root=html.fromstring("<p/>"),
@@ -66,6 +71,19 @@ def test_one_process_picks_the_same_canonical_in_every_order(
         pages = [(url, declared if url == SPELLINGS[2] else None) for url in order]
         chosen.add(final_canonical(run_pipeline(tmp_path / str(n), pages)))
     assert chosen == {declared or SITE + "guide/"}
+
+
+def test_the_kept_record_takes_the_version_of_its_canonical_page(tmp_path: Path) -> None:
+    """The record is written by the first copy to arrive; when a better URL turns up it
+    takes that page's version too, so `latest/guide/` arriving first leaves no `latest`
+    label on `guide/`."""
+    labels = set()
+    for n, order in enumerate(itertools.permutations(SPELLINGS)):
+        session = run_pipeline(tmp_path / str(n), [(url, None) for url in order])
+        canonical = final_canonical(session)
+        written = label(order[0]).value
+        labels.add((canonical, (session.relabels.get(canonical) or {}).get("value", written)))
+    assert labels == {(SITE + "guide/", "2.0")}
 
 
 def _parts() -> tuple[list[tuple[int, dict[str, Any]]], list[tuple[int, dict[str, Any]]]]:

@@ -17,6 +17,7 @@ from docscrawl.inspect.output import OutputDir
 from tests.conftest import CrawlOutput, assert_log_invariants, crawl
 from tests.support.faultserver import (
     CP1252_TEXT,
+    FAULT_SETTINGS,
     FAULTS,
     SHIFT_JIS_TEXT,
     FaultServer,
@@ -24,8 +25,6 @@ from tests.support.faultserver import (
 )
 
 pytestmark = pytest.mark.e2e
-SETTINGS = {"DOWNLOAD_TIMEOUT": "3", "DOCSCRAWL_TRAP_PATTERN_LIMIT": "5",
-            "DOCSCRAWL_RETRY_BACKOFF": "0.1"}
 
 
 @pytest.fixture(scope="module")
@@ -33,7 +32,7 @@ def faults(tmp_path_factory: pytest.TempPathFactory) -> tuple[CrawlOutput, Fault
     out = tmp_path_factory.mktemp("faults") / "out"
     with RunningFaultServer() as server:
         began = time.monotonic()
-        output = crawl(f"{server.url}/docs/", out, settings=SETTINGS, timeout=300)
+        output = crawl(f"{server.url}/docs/", out, settings=FAULT_SETTINGS, timeout=300)
         elapsed = time.monotonic() - began
     output.base = server.url  # type: ignore[attr-defined]
     # the largest child so far: at least the crawl's peak RSS (KiB on Linux)
@@ -122,7 +121,7 @@ def test_a_retry_waits_without_holding_a_download_slot(tmp_path: Path) -> None:
     queued behind it, fetched within the second it waits."""
     with RunningFaultServer() as server:
         output = crawl(f"{server.url}/docs/busy/", tmp_path / "out",  # plain Scrapy order:
-                       settings={**SETTINGS, "CONCURRENT_REQUESTS": "1",  # no template
+                       settings={**FAULT_SETTINGS, "CONCURRENT_REQUESTS": "1",  # no template
                                  "DOCSCRAWL_TEMPLATE_WARMUP": "false"})  # sample first
         requests = [(p, t) for p, _, t in server.requests]
     meanwhile = []
@@ -139,7 +138,7 @@ def test_backoff_grows_between_retries(tmp_path: Path) -> None:
     build the hostile pages (a 60 MB page, 100,000 links), and an attempt can time out
     waiting for the server, which shows as a missing hit, not as a shorter backoff."""
     with RunningFaultServer() as server:
-        crawl(f"{server.url}/docs/always-500", tmp_path / "out", settings=SETTINGS)
+        crawl(f"{server.url}/docs/always-500", tmp_path / "out", settings=FAULT_SETTINGS)
     hits = [t for path, _, t in server.requests if path == "/docs/always-500"]
     assert len(hits) == 3
     gaps = [b - a for a, b in itertools.pairwise(hits)]
@@ -217,7 +216,7 @@ def test_credentials_go_to_the_site_origin_only(tmp_path: Path) -> None:
             f"{server.url}/docs/", tmp_path / "out", "http_user=alice", "http_pass=s3cret-pw",
             "auth_header=X-Api-Key: k3y-value", skip_slow,
             rf"allow=^http://127\.0\.0\.1:{port}/docs/,^http://localhost:{port}/docs/",
-            settings=SETTINGS,
+            settings=FAULT_SETTINGS,
         )
         requests = list(server.requests)
     basic = "Basic " + base64.b64encode(b"alice:s3cret-pw").decode()
@@ -262,7 +261,7 @@ def test_hostile_sitemaps_and_redirected_robots(tmp_path: Path) -> None:
 def test_huge_robots_txt_is_read_up_to_500_kib(tmp_path: Path) -> None:
     with RunningFaultServer(robots="huge") as server:
         output = crawl(f"{server.url}/docs/", tmp_path / "out", "max_pages=5",
-                       settings=SETTINGS)
+                       settings=FAULT_SETTINGS)
     assert output.terminal(f"{server.url}/docs/")["event"] == "extracted"  # rule past 500 KiB
     secret = output.terminal(f"{server.url}/docs/forbidden/secret.html")
     assert secret["reason"] == "robots"

@@ -14,11 +14,9 @@ import pytest
 
 from docscrawl.demo.server import FixtureServer
 from tests.conftest import CrawlOutput, assert_log_invariants, crawl
-from tests.support.faultserver import RunningFaultServer
+from tests.support.faultserver import FAULT_SETTINGS, RunningFaultServer
 
 pytestmark = pytest.mark.e2e
-FAULT_SETTINGS = {"DOWNLOAD_TIMEOUT": "3", "DOCSCRAWL_TRAP_PATTERN_LIMIT": "5",
-                  "DOCSCRAWL_RETRY_BACKOFF": "0.1"}
 SERIAL = {"CONCURRENT_REQUESTS": "1", "DOWNLOAD_MAXSIZE": "100000"}
 
 
@@ -105,7 +103,7 @@ def test_fault_site_records_are_the_same_either_way(
     kept_records = _records(kept, kept.base)  # type: ignore[attr-defined]
     spilled_records = _records(spilled, spilled.base)  # type: ignore[attr-defined]
     # A page that only answers after retries may fail in one crawl on a loaded machine
-    # (3 s timeout): compare the pages both crawls wrote.
+    # (a download timeout): compare the pages both crawls wrote.
     # Pages behind a trap (the endless calendar): which of them are found from where before
     # the trap rule stops the pattern depends on fetch order, not on the track store.
     trapped = _trap_patterns(kept) | _trap_patterns(spilled)

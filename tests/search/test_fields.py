@@ -82,6 +82,12 @@ def test_default_aliases_from_where_pages_were_seen() -> None:
               ("3.6", [root + "3.6/guide/p1.html"])]
     assert default_aliases(pages, "2.0") == {"latest"}
     assert default_aliases(pages, None) == set()
+    # the same copy kept under the default's label: its URLs still name the alias
+    relabelled = [("2.0" if v == "latest" else v, urls) for v, urls in pages]
+    assert default_aliases(relabelled, "2.0") == {"latest"}
+    # a version with pages of its own is not an alias for one copy it shares
+    own = relabelled + [("latest", [root + f"latest/only/p{i}.html"]) for i in range(3)]
+    assert default_aliases(own, "2.0") == set()
 
 
 def test_unversioned_drops_version_segments_only() -> None:

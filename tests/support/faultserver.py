@@ -75,6 +75,13 @@ FAULTS: tuple[Fault, ...] = (
     Fault("/docs/redirect-elsewhere", "skipped", "offsite_redirect", "redirects to localhost"),
 )
 # The redirect cases, on their own index (`/docs/redirects/`: the distributed test).
+# The crawl settings the fault site is crawled with. The download timeout leaves room for
+# the reactor to be busy extracting a hostile page (100,000 links take seconds on a loaded
+# machine, and a request in flight meanwhile must not time out); `stall` outlasts it.
+FAULT_SETTINGS = {"DOWNLOAD_TIMEOUT": "8", "DOCSCRAWL_TRAP_PATTERN_LIMIT": "5",
+                  "DOCSCRAWL_RETRY_BACKOFF": "0.1"}
+STALL_SECONDS = 20
+
 REDIRECT_FAULTS = tuple(f for f in FAULTS if f.path in (
     "/docs/loop-a", "/docs/loop-b", "/docs/chain/0", "/docs/hops/0", "/docs/to-missing",
     "/docs/to-forbidden", "/docs/to-page", "/docs/redirect-elsewhere", "/docs/bom"))
@@ -194,7 +201,7 @@ def flaky(failures: int, status: int, retry_after: str | None = None) -> Callabl
 
 
 def stall(h: FaultHandler, path: str) -> None:
-    h.server.stopping.wait(15)  # bounded: the crawler's timeout fires first
+    h.server.stopping.wait(STALL_SECONDS)  # bounded: the crawler's timeout fires first
 
 
 def reset(h: FaultHandler, path: str) -> None:
