@@ -5,7 +5,7 @@
 
 Reads the HTML files that `../shared/corpus/real-sites.sh` serves (under /usr/share/doc),
 or, with `--fetch`, downloads the same URLs from the running servers; every page is
-parsed once with `docscrawl.crawl.parse.html_root` (as the crawler parses) and only `extract_page`
+parsed once with `docscrawl.extract.tree.html_root` (as the crawler parses) and only `extract_page`
 is
 timed (`time.process_time`, CPU). `--pages N` takes N pages per site, evenly spread over
 the sorted file list (default 150); `--all` takes every page. Each page is timed

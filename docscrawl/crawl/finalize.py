@@ -25,6 +25,10 @@ Filter = Callable[[dict[str, Any]], dict[str, Any] | None]  # None drops the lin
 # The pages.jsonl fields `page_updater` reads and changes; `records.page_records` writes
 # them first, so the end-of-crawl update parses nothing else.
 PAGE_LEADING_FIELDS = ("id", "canonical_url", "observed_urls", "discovery", "sitemap_lastmod")
+# Every pages.jsonl field the end of the crawl may change: the leading ones, the version
+# (the page at a better canonical URL's, or the site's signal for pages written before it
+# was known) and `aggregate_of`. A feed (`-O`) carries the records as first written.
+UPDATED_AT_END = (*PAGE_LEADING_FIELDS, "version", "aggregate_of")
 
 
 def rewrite_jsonl(path: Path, transform: Filter, *, leading: tuple[str, ...] = ()) -> None:

@@ -23,6 +23,7 @@ from docscrawl.extract.regions import RegionMap, classify
 from docscrawl.extract.section_path import active_sidebar_trail
 from docscrawl.extract.site_profile import SiteSelectors
 from docscrawl.extract.template_content import (
+    placed,
     template_elements,
     template_warning,
     with_template_regions,
@@ -188,10 +189,17 @@ def extract_page(root: etree._Element, url: str, *, html: str | None = None,
         dropped := template_elements(root, structure.main_locator, render.blocks, signed,
                                      template_table, render.elements)
     ):
+        rendered = render.links
         render = without_blocks(render, {verdict.block.ordinal for verdict, _ in dropped.values()})
         regions = with_template_regions(regions, dropped)
         warnings.append(template_warning(dropped))
-    links = page_links(root, base, regions=regions, main_el=main_el, main_links=render.links)
+        kept = {id(link) for link in render.links}
+        links = placed(page_links(root, base, regions=regions, main_el=main_el,
+                                  main_links=render.links),
+                       [link for link in rendered if id(link) not in kept], dropped)
+    else:
+        links = page_links(root, base, regions=regions, main_el=main_el,
+                           main_links=render.links)
     crumbs = extract_breadcrumbs(root, html, base, index=index, selectors=site.breadcrumb)
     section_path = active_sidebar_trail(root, base, index=index)
     version, version_warnings = detect_version(root, url, canonical, index=index,

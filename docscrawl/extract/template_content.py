@@ -13,7 +13,7 @@ import dataclasses
 from lxml import etree
 
 from docscrawl.extract.markdown import MainRender
-from docscrawl.extract.model import Block, ExtractionWarning, Region
+from docscrawl.extract.model import Block, ExtractionWarning, Link, Region
 from docscrawl.extract.regions import RegionMap
 from docscrawl.extract.template_table import (
     SHAPE_LINK_SHARE,
@@ -24,7 +24,7 @@ from docscrawl.extract.template_table import (
     template_blocks,
 )
 
-__all__ = ["TEMPLATE_WARNING", "template_elements", "template_warning",
+__all__ = ["TEMPLATE_WARNING", "placed", "template_elements", "template_warning",
            "with_template_regions", "without_blocks"]
 
 Dropped = dict[etree._Element, tuple[TemplateBlock, Region]]
@@ -164,3 +164,24 @@ def without_blocks(render: MainRender, ordinals: set[int]) -> MainRender:
     body = "\n\n".join(b.markdown for b in keep).strip("\n")
     return MainRender(markdown=body + "\n" if body else "", blocks=keep, headings=headings,
                       code_blocks=code_blocks, links=links, warnings=warnings)
+
+
+def placed(links: list[Link], left_out: list[Link], dropped: Dropped) -> list[Link]:
+    """`links` where each link of a left-out block keeps where it sat: the heading path
+    and container the renderer gave it (a "Read more" under "Trait Implementations"),
+    while its region stays the template's. `left_out` are the renderer's links of the
+    blocks taken out, in order; a page link is matched to the first unused one with its
+    URL and text. Changed in place; returned for convenience."""
+    template = {region.locator for _, region in dropped.values()}
+    waiting: dict[tuple[str, str], list[Link]] = {}
+    for link in left_out:
+        waiting.setdefault((link.url, link.text), []).append(link)
+    for link in links:
+        if link.region_locator not in template or link.heading_path:
+            continue
+        queue = waiting.get((link.url, link.text))
+        if queue:
+            source = queue.pop(0)
+            link.heading_path = list(source.heading_path)
+            link.container_label = link.container_label or source.container_label
+    return links

@@ -296,7 +296,7 @@ class SearchIndex:
         known = dict(db.execute("SELECT chunk_id, inbound_sig FROM chunks"))
         built = Built()
         seen: set[str] = set()
-        pending: list[tuple[str, str]] = []  # (line, inbound signature) to (re)index
+        pending: list[tuple[str, str, bool]] = []  # (line, inbound signature, indexed before)
         for line in self._chunk_lines():
             chunk_id = _leading_id(line)
             if chunk_id is None or chunk_id in seen:
@@ -305,10 +305,10 @@ class SearchIndex:
             sig = _inbound_sig(line)
             old = known.get(chunk_id)
             if old is None:
-                pending.append((line, sig))
+                pending.append((line, sig, False))
                 built.added += 1
             elif old != sig:
-                pending.append((line, sig))
+                pending.append((line, sig, True))
                 built.relinked += 1
             if len(pending) >= BATCH:
                 self._write(pending)
@@ -335,22 +335,23 @@ class SearchIndex:
                             (first, first + WINDOW_SLOTS - 1))
             self.db.execute("DELETE FROM chunks WHERE rowid=?", row)
 
-    def _write(self, pending: list[tuple[str, str]]) -> None:
+    def _write(self, pending: list[tuple[str, str, bool]]) -> None:
         if not pending:
             return
         records = []
-        for line, sig in pending:
+        for line, sig, known in pending:
             try:
-                records.append((json.loads(line), line, sig))
+                records.append((json.loads(line), line, sig, known))
             except ValueError:
                 continue
         vectors = None
         if self.embedder is not None:
-            vectors = self.embedder.embed([embed_text(r) for r, _, _ in records])
+            vectors = self.embedder.embed([embed_text(r) for r, _, _, _ in records])
             vectors = vectors.astype("float16")
-        for i, (record, line, sig) in enumerate(records):
+        for i, (record, line, sig, known) in enumerate(records):
             meta = record.get("metadata") or {}
-            self._delete(str(record.get("id")))
+            if known:
+                self._delete(str(record.get("id")))
             blob = vectors[i].tobytes() if vectors is not None else None
             cur = self.db.execute(
                 "INSERT INTO chunks(chunk_id, page_url, version, inbound_sig, line, vec, "

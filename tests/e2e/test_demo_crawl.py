@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+from docscrawl.demo.run import DEMO_MAX_BYTES
 from docscrawl.demo.server import FixtureServer
 from tests.conftest import CrawlOutput, assert_log_invariants, crawl
 
@@ -16,7 +19,9 @@ pytestmark = pytest.mark.e2e
 def demo(demo_site: FixtureServer, tmp_path_factory: pytest.TempPathFactory) -> CrawlOutput:
     out = tmp_path_factory.mktemp("demo") / "out"
     start = len(demo_site.requests)
-    output = crawl(f"{demo_site.url}/docs/", out, settings={"DOWNLOAD_MAXSIZE": "100000"})
+    # as `make demo` crawls it (docscrawl.demo.run)
+    output = crawl(f"{demo_site.url}/docs/", out,
+                   settings={"DOWNLOAD_MAXSIZE": str(DEMO_MAX_BYTES)})
     output.requests = demo_site.requests[start:]  # type: ignore[attr-defined]
     return output
 
@@ -25,6 +30,14 @@ def test_every_discovered_url_ends_once_and_contract_holds(demo: CrawlOutput) ->
     assert_log_invariants(demo)
     assert demo.run["status"] == "finished"
     assert demo.run["complete"] is True
+
+
+def test_the_demo_output_passes_every_check(demo: CrawlOutput) -> None:
+    """What `make demo` shows a new user must not fail `docscrawl check`."""
+    result = subprocess.run([sys.executable, "-m", "docscrawl.cli", "check", str(demo.out)],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stdout[-2000:]
+    assert "all checks passed" in result.stdout
 
 
 def test_pending_requests_wait_in_disk_queues(demo: CrawlOutput) -> None:

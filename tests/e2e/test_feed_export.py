@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from docscrawl.crawl.finalize import PAGE_LEADING_FIELDS
+from docscrawl.crawl.finalize import UPDATED_AT_END
 from docscrawl.demo.server import FixtureServer
 from tests.conftest import ROOT, read_jsonl
 
@@ -30,7 +30,7 @@ def test_dash_o_feed_carries_the_page_records(demo_site: FixtureServer, tmp_path
     for item in items:
         page = pages[item["fetched_url"]]
         # the same record, except what the end of the crawl may update in pages.jsonl
-        later = set(PAGE_LEADING_FIELDS)
+        later = set(UPDATED_AT_END)
         assert {k: v for k, v in item.items() if k not in later} == \
                {k: v for k, v in page.items() if k not in later}
         assert item["markdown"] and item["content_hash"].startswith("sha256:")

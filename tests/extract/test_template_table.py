@@ -157,3 +157,34 @@ def test_taking_blocks_out_equals_rendering_without_them(family: str) -> None:
         out = without_blocks(once, {verdict.block.ordinal for verdict, _ in dropped.values()})
         for part in ("markdown", "blocks", "headings", "code_blocks", "links", "warnings"):
             assert getattr(out, part) == getattr(again, part), (name, part)
+
+
+def _type_page(i: int) -> str:
+    """A rustdoc-like type page: inherited trait docs repeat on every page, with a link."""
+    return (f"<html><head><title>Type{i} in lockstep</title></head><body><nav>"
+            f"<a href='index.html'>lockstep</a></nav><main><h1>Struct Type{i}</h1>"
+            f"<p>Type{i} holds the {i}th part of a lock and its own long description.</p>"
+            f"<h2 id='trait-implementations'>Trait Implementations</h2>"
+            f"<p>Returns a copy of the value. <a href='https://doc.example/core/clone/"
+            f"trait.Clone.html#tymethod.clone'>Read more</a></p>"
+            f"<p>Type{i} implements more traits than <a href='t{i + 1}.html'>Type{i + 1}</a>"
+            f", in its own words.</p></main></body></html>")
+
+
+def test_a_link_in_a_left_out_block_keeps_where_it_sits() -> None:
+    """The repeated block leaves the Markdown; its link is still reported once, as the
+    template region's, with the heading path it sits under (not a context-free link)."""
+    model = TemplateTable()
+    for i in range(12):
+        model.observe(extract_page(html_root(_type_page(i)), f"{BASE}t{i}.html").signatures)
+    cold = extract_page(html_root(_type_page(20)), f"{BASE}t20.html")
+    page = extract_page(html_root(_type_page(20)), f"{BASE}t20.html", template_table=model)
+    assert "Returns a copy of the value" not in page.markdown
+    assert "Type20 implements more traits" in page.markdown
+    assert [(link.url, link.text) for link in page.links] == [
+        (link.url, link.text) for link in cold.links]
+    (read_more,) = [link for link in page.links if link.text == "Read more"]
+    assert read_more.region != "main_content"
+    assert read_more.heading_path == ["Struct Type20", "Trait Implementations"]
+    (own,) = [link for link in page.links if link.text == "Type21"]
+    assert own.region == "main_content" and own.heading_path == read_more.heading_path
