@@ -81,6 +81,7 @@ def _page_record(page: FetchedPage, shared: dict[str, Any]) -> dict[str, Any]:
         "navigation_path": list(ext.navigation_path),
         "section_path": list(ext.section_path),
         "headings": shared["headings"],
+        "fragment_ids": list(ext.fragment_ids),
         "markdown": ext.markdown,
         "code_blocks": as_dicts(ext.code_blocks),
         "links": shared["links"],

@@ -145,6 +145,9 @@ class PageExtract:
     canonical_href: str | None = None  # rel=canonical, absolute, as written (not yet checked)
     markdown: str = ""
     headings: list[Heading] = field(default_factory=list)
+    # Ids of the other elements of the main content (a glossary term, a grammar token, an
+    # option): a `#fragment` naming one lands on the page too (`page.fragment_ids`).
+    fragment_ids: list[str] = field(default_factory=list)
     code_blocks: list[CodeBlock] = field(default_factory=list)
     links: list[Link] = field(default_factory=list)
     regions: list[Region] = field(default_factory=list)

@@ -229,6 +229,7 @@ def extract_page(root: etree._Element, url: str, *, html: str | None = None,
         canonical_href=canonical,
         markdown=render.markdown,
         headings=render.headings,
+        fragment_ids=fragment_ids(main_el, render.headings),
         code_blocks=render.code_blocks,
         links=links,
         regions=regions.regions,
@@ -243,6 +244,20 @@ def extract_page(root: etree._Element, url: str, *, html: str | None = None,
         main_locator=structure.main_locator,
         signatures=page_signatures(signed),
     )
+
+
+MAX_FRAGMENT_IDS = 2000  # a page's record stays bounded whatever its markup
+
+
+def fragment_ids(main_el: etree._Element, headings: list[Heading]) -> list[str]:
+    """Ids (and `<a name>` anchors) of the main content's elements other than the
+    headings' anchors, in document order (at most MAX_FRAGMENT_IDS): DocBook and AsciiDoc
+    glossary terms, Sphinx grammar tokens and option anchors are link targets that are
+    not headings."""
+    own = {heading.anchor for heading in headings if heading.anchor}
+    found = dict.fromkeys(str(value) for value in main_el.xpath(".//@id | .//a/@name")
+                          if value and value not in own)
+    return list(found)[:MAX_FRAGMENT_IDS]
 
 
 MAX_FRAGMENT_WARNINGS = 20

@@ -10,7 +10,8 @@ chunk checks, a crawl-log invariant, and five site-wide checks (`docscrawl.inspe
    and main content that repeats across pages (a template taken for content);
 5. identity agreement: do title, main heading and canonical URL name the same page;
 6. fragment resolution: does every table-of-contents or in-page `#fragment` target
-   resolve to a heading anchor of the page it points to;
+   resolve to a heading anchor (or another element id of the main content) of the page
+   it points to;
 7. section precision and 8. plain headings: does every chunk cite the sections it holds,
    and are headings plain text (`docscrawl.inspect.check_chunks`);
 9. duplicate targets: an invariant of the crawl log, every `duplicate` names a URL that
@@ -258,7 +259,8 @@ def identity_agreement(scan: PageScan, thresholds: Thresholds) -> dict[str, Any]
 
 
 def fragment_resolution(scan: PageScan, thresholds: Thresholds) -> dict[str, Any]:
-    """Table-of-contents and in-page fragment targets that resolve to a heading anchor."""
+    """Table-of-contents and in-page fragment targets that resolve to a heading anchor or
+    another element of the main content (`fragment_ids`: a glossary term, an option)."""
     for page_url, base, fragment in scan.cross_page_fragments:
         target = scan.url_index.get(norm_url(base))
         scan.resolve_fragment(page_url, base, fragment,
@@ -272,7 +274,8 @@ def fragment_resolution(scan: PageScan, thresholds: Thresholds) -> dict[str, Any
     return _result("fragment_resolution", "Fragment resolution", value,
                    thresholds.min_fragment_resolution, higher_is_better=True,
                    figure=f"{resolved}/{total} table-of-contents/in-page fragment targets "
-                          f"resolve to a heading ({_pct(value)}); {outside} point outside the "
+                          f"resolve to a heading or an element of the main content "
+                          f"({_pct(value)}); {outside} point outside the "
                           f"crawl; {scan.fragment_warnings} unresolved_fragment warnings",
                    details={"resolved": resolved, "unresolved": unresolved,
                             "outside_crawl": outside,

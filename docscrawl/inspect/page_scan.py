@@ -67,8 +67,9 @@ class PageScan:
             elif code == "main_content_fallback" and len(self.fallback_pages) < EXAMPLES:
                 self.fallback_pages.append(url)
         own = self._index_urls(page, index)
-        anchors = frozenset(str(h["anchor"]) for h in page.get("headings") or ()
-                            if isinstance(h, dict) and h.get("anchor"))
+        anchors = frozenset([*(str(h["anchor"]) for h in page.get("headings") or ()
+                               if isinstance(h, dict) and h.get("anchor")),
+                             *map(str, page.get("fragment_ids") or ())])
         self.anchors[index] = anchors
         by_region: dict[str, set[str]] = defaultdict(set)
         for link in page.get("links") or ():

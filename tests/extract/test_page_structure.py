@@ -34,6 +34,16 @@ def test_unresolved_toc_fragments_are_warned() -> None:
     assert "#gone" in details[0] and "Removed section" in details[0]
 
 
+def test_ids_of_other_main_content_elements_are_fragment_targets() -> None:
+    page = extract("""<html><body><nav id="side"><a href="#def_stash">stash</a></nav>
+      <main><h1 id="glossary">Glossary</h1><dl><dt id="def_stash">stash</dt><dd>x</dd>
+      <dt id="def_tree">tree</dt><dd>y</dd><dt><a name="def_blob"></a>blob</dt><dd>z</dd>
+      </dl><h2 id="see">See</h2></main></body></html>""")
+    # DocBook's `<a name>` too; not the headings' anchors, not the navigation's ids
+    assert page.fragment_ids == ["def_stash", "def_tree", "def_blob"]
+    assert not [w for w in page.warnings if w.code == "unresolved_fragment"]
+
+
 def test_block_tree_follows_headings() -> None:
     page = extract("""<html><body><main>
       <p>Lead.</p><h1>Top</h1><p>One.</p><h2>Sub</h2><p>Two.</p><ul><li>x</li></ul>

@@ -152,6 +152,19 @@ def test_fragment_resolution_resolves_toc_targets_on_this_and_other_pages(
                                   "target": f"{SITE}index.html#missing", "fragment": "missing"}]
 
 
+def test_a_fragment_naming_an_element_of_the_main_content_resolves(make_output) -> None:
+    """AsciiDoc glossaries link `#def_stash` to a `dt`, not a heading: on the page."""
+    toc = [link(f"{SITE}glossary.html#def_stash", "stash", target="fragment"),
+           link(f"{SITE}glossary.html#def_gone", "gone", target="fragment")]
+    glossary = page(f"{SITE}glossary.html", links=toc, headings=[
+        {"level": 1, "text": "Glossary", "anchor": "glossary", "path": ["Glossary"]}])
+    glossary["fragment_ids"] = ["def_stash", "def_tree"]
+    check = _by_name(run_checks(OutputDir(make_output(pages=[glossary]))))[
+        "fragment_resolution"]
+    assert (check["details"]["resolved"], check["details"]["unresolved"]) == (1, 1)
+    assert [e["fragment"] for e in check["examples"]] == ["def_gone"]
+
+
 def test_missing_pages_file_is_a_one_line_error(make_output) -> None:
     out = make_output(pages=[page(SITE)])
     (out / "pages.jsonl").unlink()
