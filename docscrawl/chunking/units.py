@@ -201,7 +201,25 @@ def section_tree(blocks: list[Block], *, target: int, hard_max: int) -> Section:
             stack.append(section)
         else:
             stack[-1].pieces.extend(pieces)
+    _label_joins_first_heading(root, limit=target // PREAMBLE_FRACTION)
     return root
+
+
+PREAMBLE_FRACTION = 10  # a preamble under target/10 tokens is a label of the first heading
+
+
+def _label_joins_first_heading(root: Section, *, limit: int) -> None:
+    """A few words before the page's first heading (gi-docgen's "Method" or "Function
+    Macro" over the title, a one-line banner) belong to that heading's section, so the
+    chunk holding both is cited under the heading rather than under no heading at all.
+    They stay first: the section's pieces are the label, then the heading and the rest."""
+    if not root.pieces or not root.children:
+        return
+    if sum(piece.tokens for piece in root.pieces) > limit:
+        return  # an introduction of its own, not a label
+    first = root.children[0]
+    first.pieces[:0] = root.pieces
+    root.pieces = []
 
 
 def _is_proper_prefix(prefix: list[str], path: list[str]) -> bool:

@@ -4,8 +4,8 @@ chunk checks, a crawl-log invariant, and five site-wide checks (`docscrawl.inspe
 1. heading coverage: share of main-content chunks with a non-empty heading path
    (from chunks.jsonl; from structure.jsonl's blocks when no chunk was written);
 2. breadcrumb coverage: pages by breadcrumb evidence (visible, jsonld, both, none);
-3. link ambiguity: links with generic anchor text ("here", "read more"...) and no
-   container label to recover what they point at;
+3. link ambiguity: links with generic anchor text ("here", "read more"...) and neither
+   a container label nor a heading path to recover what they point at;
 4. template detection: navigation regions repeated across many pages (same links),
    and main content that repeats across pages (a template taken for content);
 5. identity agreement: do title, main heading and canonical URL name the same page;
@@ -188,28 +188,35 @@ def heading_coverage(out: OutputDir, thresholds: Thresholds,
 
 
 def breadcrumb_coverage(scan: PageScan, thresholds: Thresholds) -> dict[str, Any]:
-    """Pages with any breadcrumb evidence."""
+    """Pages with any breadcrumb evidence, on a site where some page has some: a site
+    whose pages show no trail at all (man pages, rustdoc, many Sphinx themes) has nothing
+    to cover, and the figure says so instead of failing."""
     with_any = scan.pages - scan.breadcrumbs.get("none", 0)
-    value = _share(with_any, scan.pages)
+    value = _share(with_any, scan.pages) if with_any else None
     counts = {name: scan.breadcrumbs.get(name, 0)
               for name in ("visible", "jsonld", "visible-and-jsonld", "none")}
     counts.update({k: v for k, v in scan.breadcrumbs.items() if k not in counts})
+    none_at_all = ("; no page shows a trail, visible or in structured data (a site without "
+                   "breadcrumbs, or a trail the extractor does not know)"
+                   if scan.pages and not with_any else "")
     return _result("breadcrumb_coverage", "Breadcrumb coverage", value,
                    thresholds.min_breadcrumb_coverage, higher_is_better=True,
                    figure=f"{with_any}/{scan.pages} pages have breadcrumb evidence "
-                          f"({_pct(value)}): " + ", ".join(f"{k} {v}" for k, v in counts.items()),
+                          f"({_pct(value)}): " + ", ".join(f"{k} {v}" for k, v in counts.items())
+                          + none_at_all,
                    details={"by_source": counts},
                    examples=[{"url": url, "breadcrumb_source": "none"}
                              for url in scan.no_breadcrumb])
 
 
 def link_ambiguity(scan: PageScan, thresholds: Thresholds) -> dict[str, Any]:
-    """Links with generic text and no container label."""
+    """Links with generic text and no recoverable context: no container label and no
+    heading path (a preceding heading names what a "Read more" is about: W3C H80)."""
     value = _share(scan.ambiguous, scan.links)
     return _result("link_ambiguity", "Link ambiguity", value, thresholds.max_link_ambiguity,
                    higher_is_better=False,
-                   figure=f"{scan.ambiguous}/{scan.links} links have generic text and no "
-                          f"container label ({_pct(value)})",
+                   figure=f"{scan.ambiguous}/{scan.links} links have generic text and neither "
+                          f"a container label nor a heading path ({_pct(value)})",
                    details={"ambiguous": scan.ambiguous, "links": scan.links,
                             "texts": dict(scan.ambiguous_texts.most_common(10))},
                    examples=scan.ambiguous_examples)

@@ -22,6 +22,11 @@ GENERIC_LINK_TEXT = frozenset({
 })
 
 
+# A main-content link set repeated across pages counts as template from this many links:
+# two links that every method page of an API reference shares (its type, its namespace)
+# are what those pages are about, not chrome.
+MAIN_MIN_LINKS = 3
+
 class PageScan:
     """What the checks need from pages.jsonl, gathered in one pass."""
 
@@ -78,7 +83,7 @@ class PageScan:
             self._link(link, url, own, anchors)
             by_region[str(link.get("region"))].add(str(link.get("url", "")).partition("#")[0])
         for region, targets in by_region.items():
-            if len(targets) < 2:
+            if len(targets) < (MAIN_MIN_LINKS if region == "main_content" else 2):
                 continue
             digest = hashlib.sha1("\n".join(sorted(targets)).encode(), usedforsecurity=False)
             entry = self.region_signatures.setdefault((region, digest.digest()),
@@ -96,12 +101,14 @@ class PageScan:
 
     def resolve_fragment(self, page_url: str, base: str, fragment: str,
                          anchors: frozenset[str] | None) -> None:
-        """Count one fragment target against the anchors of the page it points to."""
+        """Count one fragment target against the anchors of the page it points to: as
+        written or percent-decoded, as a browser tries it (rustdoc's ids hold `%3C`)."""
         if anchors is None:
             self.fragments["outside_crawl"] += 1
-        elif fragment in anchors:
+        elif fragment in anchors or unquote(fragment) in anchors:
             self.fragments["resolved"] += 1
         else:
+            fragment = unquote(fragment)
             self.fragments["unresolved"] += 1
             if len(self.fragment_examples) < EXAMPLES:
                 self.fragment_examples.append({"page": page_url, "target": f"{base}#{fragment}",
@@ -111,7 +118,8 @@ class PageScan:
               anchors: frozenset[str]) -> None:
         self.links += 1
         text = " ".join(str(link.get("text") or "").split()).lower()
-        if text in GENERIC_LINK_TEXT and not link.get("container_label"):
+        if (text in GENERIC_LINK_TEXT and not link.get("container_label")
+                and not link.get("heading_path")):
             self.ambiguous += 1
             self.ambiguous_texts[text or "(empty)"] += 1
             if len(self.ambiguous_examples) < EXAMPLES:
@@ -123,7 +131,6 @@ class PageScan:
         if (hash_ and fragment and fragment != "top"
                 and (link.get("region") == "table_of_contents"
                      or link.get("target") == "fragment")):
-            fragment = unquote(fragment)
             if not base or norm_url(base) in own:
                 self.resolve_fragment(page_url, base, fragment, anchors)
             else:

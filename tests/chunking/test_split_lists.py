@@ -68,3 +68,33 @@ def test_split_items_keeps_ordered_numbers_and_continuations() -> None:
     assert all(group.split("\n")[1].startswith("   more of") for group in groups)
     assert split_items("just one paragraph\nof two lines", limit=1) == [
         "just one paragraph\nof two lines"]
+
+
+def test_a_label_over_the_title_is_cited_under_the_title() -> None:
+    """gi-docgen puts the kind of the symbol ("Method") over the page's h1: the chunk
+    holding both is cited under the h1, not under no heading at all."""
+    body = ("<header><p><strong>Method</strong></p><h1 id='unref'>Transform.unref</h1>"
+            "</header><h4 id='declaration'>Declaration</h4><pre><code>void unref (Transform*"
+            " self)</code></pre><h4 id='description'>Description</h4><p>Releases a reference"
+            " on the given transform.</p>")
+    html = (f"<html><head><title>Transform.unref</title></head><body><main>{body}</main>"
+            "</body></html>")
+    extract = extract_page(parsel.Selector(text=html).root, URL)
+    (chunk,) = chunk_page(extract, page_id="sha256:p", canonical_url=URL, title="T",
+                          version=None, breadcrumbs=[], retrieved_at="2026-01-01T00:00:00Z",
+                          content_hash="sha256:h")
+    assert chunk["markdown"].startswith("**Method**\n\n# Transform.unref")
+    assert chunk["metadata"]["heading_path"] == ["Transform.unref"]
+    assert chunk["metadata"]["source_url"] == URL + "#unref"
+
+
+def test_an_introduction_before_the_first_heading_keeps_its_own_place() -> None:
+    intro = " ".join(f"intro{i}" for i in range(60))
+    html = (f"<html><head><title>T</title></head><body><main><p>{intro}</p><h1 id='a'>A</h1>"
+            f"<p>{_sentence(1)}</p></main></body></html>")
+    extract = extract_page(parsel.Selector(text=html).root, URL)
+    records = chunk_page(extract, page_id="sha256:p", canonical_url=URL, title="T",
+                         version=None, breadcrumbs=[], retrieved_at="2026-01-01T00:00:00Z",
+                         content_hash="sha256:h", target_tokens=50)
+    (first,) = [r for r in records if "intro0" in r["markdown"]]
+    assert first["metadata"]["heading_path"] == []  # an introduction, not a label

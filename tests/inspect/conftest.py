@@ -13,15 +13,16 @@ from typing import Any
 
 import pytest
 
+from docscrawl.demo.run import DEMO_MAX_BYTES
 from docscrawl.demo.server import FixtureServer
 from tests.conftest import ROOT, crawl
 
 
 @pytest.fixture(scope="package")
 def demo_out(demo_site: FixtureServer, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The output directory of one crawl of the demo site."""
+    """The output directory of one crawl of the demo site, as `make demo` crawls it."""
     out = tmp_path_factory.mktemp("inspect-demo") / "out"
-    crawl(f"{demo_site.url}/docs/", out, settings={"DOWNLOAD_MAXSIZE": "100000"})
+    crawl(f"{demo_site.url}/docs/", out, settings={"DOWNLOAD_MAXSIZE": str(DEMO_MAX_BYTES)})
     return out
 
 

@@ -85,13 +85,26 @@ def test_breadcrumb_coverage_counts_each_source(make_output) -> None:
     assert len(check["examples"]) == 3
 
 
+def test_breadcrumb_coverage_is_not_judged_where_no_page_shows_a_trail(make_output) -> None:
+    few = [page(f"{SITE}{i}.html", breadcrumb_source="visible" if i == 0 else "none")
+           for i in range(4)]
+    check = _by_name(run_checks(OutputDir(make_output(pages=few))))["breadcrumb_coverage"]
+    assert check["value"] == 0.25 and check["passed"] is False  # a trail, mostly missed
+    none = [page(f"{SITE}{i}.html", breadcrumb_source="none") for i in range(4)]
+    check = _by_name(run_checks(OutputDir(make_output(pages=none))))["breadcrumb_coverage"]
+    assert check["value"] is None and check["passed"] is True
+    assert "no page shows a trail" in check["figure"]
+
+
 def test_link_ambiguity_flags_generic_text_without_container_label(make_output) -> None:
     links = [link(f"{SITE}a.html", "click here"), link(f"{SITE}b.html", "Read more"),
              link(f"{SITE}c.html", "here", container_label="Installing on Linux"),
-             link(f"{SITE}d.html", "Configuration reference")]
+             link(f"{SITE}d.html", "Configuration reference"),
+             # a preceding heading says what it is about (W3C H80)
+             link(f"{SITE}e.html", "Read more", heading_path=["API", "fn clone(&self)"])]
     check = _by_name(run_checks(OutputDir(make_output(pages=[page(SITE, links=links)]))))[
         "link_ambiguity"]
-    assert check["details"]["ambiguous"] == 2 and check["details"]["links"] == 4
+    assert check["details"]["ambiguous"] == 2 and check["details"]["links"] == 5
     assert check["passed"] is False
     assert {e["text"] for e in check["examples"]} == {"click here", "Read more"}
 
@@ -107,6 +120,14 @@ def test_template_detection_finds_repeated_navigation_and_repeated_main_content(
     assert regions == {"sidebar_navigation": 5, "main_content": 5}
     assert check["passed"] is False
     assert check["examples"][0]["problem"] == "main content repeats across pages"
+
+
+def test_two_links_every_method_page_shares_are_not_a_template(make_output) -> None:
+    """An API reference's method pages all link their type and namespace: content."""
+    pair = [link(f"{SITE}type.Transform.html", "Transform"), link(f"{SITE}index.html", "Gsk")]
+    pages = [page(f"{SITE}method.Transform.m{i}.html", links=pair) for i in range(6)]
+    check = _by_name(run_checks(OutputDir(make_output(pages=pages))))["template_detection"]
+    assert check["value"] == 0.0 and check["passed"] is True
 
 
 def test_identity_agreement_statuses() -> None:
