@@ -195,10 +195,28 @@ def _is_hidden(el: etree._Element, tag: str) -> bool:
     return False
 
 
+# Blocks whose text is prose (a sentence, a list item, a cell), and the inline elements
+# that may wrap a link inside them.
+PROSE_BLOCKS = frozenset({"p", "li", "dd", "dt", "td", "th", "blockquote", "figcaption",
+                          "caption"})
+PROSE_INLINE = frozenset({"span", "code", "tt", "em", "strong", "b", "i", "u", "var", "cite",
+                          "samp", "kbd", "small", "sup", "sub", "font", "nobr"})
+
+
+def _in_prose(el: etree._Element) -> bool:
+    """True when `el` sits in a prose block, through inline wrappers only: a word of a
+    sentence (Erlang's docs link every cross reference with `javascript:erlhref(...)`),
+    not a toolbar button."""
+    node = el.getparent()
+    while node is not None and node.tag in PROSE_INLINE:
+        node = node.getparent()
+    return node is not None and node.tag in PROSE_BLOCKS
+
+
 def _is_chrome_link(el: etree._Element) -> bool:
     href = (el.get("href") or "").strip()
     if href.lower().startswith("javascript:"):
-        return True
+        return not _in_prose(el)  # in prose its text is kept; the link itself never is
     for child in el:
         if isinstance(child.tag, str) and "viewcode-link" in class_tokens(child):
             return True

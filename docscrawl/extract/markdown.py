@@ -23,6 +23,7 @@ from docscrawl.extract.clean import (
 )
 from docscrawl.extract.code_blocks import classify_kind, code_info
 from docscrawl.extract.headings import HeadingStack, heading_anchor, heading_level, heading_text
+from docscrawl.extract.links import SKIP_SCHEMES
 from docscrawl.extract.main_links import card_title, link_container, link_target
 from docscrawl.extract.md_text import (
     BR,
@@ -575,8 +576,9 @@ class _Renderer(TableRendering):
         text.extend(inner_text)
         inner = "".join(inner_md)
         href = (el.get("href") or "").strip()
-        if not href or class_tokens(el) & UNWRAPPED_LINK_CLASSES:
-            md.append(inner)
+        if (not href or class_tokens(el) & UNWRAPPED_LINK_CLASSES
+                or href.partition(":")[0].lower() in SKIP_SCHEMES):
+            md.append(inner)  # a script "link" in a sentence: its words, no link
             return
         url = join_url(self.base_url, href)
         label = collapse("".join(inner_text)) or " ".join(
