@@ -108,16 +108,17 @@ class MainRender:
 
 def render_main(
     main_el: etree._Element, *, base_url: str, preamble: etree._Element | None = None,
-    excluded: Iterable[etree._Element] = (),
+    excluded: Iterable[etree._Element] = (), notes: Iterable[etree._Element] = (),
 ) -> MainRender:
     """Render the main content element as Markdown plus its structure.
 
-    `preamble` (see `main_content.title_block`) is rendered first, without recording its
-    links (they lie outside the main element; `links.page_links` reports them). Elements
-    in `excluded` (site-profile `exclude` selectors) are skipped like chrome.
+    `preamble` (see `main_content.title_block`) is rendered first and `notes` (see
+    `notes.linked_notes`) last, without recording their links (they lie outside the main
+    element; `links.page_links` reports them). Elements in `excluded` (site-profile
+    `exclude` selectors) are skipped like chrome.
     """
     try:
-        return _Renderer(main_el, base_url, preamble, excluded).render()
+        return _Renderer(main_el, base_url, preamble, excluded, tuple(notes)).render()
     except RecursionError:  # pathological nesting the depth guard did not catch
         return _plain_render(main_el)
 
@@ -136,10 +137,11 @@ class _Renderer(TableRendering):
 
     def __init__(
         self, main: etree._Element, base_url: str, preamble: etree._Element | None = None,
-        excluded: Iterable[etree._Element] = (),
+        excluded: Iterable[etree._Element] = (), notes: tuple[etree._Element, ...] = (),
     ) -> None:
         self.main = main
         self.preamble = preamble
+        self.notes = notes
         self.record = True  # False while rendering the preamble
         self.main_locator = main.getroottree().getpath(main)
         self.base_url = base_url
@@ -169,6 +171,12 @@ class _Renderer(TableRendering):
             finally:
                 self.record = True
         parts += self.children(self.main)
+        for note in self.notes:
+            self.record = False
+            try:
+                parts += self.block(note)
+            finally:
+                self.record = True
         self.close_section()
         body = "\n\n".join(md for _, md in parts if md).strip("\n")
         self.out.markdown = body + "\n" if body else ""

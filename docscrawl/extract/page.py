@@ -18,6 +18,7 @@ from docscrawl.extract.main_content import find_main_content, names_title, title
 from docscrawl.extract.markdown import render_main
 from docscrawl.extract.metadata import document_base, page_metadata, page_title
 from docscrawl.extract.model import Block, ExtractionWarning, Heading, Link, PageExtract
+from docscrawl.extract.notes import linked_notes
 from docscrawl.extract.profiles import profile_for, select
 from docscrawl.extract.regions import RegionMap, classify
 from docscrawl.extract.section_path import active_sidebar_trail
@@ -115,6 +116,7 @@ class PageStructure:
     site: SiteSelectors = field(default_factory=SiteSelectors)
     excluded: tuple[etree._Element, ...] = ()  # skipped like chrome in the Markdown
     title_el: etree._Element | None = None  # the page title's block before the main element
+    notes: tuple[etree._Element, ...] = ()  # blocks after it the main element links into
 
 
 def page_structure(
@@ -135,14 +137,15 @@ def page_structure(
     )
     regions = classify(root, generator=generator, main_el=main_el, base_url=base, index=index)
     title_el = title_block(main_el, title)
-    scopes = (main_el,) if title_el is None else (title_el, main_el)
+    notes = tuple(linked_notes(root, main_el))
+    scopes = ((main_el,) if title_el is None else (title_el, main_el)) + notes
     warnings = list(warnings)
     if repaired := root.get(PARSE_NOTE):  # extract.tree repaired what libxml2 would drop
         code = "parse_truncated" if "missing" in repaired else "parse_recovered"
         warnings.append(ExtractionWarning(code, repaired))
     return PageStructure(
         base, generator, main_el, main_locator, warnings, regions, index, site,
-        _excluded(index, scopes, generator, site), title_el,
+        _excluded(index, scopes, generator, site), title_el, notes,
     )
 
 
@@ -183,7 +186,7 @@ def extract_page(root: etree._Element, url: str, *, html: str | None = None,
     warnings = list(structure.warnings)
     title, description, language, canonical = page_metadata(root, url)
     render = render_main(main_el, base_url=base, preamble=structure.title_el,
-                         excluded=structure.excluded)
+                         excluded=structure.excluded, notes=structure.notes)
     signed = sign_blocks(render.blocks, structure.main_locator)
     if template_table is not None and template_table.warm and (
         dropped := template_elements(root, structure.main_locator, render.blocks, signed,

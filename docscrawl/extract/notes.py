@@ -1,0 +1,80 @@
+"""Notes the main content links to but does not hold: footnotes after the main element.
+
+Texinfo writes a node's footnotes in `div.footnote` after the node's own element, so the
+element chosen as main content ends before them; the note text is lost although the
+content links to it (`<a href="#FOOT2">(2)</a>`). The page itself says the block belongs to
+the content: a `#fragment` link in the main element lands in it. Such a block (the
+outermost element around the target that does not hold the main element) is rendered after
+the main content when it comes after it, is small next to it, is mostly not links and is
+not navigation.
+"""
+
+from __future__ import annotations
+
+from lxml import etree
+
+from docscrawl.extract.clean import iter_content, visible_text
+from docscrawl.extract.docindex import document_position
+
+__all__ = ["linked_notes"]
+
+MAX_NOTE_SHARE = 0.5      # a note block holds at most half as much text as the main content
+MAX_NOTE_LINK_SHARE = 0.5  # and at most this share of its text in links
+MAX_FRAGMENT_LINKS = 200  # fragment links of the main element looked at
+NAVIGATION_TAGS = frozenset({"nav", "header", "footer", "aside", "form"})
+
+_TARGET = etree.XPath("//*[@id=$name] | //a[@name=$name]")
+
+
+def linked_notes(root: etree._Element, main: etree._Element) -> list[etree._Element]:
+    """Blocks after `main` that its own `#fragment` links land in, in document order."""
+    fragments: list[str] = []
+    for a in main.iter("a"):
+        href = a.get("href") or ""
+        if href.startswith("#") and len(href) > 1:
+            fragments.append(href[1:])
+            if len(fragments) >= MAX_FRAGMENT_LINKS:
+                break
+    if not fragments:
+        return []
+    inside = set(main.xpath(".//@id | .//a/@name"))
+    found: dict[etree._Element, None] = {}
+    main_text = 0
+    for name in dict.fromkeys(fragments):
+        if name in inside:
+            continue
+        targets = _TARGET(root, name=name)
+        block = _outermost_without(targets[0], main) if targets else None
+        if block is None or block in found:
+            continue
+        main_text = main_text or len(visible_text(main))
+        if _is_note(block, main, main_text):
+            found[block] = None
+    return sorted(found, key=document_position)
+
+
+def _outermost_without(target: etree._Element, main: etree._Element) -> etree._Element | None:
+    """The outermost ancestor-or-self of `target` that does not contain `main`."""
+    block = None
+    node: etree._Element | None = target
+    while node is not None and not _contains(node, main):
+        block, node = node, node.getparent()
+    return block
+
+
+def _contains(node: etree._Element, el: etree._Element) -> bool:
+    return node is el or any(ancestor is node for ancestor in el.iterancestors())
+
+
+def _is_note(block: etree._Element, main: etree._Element, main_text: int) -> bool:
+    if document_position(block) < document_position(main):
+        return False  # a page header, a "back to top" target
+    if block.tag in NAVIGATION_TAGS or (block.get("role") or "").lower() == "navigation":
+        return False
+    if any(el.tag in NAVIGATION_TAGS for el in block.iter()):
+        return False
+    text = len(visible_text(block))
+    if not text or text > MAX_NOTE_SHARE * main_text:
+        return False
+    links = sum(len(visible_text(a)) for a in iter_content(block) if a.tag == "a")
+    return links <= MAX_NOTE_LINK_SHARE * text
