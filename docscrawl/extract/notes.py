@@ -23,7 +23,7 @@ MAX_NOTE_LINK_SHARE = 0.5  # and at most this share of its text in links
 MAX_FRAGMENT_LINKS = 200  # fragment links of the main element looked at
 NAVIGATION_TAGS = frozenset({"nav", "header", "footer", "aside", "form"})
 
-_TARGET = etree.XPath("//*[@id=$name] | //a[@name=$name]")
+_NAMED = etree.XPath("//*[@id] | //a[@name]")
 
 
 def linked_notes(root: etree._Element, main: etree._Element) -> list[etree._Element]:
@@ -38,13 +38,17 @@ def linked_notes(root: etree._Element, main: etree._Element) -> list[etree._Elem
     if not fragments:
         return []
     inside = set(main.xpath(".//@id | .//a/@name"))
+    outside = [name for name in dict.fromkeys(fragments) if name not in inside]
+    if not outside:
+        return []
+    named: dict[str, etree._Element] = {}  # one pass over the page's named elements
+    for el in _NAMED(root):
+        named.setdefault(el.get("id") or el.get("name") or "", el)
     found: dict[etree._Element, None] = {}
     main_text = 0
-    for name in dict.fromkeys(fragments):
-        if name in inside:
-            continue
-        targets = _TARGET(root, name=name)
-        block = _outermost_without(targets[0], main) if targets else None
+    for name in outside:
+        target = named.get(name)
+        block = _outermost_without(target, main) if target is not None else None
         if block is None or block in found:
             continue
         main_text = main_text or len(visible_text(main))
