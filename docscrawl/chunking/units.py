@@ -86,18 +86,24 @@ def split_table(markdown: str, *, limit: int) -> list[str]:
     if rule is None or len(lines) - rule - 1 < 2:
         return [markdown]
     head, rows = lines[: rule + 1], lines[rule + 1 :]
-    head_tokens = count_tokens("\n".join(head))
+    groups = _packed(rows, limit=limit, overhead=count_tokens("\n".join(head)))
+    return ["\n".join(head + group) for group in groups]
+
+
+def _packed(parts: list[str], *, limit: int, overhead: int = 0) -> list[list[str]]:
+    """`parts` in order, in groups within `limit` tokens counting `overhead` (what each
+    group repeats, a table's header); a group always holds at least one part."""
     groups: list[list[str]] = []
     size = 0
-    for row in rows:
-        row_tokens = count_tokens(row)
-        if groups and size + row_tokens <= limit:
-            groups[-1].append(row)
-            size += row_tokens
+    for part in parts:
+        tokens = count_tokens(part)
+        if groups and size + tokens <= limit:
+            groups[-1].append(part)
+            size += tokens
         else:
-            groups.append([row])
-            size = head_tokens + row_tokens
-    return ["\n".join(head + group) for group in groups]
+            groups.append([part])
+            size = overhead + tokens
+    return groups
 
 
 _ITEM_MARKER = re.compile(r"(?:[-*+]|\d+[.)])\s")
@@ -122,17 +128,7 @@ def split_items(markdown: str, *, limit: int) -> list[str]:
         blank = not line.strip()
     if len(items) < 2:
         return [markdown]
-    groups: list[list[str]] = []
-    size = 0
-    for item in items:
-        text = "\n".join(item).strip("\n")
-        item_tokens = count_tokens(text)
-        if groups and size + item_tokens <= limit:
-            groups[-1].append(text)
-            size += item_tokens
-        else:
-            groups.append([text])
-            size = item_tokens
+    groups = _packed(["\n".join(item).strip("\n") for item in items], limit=limit)
     # a list keeps its tight or loose spacing: items were separated as in the block
     separator = "\n\n" if "\n\n" in markdown else "\n"
     return [separator.join(group) for group in groups]
