@@ -26,9 +26,10 @@ Filter = Callable[[dict[str, Any]], dict[str, Any] | None]  # None drops the lin
 # them first, so the end-of-crawl update parses nothing else.
 PAGE_LEADING_FIELDS = ("id", "canonical_url", "observed_urls", "discovery", "sitemap_lastmod")
 # Every pages.jsonl field the end of the crawl may change: the leading ones, the version
-# (the page at a better canonical URL's, or the site's signal for pages written before it
-# was known) and `aggregate_of`. A feed (`-O`) carries the records as first written.
-UPDATED_AT_END = (*PAGE_LEADING_FIELDS, "version", "aggregate_of")
+# and title (the page at a better canonical URL's; the site's version signal for pages
+# written before it was known) and `aggregate_of`. A feed (`-O`) carries the records as
+# first written.
+UPDATED_AT_END = (*PAGE_LEADING_FIELDS, "version", "title", "aggregate_of")
 
 
 def rewrite_jsonl(path: Path, transform: Filter, *, leading: tuple[str, ...] = ()) -> None:
@@ -105,24 +106,34 @@ def resolve_renames(renames: dict[str, str]) -> dict[str, str]:
 
 def page_updater(grown: Mapping[str, dict[str, Any]], renames: dict[str, str],
                  relabels: Mapping[str, dict[str, Any]] | None = None) -> Transform:
-    """pages.jsonl: new canonical URL and id (and the version of the page at that URL),
-    grown observed URLs and discovery."""
+    """pages.jsonl: new canonical URL and id (and the version and title of the page at
+    that URL, `relabels`), grown observed URLs and discovery."""
     def update(record: dict[str, Any]) -> dict[str, Any]:
         old = record.get("canonical_url")
         new = renames.get(old, old)
         if new != old:
             record["canonical_url"], record["id"] = new, sha256_id(new)
             if relabels and new in relabels:
-                record["version"] = relabels[new]
+                record.update(relabels[new])
         record.update(grown.get(new, {}))
         return record
     return update
 
 
+def chunk_fields(fields: Mapping[str, Any]) -> dict[str, Any]:
+    """A chunk's `metadata` fields for changed page fields (`version` is the value there)."""
+    out: dict[str, Any] = {}
+    if "version" in fields:
+        out["version"] = (fields["version"] or {}).get("value")
+    if "title" in fields:
+        out["title"] = fields["title"]
+    return out
+
+
 def page_ref_updater(renames: dict[str, str],
                      relabels: Mapping[str, dict[str, Any]] | None = None) -> Transform:
     """structure.jsonl and chunks.jsonl: follow the page's new canonical URL and id (and a
-    chunk its page's new version)."""
+    chunk its page's new version and title)."""
     def update(record: dict[str, Any]) -> dict[str, Any]:
         meta = record.get("metadata")
         old = record.get("canonical_url") or (meta or {}).get("canonical_url")
@@ -135,7 +146,7 @@ def page_ref_updater(renames: dict[str, str],
         if meta:
             meta["canonical_url"] = new
             if relabels and new in relabels:
-                meta["version"] = relabels[new].get("value")
+                meta.update(chunk_fields(relabels[new]))
             source = meta.get("source_url") or ""
             if source == old or source.startswith(old + "#"):
                 meta["source_url"] = new + source[len(old):]

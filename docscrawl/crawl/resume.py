@@ -243,7 +243,7 @@ class JournalReplay:
     claims: dict[str, dict[str, Any]] = field(default_factory=dict)  # key -> track fields
     inherited: set[str] = field(default_factory=set)  # keys claimed by a redirect target
     renames: list[tuple[str, str]] = field(default_factory=list)
-    relabels: dict[str, dict[str, Any]] = field(default_factory=dict)  # new -> its version
+    relabels: dict[str, dict[str, Any]] = field(default_factory=dict)  # new -> its fields
     declared: dict[str, bool] = field(default_factory=dict)  # canonical -> rel=canonical
 
 
@@ -262,8 +262,8 @@ def replay_journal(path: Path) -> JournalReplay:
                     replay.inherited.add(track["key"])
         elif kind == "rename" and line.get("old") and line.get("new"):
             replay.renames.append((line["old"], line["new"]))
-            if isinstance(line.get("version"), dict):
-                replay.relabels[line["new"]] = line["version"]
+            if isinstance(line.get("fields"), dict):
+                replay.relabels[line["new"]] = line["fields"]
         elif kind == "group" and line.get("canonical"):
             replay.declared[line["canonical"]] = bool(line.get("declared"))
     return replay

@@ -125,7 +125,8 @@ class CrawlSession:
         # The template warm-up sample, chosen when the seed is parsed (template_warmup)
         self.template_sample: list[str] | None = None
         self.version_cold: set[str] = set()
-        self.versions_to_store: dict[str, dict[str, Any]] = {}
+        # canonical URL -> page fields changed at the end of the crawl, for the state
+        self.fields_to_store: dict[str, dict[str, Any]] = {}
         self.aggregates = AggregateTracker()
         self.aggregates_found: dict[str, list[str]] = {}
         self.tracks = TrackStore(self.ledger.track_table(), keep=options.tracks_in_memory)
@@ -147,7 +148,8 @@ class CrawlSession:
         self.politeness: dict[str, Any] = {}  # request pacing, for run.json
         self.restored_tracks: list[PageTrack] = []  # resume: written, not in the frontier
         self.renames: dict[str, str] = {}  # canonical URL written -> better one found later
-        self.relabels: dict[str, dict[str, Any]] = {}  # that better URL -> its page's version
+        # that better URL -> its page's `version` and `title` (`rename_canonical`)
+        self.relabels: dict[str, dict[str, Any]] = {}
         self.removed = 0
         self.worker_id: str | None = None  # distributed mode: this part's worker
         self.finished = False
@@ -214,14 +216,15 @@ class CrawlSession:
         if self.site_model.versions.offered % SAVE_EVERY == 0:
             self.site_model.save()
 
-    def rename_canonical(self, old: str, new: str, version: dict[str, Any]) -> None:
+    def rename_canonical(self, old: str, new: str, fields: dict[str, Any]) -> None:
         """A better URL for a written page turned up: its records follow at the end, and
-        take the version of the page at that URL (`relabels`), so that which copy of a
-        page was fetched first decides neither its URL nor its version."""
+        take the `version` and `title` of the page at that URL (`fields`, kept in
+        `relabels`), so that which copy of a page was fetched first decides neither its
+        URL nor what it is called."""
         self.renames[old] = new
-        self.relabels[new] = version
+        self.relabels[new] = fields
         if self.journal is not None:
-            self.journal.write({"kind": "rename", "old": old, "new": new, "version": version})
+            self.journal.write({"kind": "rename", "old": old, "new": new, "fields": fields})
 
     def finish(self, finish_reason: str) -> dict[str, Any]:
         """Close open URLs, update grown or renamed records, write run.json, close files."""
@@ -247,8 +250,8 @@ class CrawlSession:
             self.stats.set_value("docscrawl/tracks_pinned_at_end", self.tracks.pinned)
         for old, new in resolve_renames(self.renames).items():
             self.incremental.rename(old, new)
-        for canonical, version in self.versions_to_store.items():
-            self.incremental.set_version(canonical, version)
+        for canonical, fields in self.fields_to_store.items():
+            self.incremental.set_fields(canonical, fields)
         for canonical, parts in self.aggregates_found.items():
             self.incremental.set_aggregate(canonical, parts,
                                            keep_chunks=self.config.keep_aggregates)

@@ -13,7 +13,7 @@ from collections.abc import MutableSet
 from pathlib import Path
 from typing import Any
 
-from docscrawl.crawl.finalize import page_ref_updater, page_updater
+from docscrawl.crawl.finalize import chunk_fields, page_ref_updater, page_updater
 from docscrawl.incremental.changes import compute_change, removed_pages
 from docscrawl.incremental.state import Run, StateRow, StateStore
 from docscrawl.jsonl import JsonlWriter
@@ -140,17 +140,18 @@ class Incremental:
             body_hash=row.body_hash, structure_record=structure,
         )
 
-    def set_version(self, canonical_url: str, version: dict[str, Any]) -> None:
-        """A written page's version was completed at the end of the crawl (site-level
-        evidence, `docscrawl.extract.site_versions`): the stored records follow."""
+    def set_fields(self, canonical_url: str, fields: dict[str, Any]) -> None:
+        """Page fields changed at the end of the crawl (a version completed by site-level
+        evidence, `docscrawl.extract.site_versions`; the version and title of a better
+        canonical URL's page): the stored records follow."""
         row = self.store.get(canonical_url)
         if row is None or row.page_record is None:
             return
-        record = {**row.page_record, "version": version}
+        record = {**row.page_record, **fields}
         chunks = row.chunk_records or []
         for chunk in chunks:
             if isinstance(chunk.get("metadata"), dict):
-                chunk["metadata"]["version"] = version.get("value")
+                chunk["metadata"].update(chunk_fields(fields))
         self.store.upsert_page(
             row.canonical_url, run_id=self.run.run_id, etag=row.etag,
             last_modified=row.last_modified, content_hash=row.content_hash or "",

@@ -126,7 +126,7 @@ class DedupPipeline(SessionPipeline):
                  item: FetchedPage) -> None:
         """A duplicate may carry a better canonical than the one written (`rank`: the same
         choice whatever order the group's pages arrive in); the record then takes this
-        page's version too (`/docs/x`'s 2.0, not `/docs/latest/x`'s alias)."""
+        page's version and title too (`/docs/x`'s 2.0, not `/docs/latest/x`'s alias)."""
         if choice.url == group.canonical:  # named again, now perhaps by a rel=canonical
             if choice.declared and not group.declared:
                 group.declared = True
@@ -139,8 +139,8 @@ class DedupPipeline(SessionPipeline):
                                                              declared=group.declared):
             self._taken.discard(group.canonical)
             self._taken.add(choice.url)
-            self.session.rename_canonical(group.canonical, choice.url,
-                                          as_dict(item.extract.version))
+            self.session.rename_canonical(group.canonical, choice.url, {
+                "version": as_dict(item.extract.version), "title": item.extract.title})
             group.canonical, group.declared = choice.url, choice.declared
             self._groups.put(key, group)
             self.session.journal_group(choice.url, choice.declared)

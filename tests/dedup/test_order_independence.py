@@ -75,14 +75,15 @@ def test_one_process_picks_the_same_canonical_in_every_order(
 
 def test_the_kept_record_takes_the_version_of_its_canonical_page(tmp_path: Path) -> None:
     """The record is written by the first copy to arrive; when a better URL turns up it
-    takes that page's version too, so `latest/guide/` arriving first leaves no `latest`
-    label on `guide/`."""
+    takes that page's version (and title) too, so `latest/guide/` arriving first leaves no
+    `latest` label on `guide/`."""
     labels = set()
     for n, order in enumerate(itertools.permutations(SPELLINGS)):
         session = run_pipeline(tmp_path / str(n), [(url, None) for url in order])
         canonical = final_canonical(session)
         written = label(order[0]).value
-        labels.add((canonical, (session.relabels.get(canonical) or {}).get("value", written)))
+        fields = session.relabels.get(canonical) or {"version": {"value": written}}
+        labels.add((canonical, fields["version"]["value"]))
     assert labels == {(SITE + "guide/", "2.0")}
 
 

@@ -63,6 +63,9 @@ def test_no_filter_prefers_the_default_and_its_alias_and_puts_twins_after(
     install = [p for p in read_jsonl(out / "pages.jsonl")
                if p["canonical_url"].endswith("/docs/guide/install.html")]
     assert [p["version"]["value"] for p in install] == ["2.0"]
+    assert "latest" not in install[0]["title"]  # the title of the page at that URL too
+    assert {c["metadata"]["title"] for c in chunks_of(out, "/docs/guide/install.html")} == {
+        install[0]["title"]}
     assert any("/docs/latest/guide/install.html" in u for u in install[0]["observed_urls"])
     result = Searcher(SearchIndex.open(out)).search("install", k=5)
     assert (result.version, result.version_source, result.aliases) == ("2.0", "default",
