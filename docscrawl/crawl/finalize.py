@@ -190,7 +190,7 @@ def chunk_version_updater(updated: Mapping[str, dict[str, Any]]) -> Transform:
     def update(record: dict[str, Any]) -> dict[str, Any]:
         meta = record.get("metadata")
         if meta and meta.get("canonical_url") in updated:
-            meta["version"] = updated[meta["canonical_url"]].get("value")
+            meta.update(chunk_fields({"version": updated[meta["canonical_url"]]}))
         return record
     return update
 

@@ -26,8 +26,10 @@ NAVIGATION_TAGS = frozenset({"nav", "header", "footer", "aside", "form"})
 _NAMED = etree.XPath("//*[@id] | //a[@name]")
 
 
-def linked_notes(root: etree._Element, main: etree._Element) -> list[etree._Element]:
-    """Blocks after `main` that its own `#fragment` links land in, in document order."""
+def linked_notes(root: etree._Element, main: etree._Element,
+                 inside: frozenset[str]) -> list[etree._Element]:
+    """Blocks after `main` that its own `#fragment` links land in, in document order
+    (`inside`: the ids and `<a name>` anchors within `main`)."""
     fragments: list[str] = []
     for a in main.iter("a"):
         href = a.get("href") or ""
@@ -37,18 +39,18 @@ def linked_notes(root: etree._Element, main: etree._Element) -> list[etree._Elem
                 break
     if not fragments:
         return []
-    inside = set(main.xpath(".//@id | .//a/@name"))
     outside = [name for name in dict.fromkeys(fragments) if name not in inside]
     if not outside:
         return []
     named: dict[str, etree._Element] = {}  # one pass over the page's named elements
     for el in _NAMED(root):
         named.setdefault(el.get("id") or el.get("name") or "", el)
+    holding_main = {main, *main.iterancestors()}
     found: dict[etree._Element, None] = {}
     main_text = 0
     for name in outside:
         target = named.get(name)
-        block = _outermost_without(target, main) if target is not None else None
+        block = _outermost_without(target, holding_main) if target is not None else None
         if block is None or block in found:
             continue
         main_text = main_text or len(visible_text(main))
@@ -57,17 +59,15 @@ def linked_notes(root: etree._Element, main: etree._Element) -> list[etree._Elem
     return sorted(found, key=document_position)
 
 
-def _outermost_without(target: etree._Element, main: etree._Element) -> etree._Element | None:
-    """The outermost ancestor-or-self of `target` that does not contain `main`."""
+def _outermost_without(target: etree._Element,
+                       holding_main: set[etree._Element]) -> etree._Element | None:
+    """The outermost ancestor-or-self of `target` that is not the main element or one of
+    its ancestors (`holding_main`)."""
     block = None
     node: etree._Element | None = target
-    while node is not None and not _contains(node, main):
+    while node is not None and node not in holding_main:
         block, node = node, node.getparent()
     return block
-
-
-def _contains(node: etree._Element, el: etree._Element) -> bool:
-    return node is el or any(ancestor is node for ancestor in el.iterancestors())
 
 
 def _is_note(block: etree._Element, main: etree._Element, main_text: int) -> bool:

@@ -117,6 +117,8 @@ class PageStructure:
     excluded: tuple[etree._Element, ...] = ()  # skipped like chrome in the Markdown
     title_el: etree._Element | None = None  # the page title's block before the main element
     notes: tuple[etree._Element, ...] = ()  # blocks after it the main element links into
+    # ids and `<a name>` anchors inside the main element, in document order
+    main_names: tuple[str, ...] = ()
 
 
 def page_structure(
@@ -137,7 +139,8 @@ def page_structure(
     )
     regions = classify(root, generator=generator, main_el=main_el, base_url=base, index=index)
     title_el = title_block(main_el, title)
-    notes = tuple(linked_notes(root, main_el))
+    main_names = tuple(map(str, MAIN_NAMES(main_el)))
+    notes = tuple(linked_notes(root, main_el, frozenset(main_names)))
     scopes = ((main_el,) if title_el is None else (title_el, main_el)) + notes
     warnings = list(warnings)
     if repaired := root.get(PARSE_NOTE):  # extract.tree repaired what libxml2 would drop
@@ -145,7 +148,7 @@ def page_structure(
         warnings.append(ExtractionWarning(code, repaired))
     return PageStructure(
         base, generator, main_el, main_locator, warnings, regions, index, site,
-        _excluded(index, scopes, generator, site), title_el, notes,
+        _excluded(index, scopes, generator, site), title_el, notes, main_names,
     )
 
 
@@ -232,7 +235,7 @@ def extract_page(root: etree._Element, url: str, *, html: str | None = None,
         canonical_href=canonical,
         markdown=render.markdown,
         headings=render.headings,
-        fragment_ids=fragment_ids(main_el, render.headings),
+        fragment_ids=fragment_ids(structure.main_names, render.headings),
         code_blocks=render.code_blocks,
         links=links,
         regions=regions.regions,
@@ -250,16 +253,16 @@ def extract_page(root: etree._Element, url: str, *, html: str | None = None,
 
 
 MAX_FRAGMENT_IDS = 2000  # a page's record stays bounded whatever its markup
+MAIN_NAMES = etree.XPath(".//@id | .//a/@name")
 
 
-def fragment_ids(main_el: etree._Element, headings: list[Heading]) -> list[str]:
-    """Ids (and `<a name>` anchors) of the main content's elements other than the
-    headings' anchors, in document order (at most MAX_FRAGMENT_IDS): DocBook and AsciiDoc
-    glossary terms, Sphinx grammar tokens and option anchors are link targets that are
-    not headings."""
+def fragment_ids(main_names: tuple[str, ...], headings: list[Heading]) -> list[str]:
+    """The main content's ids and `<a name>` anchors (`PageStructure.main_names`) other
+    than the headings' anchors, in document order (at most MAX_FRAGMENT_IDS): DocBook and
+    AsciiDoc glossary terms, Sphinx grammar tokens and option anchors are link targets
+    that are not headings."""
     own = {heading.anchor for heading in headings if heading.anchor}
-    found = dict.fromkeys(str(value) for value in main_el.xpath(".//@id | .//a/@name")
-                          if value and value not in own)
+    found = dict.fromkeys(name for name in main_names if name and name not in own)
     return list(found)[:MAX_FRAGMENT_IDS]
 
 
