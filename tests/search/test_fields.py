@@ -3,7 +3,6 @@ and the default version's aliases read from where pages were seen."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -11,7 +10,7 @@ import pytest
 from docscrawl.search import Searcher, SearchIndex
 from docscrawl.search.fields import MAX_WINDOWS, WINDOW_CHARS, SiteAffixes, windows
 from docscrawl.search.versions import default_aliases, unversioned
-from tests.search.test_ranking import SITE, chunk, page
+from tests.search.test_ranking import SITE, chunk, page, write_output
 
 
 @pytest.mark.parametrize(("titles", "page_title", "expected"), [
@@ -66,9 +65,7 @@ def test_a_passage_deep_in_a_long_chunk_is_found(tmp_path: Path) -> None:
         chunks.append(chunk(f"{name}.html", name, f"`{name}` moves the tip of the current "
                             "branch." if i % 2 else f"`{name}` can replace the current "
                             "branch.", None))
-    (tmp_path / "pages.jsonl").write_text("".join(json.dumps(p) + "\n" for p in pages))
-    (tmp_path / "chunks.jsonl").write_text("".join(json.dumps(c) + "\n" for c in chunks))
-    (tmp_path / "run.json").write_text(json.dumps({"site": SITE}))
+    write_output(tmp_path, pages, chunks)
     searcher = Searcher(SearchIndex.open(tmp_path, embedder="none"))
     hits = searcher.search("replace the tip of the current branch", k=3).hits
     assert hits[0].meta["canonical_url"] == SITE + "commit.html"
@@ -115,9 +112,7 @@ def test_a_listing_yields_to_prose_for_a_prose_question(tmp_path: Path) -> None:
     chunks = [chunk("_modules/retry.html", "Source code for retry", listing, None,
                     has_code=True),
               chunk("guide.html", "Retrying", guide, None)]
-    (tmp_path / "pages.jsonl").write_text("".join(json.dumps(p) + "\n" for p in pages))
-    (tmp_path / "chunks.jsonl").write_text("".join(json.dumps(c) + "\n" for c in chunks))
-    (tmp_path / "run.json").write_text(json.dumps({"site": SITE}))
+    write_output(tmp_path, pages, chunks)
     searcher = Searcher(SearchIndex.open(tmp_path, embedder="none"))
     prose = searcher.search("retry a request later after a delay", k=2).hits
     assert prose[0].meta["canonical_url"] == SITE + "guide.html"

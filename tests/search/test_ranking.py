@@ -34,6 +34,13 @@ def chunk(path: str, title: str, markdown: str, version: str | None = "2.0", *,
                          "content_hash": "sha256:" + path, "has_code": False, **meta}}
 
 
+def write_output(out: Path, pages: list[dict[str, Any]], chunks: list[dict[str, Any]]) -> None:
+    """A crawl output directory holding just what the index reads."""
+    (out / "pages.jsonl").write_text("".join(json.dumps(p) + "\n" for p in pages))
+    (out / "chunks.jsonl").write_text("".join(json.dumps(c) + "\n" for c in chunks))
+    (out / "run.json").write_text(json.dumps({"site": SITE}))
+
+
 @pytest.fixture
 def out(tmp_path: Path) -> Path:
     pages = [page("json.html", "Serializing", "2.0"), page("words.html", "Words", "2.0"),
@@ -51,9 +58,7 @@ def out(tmp_path: Path) -> Path:
         chunk("old.html", "Serializing", "Call `json.dumps(obj)` in the old release.",
               version="1.0"),
     ]
-    (tmp_path / "pages.jsonl").write_text("".join(json.dumps(p) + "\n" for p in pages))
-    (tmp_path / "chunks.jsonl").write_text("".join(json.dumps(c) + "\n" for c in chunks))
-    (tmp_path / "run.json").write_text(json.dumps({"site": SITE}))
+    write_output(tmp_path, pages, chunks)
     return tmp_path
 
 
