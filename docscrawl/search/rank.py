@@ -295,7 +295,7 @@ class Searcher:
     def search(self, query: str, *, version: str | None = None, k: int = 10) -> Result:
         version, source = self.resolve_version(query, version)
         filtered = version if source in ("filter", "query") else None
-        terms = query_terms(query)
+        terms = query_terms(query, known=lambda term: self._doc_count(term) > 0)
         lexical = self.lexical(terms, filtered)
         semantic = self.semantic(query, filtered, also=[rowid for rowid, _ in lexical])
         fused = fuse([(LEXICAL_WEIGHT, True, lexical), (SEMANTIC_WEIGHT, False, semantic)])

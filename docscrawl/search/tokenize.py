@@ -16,7 +16,7 @@ error). Queries encode their terms the same way.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
 
 # Punctuation that joins a compound identifier (kept in the whole term).
@@ -128,9 +128,23 @@ def _added_terms(token: str) -> str:
                     + [term for term in found if term.isalnum()])
 
 
-def query_terms(query: str) -> list[str]:
-    """The distinct terms of a query, stopwords dropped (all kept if nothing is left)."""
-    found = list(dict.fromkeys(terms(query)))
+def query_terms(query: str, known: Callable[[str], bool] | None = None) -> list[str]:
+    """The distinct terms of a query, stopwords dropped (all kept if nothing is left).
+
+    A CamelCase word is searched whole: the index holds it whole as well as split, so
+    its words as well would count one query word three or four times over the others
+    ("Markdown instead of reStructuredText" found every reStructuredText page first).
+    Its words are searched only when `known` says the index does not hold the whole."""
+    found: list[str] = []
+    for token in _COMPOUND.findall(query):
+        if token.isalnum() and not (token.islower() or token.isdigit()):
+            whole = token.lower()
+            found.append(whole)
+            if known is not None and not known(whole):
+                found += [word.lower() for word in _CAMEL.findall(token)]
+        else:
+            found += terms(token)
+    found = list(dict.fromkeys(found))
     kept = [term for term in found if term not in STOPWORDS]
     return kept or found
 

@@ -27,6 +27,15 @@ def test_error_code_and_prose() -> None:
     assert query_terms("how do I") == ["how", "do", "i"]  # nothing but stopwords: keep all
 
 
+def test_a_query_searches_a_camelcase_word_whole_unless_the_index_lacks_it() -> None:
+    query = "write docs in Markdown instead of reStructuredText"
+    assert query_terms(query) == ["write", "docs", "markdown", "instead", "restructuredtext"]
+    assert query_terms(query, known=lambda term: term != "restructuredtext")[-4:] == [
+        "restructuredtext", "re", "structured", "text"]
+    # an identifier with punctuation keeps its parts: the text may write them apart
+    assert query_terms("json.dumps indent") == ["json.dumps", "json", "dumps", "indent"]
+
+
 def test_sentence_punctuation_is_not_part_of_a_term() -> None:
     assert list(terms("It ends here. Next, a list: one")) == [
         "it", "ends", "here", "next", "a", "list", "one"]
