@@ -17,7 +17,8 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from itertools import chain
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -29,6 +30,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 DEFAULT_EMBEDDER = "wordllama"
 ENV_EMBEDDER = "DOCSCRAWL_EMBEDDER"
+TOKENIZE_GROUP = 256    # new words tokenized per joined text (see `_StaticModel._learn`)
 
 
 class EmbedderError(RuntimeError):
@@ -95,35 +97,61 @@ class _StaticModel:
         if self._tokenizer.get_vocab_size() > self._table.shape[0]:
             raise EmbedderError(f"{tokenizer.name}: more tokens than {weights.name} has rows")
 
-    def _word_ids(self, texts: Sequence[str]) -> list[list[str]]:
-        """Each text split into words; the ids of words not seen before computed."""
-        split = [text.split(" ") for text in texts]
-        new = list({word for words in split for word in words if word not in self._ids})
+    def _learn(self, words: Iterable[str]) -> None:
+        """Token ids of the words not seen before, kept in `_ids`.
+
+        Tokenizing word by word pays the tokenizer's per-text cost once per word; the new
+        words are tokenized instead in groups joined by spaces, and each token is given
+        back to the word its offset falls in. The vocabulary has no piece with `▁` inside
+        it, so no token spans two words and the ids are those of each word alone."""
+        new = [word for word in dict.fromkeys(words) if word not in self._ids]
         if len(self._ids) + len(new) > self.CACHE_WORDS:
             self._ids.clear()
-            new = list({word for words in split for word in words})
-        if new:
-            encode = getattr(self._tokenizer, "encode_batch_fast", self._tokenizer.encode_batch)
-            for word, encoding in zip(new, encode(new, add_special_tokens=False),
-                                      strict=True):
-                self._ids[word] = encoding.ids
-        return split
+        import numpy as np
+
+        for word in new:
+            if not word:
+                self._ids[word] = []  # a run of spaces: no token, as in the whole text
+        new = [word for word in new if word]
+        groups = [new[i:i + TOKENIZE_GROUP] for i in range(0, len(new), TOKENIZE_GROUP)]
+        # encode_batch, not encode_batch_fast: the fast one leaves the offsets out
+        encodings = self._tokenizer.encode_batch([" ".join(group) for group in groups],
+                                                 add_special_tokens=False)
+        for group, encoding in zip(groups, encodings, strict=True):
+            # the space before each word after the first: a token starting at or after it
+            # belongs to that word
+            spaces = np.cumsum([len(word) + 1 for word in group[:-1]]) - 1
+            owners = np.searchsorted(spaces, [start for start, _ in encoding.offsets],
+                                     side="right")
+            cuts = np.searchsorted(owners, np.arange(1, len(group)), side="left")
+            ids = encoding.ids
+            for word, begin, end in zip(group, [0, *cuts.tolist()], [*cuts.tolist(), len(ids)],
+                                        strict=True):
+                self._ids[word] = ids[begin:end]
 
     def embed(self, texts: Sequence[str]) -> Any:
+        """Each text's vector: the sum of its tokens' rows (made unit length, which is
+        the mean's direction). The batch's rows are widened once; each text sums a slice
+        of one index array into them."""
         import numpy as np
 
         if self._table is None:
             self._load()
+        split = [text.split(" ") for text in texts]
+        self._learn(chain.from_iterable(split))
+        lookup = self._ids.__getitem__
+        token_lists = [list(chain.from_iterable(map(lookup, words))) for words in split]
+        lengths = np.fromiter(map(len, token_lists), dtype=np.int64, count=len(token_lists))
+        flat = np.fromiter(chain.from_iterable(token_lists), dtype=np.int64,
+                           count=int(lengths.sum()))
         out = np.zeros((len(texts), self._table.shape[1]), dtype=np.float32)
-        ids = self._ids
-        token_lists = [[token for word in words for token in ids[word]]
-                       for words in self._word_ids(texts)]
-        used = np.unique(np.fromiter((t for tokens in token_lists for t in tokens),
-                                     dtype=np.int64))
-        rows = self._table[used].astype(np.float32)  # the batch's rows, widened once
-        for i, tokens in enumerate(token_lists):
-            if tokens:  # unit length below: sum ~ mean
-                out[i] = rows[np.searchsorted(used, tokens)].sum(axis=0)
+        if len(flat):
+            used, where = np.unique(flat, return_inverse=True)
+            rows = self._table[used].astype(np.float32)
+            ends = np.cumsum(lengths).tolist()
+            for i, (begin, end) in enumerate(zip([0, *ends[:-1]], ends, strict=True)):
+                if end > begin:
+                    out[i] = rows[where[begin:end]].sum(axis=0)
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         return out / np.maximum(norms, 1e-9)
 
@@ -134,17 +162,17 @@ def _safetensors_matrix(path: Path, name: str) -> Any:
     its stored type."""
     import numpy as np
 
-    raw = path.read_bytes()
-    size = int.from_bytes(raw[:8], "little")
-    info = json.loads(raw[8:8 + size])[name]
+    with path.open("rb") as handle:
+        size = int.from_bytes(handle.read(8), "little")
+        info = json.loads(handle.read(size))[name]
     dtypes = {"F16": np.float16, "F32": np.float32, "BF16": None}
     dtype = dtypes.get(info["dtype"])
     if dtype is None:
         raise EmbedderError(f"{path.name}: tensor type {info['dtype']} not supported")
-    begin, end = info["data_offsets"]
-    matrix = np.frombuffer(raw, dtype=dtype, count=(end - begin) // np.dtype(dtype).itemsize,
-                           offset=8 + size + begin).reshape(info["shape"])
-    return matrix
+    begin, _end = info["data_offsets"]
+    # mapped, not read: a build touches only the rows of the words it embeds
+    return np.memmap(path, dtype=dtype, mode="r", offset=8 + size + begin,
+                     shape=tuple(info["shape"]))
 
 
 def _wordllama() -> Embedder:

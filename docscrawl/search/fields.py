@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, NamedTuple
 
 from docscrawl.search.tokenize import encode, index_text, stem, terms
 
@@ -26,7 +26,7 @@ LINK_DESTINATION = re.compile(r"\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
 _MD_HEADING = re.compile(r"^#{1,6}[ \t]+(.+?)[ \t#]*$", re.M)
 # How titles join a page's name to the site's: "Page — Site", "Page | Site", "Site: Page".
 _TITLE_SEPARATOR = re.compile(r"\s+[—–|·»:-]\s+|\s*::\s*")
-# Long chunks are indexed as windows of about this many characters (see `fts_rows`).
+# Long chunks are indexed as windows of about this many characters (see `_fts_rows`).
 WINDOW_CHARS = 1500
 MAX_WINDOWS = 256       # FTS rowid = chunk rowid * WINDOW_SLOTS + window
 WINDOW_SLOTS = 1024
@@ -101,14 +101,29 @@ def windows(body: str, size: int = WINDOW_CHARS) -> list[str]:
     return [*found, current] if current else found
 
 
-def fts_rows(record: dict[str, Any], affixes: SiteAffixes,
-             ) -> list[tuple[str, str, str, str, str]]:
+class ChunkFields(NamedTuple):
+    """What the index stores for a chunk besides its JSON line, worked out in one pass."""
+    rank: tuple[str, int, str, str]                # see `_rank_columns`
+    rows: list[tuple[str, str, str, str, str]]     # see `_fts_rows`
+    embed: str                                     # see `_embed_text`
+
+
+def chunk_fields(record: dict[str, Any], affixes: SiteAffixes) -> ChunkFields:
+    """The rank columns, FTS rows and embedding text of one chunk record."""
+    meta = record.get("metadata") or {}
+    headings = _headings(record)
+    body = LINK_DESTINATION.sub("]", str(record.get("markdown") or ""))
+    return ChunkFields(_rank_columns(record, meta, headings, affixes),
+                       _fts_rows(meta, headings, body, affixes), _embed_text(meta, body))
+
+
+def _fts_rows(meta: dict[str, Any], headings: list[str], body: str, affixes: SiteAffixes,
+              ) -> list[tuple[str, str, str, str, str]]:
     """The FTS rows of a chunk, one per window of its body: version token, title,
     headings and breadcrumbs, inbound anchor text and container labels, body (link
     destinations left out). bm25 scores a passage of a long chunk (an option list, a
     reference table) as it would a short chunk, instead of diluting it in the whole."""
-    meta = record.get("metadata") or {}
-    headings = _headings(record) + [str(c) for c in meta.get("breadcrumbs") or []]
+    headings = headings + [str(c) for c in meta.get("breadcrumbs") or []]
     anchors = []
     for link in meta.get("inbound_links") or ():
         if isinstance(link, dict):
@@ -116,21 +131,19 @@ def fts_rows(record: dict[str, Any], affixes: SiteAffixes,
     context = (version_token(meta.get("version")),
                index_text(affixes.without(str(meta.get("title") or ""))),
                index_text(" \n ".join(headings)), index_text(" \n ".join(anchors)))
-    body = LINK_DESTINATION.sub("]", str(record.get("markdown") or ""))
     return [(*context, index_text(window)) for window in windows(body)]
 
 
-def rank_columns(record: dict[str, Any], affixes: SiteAffixes) -> tuple[str, int, str, str]:
+def _rank_columns(record: dict[str, Any], meta: dict[str, Any], headings: list[str],
+                  affixes: SiteAffixes) -> tuple[str, int, str, str]:
     """What ranking reads for every candidate, kept apart from the JSON line: the stemmed
     terms of the title and headings, code, region, and the section the chunk belongs to."""
-    meta = record.get("metadata") or {}
     title = str(meta.get("title") or "")
     path = [str(h) for h in meta.get("heading_path") or []]
     source = str(meta.get("source_url") or "")
     anchor = meta.get("anchor") or (source.split("#", 1)[1] if "#" in source else "")
     section = f"{meta.get('canonical_url')}#{anchor or ' > '.join(path)}"
-    heading_terms = {stem(t) for t in terms(" \n ".join([affixes.without(title),
-                                                          *_headings(record)]))}
+    heading_terms = {stem(t) for t in terms(" \n ".join([affixes.without(title), *headings]))}
     return (" ".join(sorted(heading_terms)), _code_level(record),
             str(meta.get("region") or "main_content"), section)
 
@@ -149,9 +162,7 @@ def _code_level(record: dict[str, Any]) -> int:
     return 2 if markdown and fenced >= LISTING_SHARE * len(markdown) else 1
 
 
-def embed_text(record: dict[str, Any]) -> str:
+def _embed_text(meta: dict[str, Any], body: str) -> str:
     """What a chunk's vector is computed from: its context label and the start of it."""
-    meta = record.get("metadata") or {}
     head = " > ".join([str(meta.get("title") or ""), *map(str, meta.get("heading_path") or [])])
-    body = LINK_DESTINATION.sub("]", str(record.get("markdown") or ""))
     return head + "\n" + body[:EMBED_CHARS]

@@ -31,9 +31,7 @@ from docscrawl.search.fields import (
     EMBED_CHARS,
     WINDOW_SLOTS,
     SiteAffixes,
-    embed_text,
-    fts_rows,
-    rank_columns,
+    chunk_fields,
 )
 from docscrawl.search.versions import choose_default, default_aliases
 
@@ -341,14 +339,15 @@ class SearchIndex:
         records = []
         for line, sig, known in pending:
             try:
-                records.append((json.loads(line), line, sig, known))
+                record = json.loads(line)
             except ValueError:
                 continue
+            records.append((record, line, sig, known, chunk_fields(record, self.affixes)))
         vectors = None
         if self.embedder is not None:
-            vectors = self.embedder.embed([embed_text(r) for r, _, _, _ in records])
+            vectors = self.embedder.embed([fields.embed for *_, fields in records])
             vectors = vectors.astype("float16")
-        for i, (record, line, sig, known) in enumerate(records):
+        for i, (record, line, sig, known, fields) in enumerate(records):
             meta = record.get("metadata") or {}
             if known:
                 self._delete(str(record.get("id")))
@@ -357,12 +356,12 @@ class SearchIndex:
                 "INSERT INTO chunks(chunk_id, page_url, version, inbound_sig, line, vec, "
                 "heading_terms, has_code, region, section_key) VALUES(?,?,?,?,?,?,?,?,?,?)",
                 (record.get("id"), meta.get("canonical_url"), meta.get("version"), sig, line,
-                 blob, *rank_columns(record, self.affixes)))
+                 blob, *fields.rank))
             first = int(cur.lastrowid or 0) * WINDOW_SLOTS
             self.db.executemany(
                 "INSERT INTO fts(rowid, ver, title, headings, anchors, body) "
                 "VALUES(?,?,?,?,?,?)",
-                [(first + i, *row) for i, row in enumerate(fts_rows(record, self.affixes))])
+                [(first + i, *row) for i, row in enumerate(fields.rows)])
 
     # -- reading -------------------------------------------------------------------
     def versions(self) -> list[str]:

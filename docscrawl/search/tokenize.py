@@ -111,18 +111,44 @@ def _plain(token: str) -> bool:
 
 def index_text(text: str) -> str:
     """`text` as stored in an FTS5 column: the text itself, then the encoded compound
-    wholes and CamelCase words FTS5's tokenizer would not produce."""
-    added = [extra for extra in map(_added_terms, dict.fromkeys(_COMPOUND.findall(text)))
-             if extra]
+    wholes and CamelCase words FTS5's tokenizer would not produce.
+
+    A compound never spans white space, so the text's tokens are those of its
+    space-separated words, in order; a site repeats its words, so each word's tokens are
+    found once (`_word_tokens`) instead of scanning every text with the regex."""
+    seen: set[str] = set()
+    added: list[str] = []
+    cache = _WORD_TOKENS
+    for word in dict.fromkeys(text.split()):
+        tokens = cache.get(word)
+        for token in _word_tokens(word) if tokens is None else tokens:
+            if token not in seen:
+                seen.add(token)
+                added.append(_added_terms(token))
     return text + "\n" + " ".join(added) if added else text
+
+
+_WORD_TOKENS: dict[str, tuple[str, ...]] = {}
+_WORD_CACHE = 200_000   # bound on the word -> tokens cache
+
+
+def _word_tokens(word: str) -> tuple[str, ...]:
+    """The tokens of one space-free word that `index_text` appends terms for (the
+    compounds and CamelCase words, not the plain words FTS5 reads right itself)."""
+    found = _WORD_TOKENS.get(word)
+    if found is None:
+        if len(_WORD_TOKENS) >= _WORD_CACHE:
+            _WORD_TOKENS.clear()
+        found = () if _plain(word) else tuple(
+            token for token in _COMPOUND.findall(word) if not _plain(token))
+        _WORD_TOKENS[word] = found
+    return found
 
 
 @lru_cache(maxsize=1 << 16)
 def _added_terms(token: str) -> str:
-    """What `index_text` appends for one token (empty for a plain word); a site repeats
+    """What `index_text` appends for one token that is not a plain word; a site repeats
     its identifiers, so each is worked out once."""
-    if _plain(token):
-        return ""
     found = list(terms(token))
     return " ".join([encode(term) for term in found if not term.isalnum()]
                     + [term for term in found if term.isalnum()])
