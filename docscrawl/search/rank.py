@@ -28,7 +28,7 @@ from docscrawl.search.tokenize import (
     query_terms,
     stem,
 )
-from docscrawl.search.versions import unversioned, version_named
+from docscrawl.search.versions import unversioned, version_named, without_version
 
 POOL = 100
 MATCH_BUDGET = 4000     # chunks bm25 scores per query at most (about), see _within_budget
@@ -295,6 +295,8 @@ class Searcher:
     def search(self, query: str, *, version: str | None = None, k: int = 10) -> Result:
         version, source = self.resolve_version(query, version)
         filtered = version if source in ("filter", "query") else None
+        if source == "query" and version is not None:
+            query = without_version(query, version) or query
         terms = query_terms(query, known=lambda term: self._doc_count(term) > 0)
         lexical = self.lexical(terms, filtered)
         semantic = self.semantic(query, filtered, also=[rowid for rowid, _ in lexical])

@@ -81,9 +81,23 @@ def version_named(query: str, known: list[str]) -> str | None:
     forms = sorted(((form, version) for version in known for form in version_forms(version)),
                    key=lambda pair: len(pair[0]), reverse=True)
     for form, version in forms:
-        if re.search(r"(?<![\w.])v?" + re.escape(form) + r"(?![\w]|\.\d)", lowered):
+        if _mention(form).search(lowered):
             return version
     return None
+
+
+def without_version(query: str, version: str) -> str:
+    """The query with its mentions of `version` left out: a version named in a query
+    says where to look (the search filters by it), not what the answer says, and its
+    digits would match unrelated numbers ("requests 2.28" -> "Python 2 support")."""
+    for form in sorted(version_forms(version), key=len, reverse=True):
+        query = _mention(form).sub(" ", query)
+    return " ".join(query.split())
+
+
+def _mention(form: str) -> re.Pattern[str]:
+    """A version form as a whole token of a query (`v` prefix allowed), any case."""
+    return re.compile(r"(?<![\w.])v?" + re.escape(form) + r"(?![\w]|\.\d)", re.I)
 
 
 def unversioned(url: str, versions: list[str]) -> str:

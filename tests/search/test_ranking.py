@@ -107,3 +107,37 @@ def test_version_named_in_query(query: str, known: list[str], expected: str | No
     from docscrawl.search.versions import version_named
 
     assert version_named(query, known) == expected
+
+
+@pytest.mark.parametrize(("query", "version", "expected"), [
+    ("report a vulnerability in requests 2.28", "2.28", "report a vulnerability in requests"),
+    ("cmake --build in v3.25 please", "v3.25", "cmake --build in please"),
+    ("Flask 2.2 async views", "2.2.x", "Flask async views"),
+    ("fixed in 2.28.1", "2.28", "fixed in 2.28.1"),  # another version: kept
+])
+def test_without_version(query: str, version: str, expected: str) -> None:
+    from docscrawl.search.versions import without_version
+
+    assert without_version(query, version) == expected
+
+
+def test_a_version_named_in_the_query_filters_and_is_not_searched_for(tmp_path: Path) -> None:
+    pages = [page("faq.html", "FAQ", "2.28"), page("security.html", "Security", "2.28"),
+             page("old.html", "Security", "2.27")]
+    topics = ["sessions", "cookies", "timeouts", "proxies", "streaming", "adapters"]
+    pages += [page(f"{t}.html", t.title(), "2.28") for t in topics]
+    chunks = [chunk(f"{t}.html", t.title(), f"How requests handles {t}.", version="2.28")
+              for t in topics] + [
+        chunk("faq.html", "FAQ", "Requests 2.28 still runs on Python 2.7; 2.28 is the "
+              "last release for Python 2.", version="2.28"),
+        chunk("security.html", "Security", "Report a vulnerability to the maintainers "
+              "by mail; the process is below.", version="2.28"),
+        chunk("old.html", "Security", "Report a vulnerability to the maintainers.",
+              version="2.27"),
+    ]
+    write_output(tmp_path, pages, chunks)  # filler pages: bm25 needs word rarities
+    result = Searcher(SearchIndex.open(tmp_path, embedder="none")).search(
+        "report a vulnerability in requests 2.28", k=5)
+    assert result.version_source == "query"
+    urls = [hit.url() for hit in result.hits]
+    assert urls[0] == SITE + "security.html" and SITE + "old.html" not in urls
