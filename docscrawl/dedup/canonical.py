@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 from docscrawl.discovery.scope import Scope
 from docscrawl.discovery.urls import is_crawlable_url, normalize_url
-from docscrawl.extract.version import url_version, version_key
+from docscrawl.extract.version_token import url_version, version_key
 
 
 @dataclass(frozen=True, slots=True)

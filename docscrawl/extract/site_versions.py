@@ -35,12 +35,8 @@ from urllib.parse import unquote, urlsplit
 from lxml import etree
 
 from docscrawl.extract.model import ExtractionWarning, VersionEvidence, VersionInfo
-from docscrawl.extract.version import (
-    IN_TEXT_RE,
-    is_alias,
-    numbers_agree,
-    verdict,
-)
+from docscrawl.extract.version import numbers_agree, verdict
+from docscrawl.extract.version_token import IN_TEXT_RE, is_alias
 
 __all__ = ["SiteVersions", "page_signals"]
 

@@ -37,73 +37,34 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from typing import Any
-from urllib.parse import unquote, urlsplit
 
 from lxml import etree
 
 from docscrawl.extract.breadcrumbs import DocIndex, normalize_ws, visible_text
 from docscrawl.extract.model import ExtractionWarning, VersionEvidence, VersionInfo
+from docscrawl.extract.version_token import (
+    ALIASES,
+    IN_TEXT_RE,
+    as_token,
+    is_alias,
+    url_version,
+    version_key,
+    version_parts,
+    versions_agree,
+)
 
 __all__ = [
-    "ALIASES",
-    "DEFAULT_ALIASES",
     "detect_version",
     "evidence_of",
-    "is_alias",
     "numbers_agree",
     "page_version_key",
-    "url_version",
     "verdict",
-    "version_key",
-    "versions_agree",
 ]
 
 Element = etree._Element
 
-SOURCES = ("url", "canonical", "selector", "banner", "meta", "sidebar", "title")
-ALIASES = frozenset(
-    {
-        "latest",
-        "stable",
-        "dev",
-        "devel",
-        "develop",
-        "development",
-        "main",
-        "master",
-        "next",
-        "current",
-        "nightly",
-        "unstable",
-        "unreleased",
-        "edge",
-        "trunk",
-        "preview",
-    }
-)
-# Aliases that count as a URL directory segment, and where: "any" directory; "lead"
-# only as the first segment or right after a language code (`/dev/`, `/en/dev/`);
-# "docs" also right after docs/doc/documentation (`/docs/next/`). Other aliases
-# ("current", "develop"...) are too often ordinary directory names.
-URL_ALIASES: dict[str, str] = {
-    "latest": "any",
-    "stable": "any",
-    "nightly": "any",
-    "next": "docs",
-    "main": "docs",
-    "master": "docs",
-    "dev": "lead",
-}
-DOCS_SEGMENTS = frozenset({"docs", "doc", "documentation"})
-LANGUAGE_SEGMENT_RE = re.compile(r"^[a-z]{2}(?:[-_][a-zA-Z]{2,4})?$")
-_SUFFIX = r"(?:[-.]?(?:a|b|rc|alpha|beta|pre|dev|post)\.?\d*)?"
-_NUMBER = rf"(?:v\s?\d+(?:\.(?:\d+|x)){{0,3}}|\d+(?:\.(?:\d+|x)){{1,3}}){_SUFFIX}"
-# A whole token: "v2", "2.8", "7.2.x", "2.0.0rc1" (bare integers need the "v").
-TOKEN_RE = re.compile(rf"^{_NUMBER}$", re.IGNORECASE)
-# A token inside free text (selector labels, sidebar text): the first one wins.
-IN_TEXT_RE = re.compile(rf"(?<![\w.])({_NUMBER})(?!\w)", re.IGNORECASE)
 RTD_FLYOUT_RE = re.compile(r"\bv:\s*([\w.\-]+)")  # "Read the Docs v: latest"
-_PARTS_RE = re.compile(r"^v?\s?(\d+(?:\.\d+)*)(\.x)?[-.]?([a-z]+\.?\d*)?$", re.IGNORECASE)
+SOURCES = ("url", "canonical", "selector", "banner", "meta", "sidebar", "title")
 
 # Version switchers: text of the current choice.
 SELECTORS: tuple[str, ...] = (
@@ -157,64 +118,18 @@ TITLE_PATTERNS: tuple[re.Pattern[str], ...] = (
 TITLE_XPATH = etree.XPath("//head/title | //title")
 
 
-def _token(text: str | None) -> str | None:
-    """`text` as a version token (number or alias), or None."""
-    text = normalize_ws(text or "").strip("()[]")
-    if not text:
-        return None
-    if TOKEN_RE.match(text.replace(" ", "")) or text.casefold() in ALIASES:
-        return text.replace(" ", "")
-    return None
-
-
 def _token_in(text: str) -> str | None:
     """First version token in short free text ("v: 2.8", "v2.1 (stable)", "Next")."""
     text = normalize_ws(text)
-    if (match := RTD_FLYOUT_RE.search(text)) and (token := _token(match.group(1))):
+    if (match := RTD_FLYOUT_RE.search(text)) and (token := as_token(match.group(1))):
         return token
     if match := IN_TEXT_RE.search(text):
         return match.group(1).replace(" ", "")
-    if token := _token(text.split("(")[0]):
+    if token := as_token(text.split("(")[0]):
         return token
     words = [w.casefold().strip(":,()") for w in text.split()]
     alias = next((w for w in words if w in ALIASES), None)
     return alias if alias and len(words) <= 3 else None
-
-
-def url_version(url: str | None) -> str | None:
-    """The version a URL names, as written: the one rule for the whole code base.
-
-    The first directory segment (not the last segment, which names the page) that is a
-    version token (`v2`, `2.8`, `7.2.x`) or an alias in a place `URL_ALIASES` allows
-    (`/en/latest/`, `/docs/next/`). Bare integers (`/docs/16/`) are not versions here:
-    they count only as site-level evidence (`docscrawl.extract.site_versions`).
-    """
-    if not url:
-        return None
-    segments = unquote(urlsplit(url).path).split("/")[1:-1]  # directories only
-    for index, segment in enumerate(segments):
-        if UNDERSCORE_RELEASE_RE.match(segment):
-            return segment
-        if _token(segment) and _url_alias_ok(segment, segments[index - 1] if index else None):
-            return segment
-    return None
-
-
-# A release written with underscores (Boost's `/doc/libs/1_81_0/`): three parts, never a date.
-UNDERSCORE_RELEASE_RE = re.compile(r"^\d+_\d+_\d+$")
-
-
-def _url_alias_ok(segment: str, previous: str | None) -> bool:
-    """Numbers always count; an alias only in the places `URL_ALIASES` allows."""
-    place = URL_ALIASES.get(segment.casefold())
-    if not is_alias(segment):
-        return True
-    if place is None:
-        return False
-    lead = previous is None or bool(LANGUAGE_SEGMENT_RE.match(previous))
-    if place == "lead":
-        return lead
-    return place == "any" or lead or (previous or "").casefold() in DOCS_SEGMENTS
 
 
 def _first(index: DocIndex, selectors: tuple[str, ...]) -> Iterator[Element]:
@@ -234,7 +149,7 @@ def _from_banner(index: DocIndex) -> list[str]:
         text = visible_text(el)
         for phrase in BANNER_PHRASES:
             match = phrase.search(text)
-            if match and (token := _token(match.group(1).rstrip(".,;"))):
+            if match and (token := as_token(match.group(1).rstrip(".,;"))):
                 return [token]
     return []
 
@@ -244,13 +159,13 @@ def _from_meta(index: DocIndex) -> list[str]:
     found: list[str] = []
     for meta in index.root.iter("meta"):
         if (meta.get("name") or "").casefold() in META_NAMES:
-            found.extend(t for t in [_token(meta.get("content"))] if t)
+            found.extend(t for t in [as_token(meta.get("content"))] if t)
     for script in index.root.iter("script"):
         if script.get("id") == "documentation_options":
-            found.extend(t for t in [_token(script.get("data-version"))] if t)
+            found.extend(t for t in [as_token(script.get("data-version"))] if t)
         if script.get("src") is None and "DOCUMENTATION_OPTIONS" in (script.text or ""):
             match = DOC_OPTIONS_RE.search(script.text or "")
-            found.extend(t for t in [_token(match.group(1) if match else None)] if t)
+            found.extend(t for t in [as_token(match.group(1) if match else None)] if t)
     return found
 
 
@@ -266,28 +181,9 @@ def _from_title(index: DocIndex) -> list[str]:
         text = normalize_ws("".join(title.itertext()))
         for pattern in TITLE_PATTERNS:
             match = pattern.search(text)
-            if match and (token := _token(match.group(1))):
+            if match and (token := as_token(match.group(1))):
                 return [token]
     return []
-
-
-def _parts(token: str) -> tuple[tuple[int, ...], str] | None:
-    """Numeric parts and pre-release suffix, or None for aliases."""
-    match = _PARTS_RE.match(token.strip())
-    if not match:
-        return None
-    nums = tuple(int(p) for p in match.group(1).split("."))
-    return nums, (match.group(3) or "").casefold()
-
-
-def versions_agree(a: str, b: str) -> bool:
-    """True when two numeric tokens name the same version series (see module doc)."""
-    pa, pb = _parts(a), _parts(b)
-    if pa is None or pb is None:
-        return a.casefold() == b.casefold()
-    (na, sa), (nb, sb) = pa, pb
-    short, long_ = (na, nb) if len(na) <= len(nb) else (nb, na)
-    return long_[: len(short)] == short and (not sa or not sb or sa == sb)
 
 
 def _collect(
@@ -313,10 +209,6 @@ def _collect(
     return [VersionEvidence(source=s, value=v) for s, v in unique]
 
 
-def is_alias(value: str) -> bool:
-    return value.casefold() in ALIASES
-
-
 def detect_version(
     root: Element, url: str, canonical_url: str | None, *, index: DocIndex | None = None,
     selectors: tuple[str, ...] = (),
@@ -337,7 +229,7 @@ def numbers_agree(a: str, b: str) -> bool:
     if versions_agree(a, b):
         return True
     bare, dotted = (a, b) if BARE_NUMBER_RE.match(a) else (b, a)
-    parts = _parts(dotted)
+    parts = version_parts(dotted)
     return bool(BARE_NUMBER_RE.match(bare)) and parts is not None and len(parts[0]) >= 2 \
         and "".join(str(n) for n in parts[0][:2]) == bare
 
@@ -370,25 +262,6 @@ def verdict(
         return VersionInfo(aliases[0].value, "inferred", evidence), [warning]
     status = "consistent" if len({e.source for e in aliases}) >= 2 else "inferred"
     return VersionInfo(aliases[0].value, status, evidence), []
-
-
-# Aliases that name the default documentation, not a version of its own: `/latest/x` and
-# `/x` may be one page; `/next/x` and `/x` never are.
-DEFAULT_ALIASES = frozenset({"latest", "stable", "current"})
-
-
-def version_key(value: str | None) -> str | None:
-    """What two pages must share to be merged by content deduplication: the version
-    number normalized (`v2.8.x` -> `2.8`, `1_81_0` -> `1.81.0`), a non-default alias
-    (`next`, `dev`), or None (no version, or a default alias such as `latest`)."""
-    if not value:
-        return None
-    token = value.strip().casefold()
-    if token in DEFAULT_ALIASES:
-        return None
-    if token in ALIASES:
-        return token
-    return token.removeprefix("v").replace("_", ".").removesuffix(".x")
 
 
 def page_version_key(evidence: list[VersionEvidence], url: str) -> str | None:

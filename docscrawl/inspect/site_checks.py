@@ -22,7 +22,7 @@ import re
 from collections import Counter
 from typing import Any
 
-from docscrawl.extract.version import url_version
+from docscrawl.extract.version_token import url_version
 from docscrawl.inspect.output import EXAMPLES, OutputDir
 
 LINE_MIN_CHARS = 20  # shorter lines ("Parameters", "Returns") repeat legitimately

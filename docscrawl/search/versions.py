@@ -18,7 +18,7 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 
-from docscrawl.extract.version import url_version, version_key
+from docscrawl.extract.version_token import url_version, version_key
 
 
 def _directory(url: str) -> str:

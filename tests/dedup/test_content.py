@@ -7,7 +7,7 @@ import pytest
 from docscrawl.dedup.canonical import choose_canonical
 from docscrawl.dedup.content import content_hash, normalize_markdown
 from docscrawl.discovery.scope import Scope
-from docscrawl.extract.version import url_version, version_key
+from docscrawl.extract.version_token import url_version, version_key
 
 
 def test_whitespace_noise_does_not_change_the_hash() -> None:

@@ -8,7 +8,8 @@ import pytest
 from lxml import etree
 from parsel import Selector
 
-from docscrawl.extract.version import detect_version, versions_agree
+from docscrawl.extract.version import detect_version
+from docscrawl.extract.version_token import versions_agree
 
 PAGES = Path(__file__).resolve().parents[2] / "fixtures" / "pages" / "version"
 SCRAPY_SPIDERS = Path("/usr/share/doc/python-scrapy-doc/html/topics/spiders.html")
