@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 from docscrawl.search.tokenize import encode, index_text, stem, terms
@@ -143,9 +144,15 @@ def _rank_columns(record: dict[str, Any], meta: dict[str, Any], headings: list[s
     source = str(meta.get("source_url") or "")
     anchor = meta.get("anchor") or (source.split("#", 1)[1] if "#" in source else "")
     section = f"{meta.get('canonical_url')}#{anchor or ' > '.join(path)}"
-    heading_terms = {stem(t) for t in terms(" \n ".join([affixes.without(title), *headings]))}
+    heading_terms = frozenset().union(*map(_stemmed_terms, [affixes.without(title), *headings]))
     return (" ".join(sorted(heading_terms)), _code_level(record),
             str(meta.get("region") or "main_content"), section)
+
+
+@lru_cache(maxsize=1 << 15)
+def _stemmed_terms(text: str) -> frozenset[str]:
+    """The stemmed terms of one title or heading (a page's chunks repeat them)."""
+    return frozenset(stem(t) for t in terms(text))
 
 
 _FENCE = re.compile(r"^(```|~~~).*?^\1", re.M | re.S)
