@@ -122,9 +122,9 @@ def index_text(text: str) -> str:
     for word in dict.fromkeys(text.split()):
         tokens = cache.get(word)
         for token in _word_tokens(word) if tokens is None else tokens:
-            if token not in seen:
+            if token not in seen and (extra := _added_terms(token)):
                 seen.add(token)
-                added.append(_added_terms(token))
+                added.append(extra)
     return text + "\n" + " ".join(added) if added else text
 
 
