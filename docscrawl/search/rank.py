@@ -43,6 +43,8 @@ OFF_MAIN = 0.8
 AGGREGATE = 0.5
 LISTING = 0.7         # a chunk nearly all code, for a prose question (not a command, no identifier)
 WEAK = 0.25          # see _structural: a preferred result this far below the best
+PREFIX_MIN = 5       # see heading_match: a query word this long (letters) ...
+PREFIX_EXTRA = 3     # ... also matches a heading word that extends it by at most this
 
 
 def section_label(meta: dict[str, Any]) -> str:
@@ -325,7 +327,7 @@ class Searcher:
         for rowid, version, heading_terms, has_code, region, section, page, aggregate in rows:
             score = fused[rowid]
             if total:
-                found = sum(wanted.get(term, 0.0) for term in set(heading_terms.split()))
+                found = heading_match(wanted, set(heading_terms.split()))
                 score *= 1 + HEADING_BOOST * found / total
             if code_query and has_code:
                 score *= 1 + CODE_BOOST
@@ -362,6 +364,21 @@ class Searcher:
             [b[1] for b in best]).fetchall())
         return [Hit(score=score, record=json.loads(lines[rowid]), page_aggregate_of=copies)
                 for score, rowid, _page, copies in best]
+
+
+def heading_match(wanted: dict[str, float], heading_terms: set[str]) -> float:
+    """The idf weight of the query words a chunk's title and headings carry. The light
+    stemmer leaves some forms apart ("remote" / "Remotely", "debug" / "Debugger"): a query
+    word of PREFIX_MIN letters or more also matches a heading word that extends it by at
+    most PREFIX_EXTRA letters."""
+    found = 0.0
+    for term, weight in wanted.items():
+        if term in heading_terms or (
+                len(term) >= PREFIX_MIN and term.isalpha()
+                and any(h.startswith(term) and len(h) - len(term) <= PREFIX_EXTRA
+                        for h in heading_terms)):
+            found += weight
+    return found
 
 
 def fuse(lists: list[tuple[float, bool, list[tuple[int, float]]]]) -> dict[int, float]:

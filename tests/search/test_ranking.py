@@ -141,3 +141,18 @@ def test_a_version_named_in_the_query_filters_and_is_not_searched_for(tmp_path: 
     assert result.version_source == "query"
     urls = [hit.url() for hit in result.hits]
     assert urls[0] == SITE + "security.html" and SITE + "old.html" not in urls
+
+
+@pytest.mark.parametrize(("query_term", "heading_term", "matches"), [
+    ("remot", "remoteli", True),        # "remote" / "Remotely": the stemmer keeps -ly
+    ("debug", "debugger", True),
+    ("class", "classification", False),  # a longer word of its own
+    ("test", "testabl", False),          # too short to match by prefix
+    ("json.dumps", "json.dumpsx", False),  # identifiers match whole only
+])
+def test_heading_match_takes_near_forms(query_term: str, heading_term: str,
+                                        matches: bool) -> None:
+    from docscrawl.search.rank import heading_match
+
+    assert heading_match({query_term: 2.0, "other": 1.0}, {heading_term}) == (
+        2.0 if matches else 0.0)
