@@ -165,22 +165,23 @@ class _Renderer(TableRendering):
     def render(self) -> MainRender:
         parts: Parts = []
         if self.preamble is not None:
-            self.record = False
-            try:
-                parts = self.block(self.preamble)
-            finally:
-                self.record = True
+            parts = self._unrecorded(self.preamble)
         parts += self.children(self.main)
         for note in self.notes:
-            self.record = False
-            try:
-                parts += self.block(note)
-            finally:
-                self.record = True
+            parts += self._unrecorded(note)
         self.close_section()
         body = "\n\n".join(md for _, md in parts if md).strip("\n")
         self.out.markdown = body + "\n" if body else ""
         return self.out
+
+    def _unrecorded(self, el: etree._Element) -> Parts:
+        """A block outside the main element (the title block, a note), rendered without
+        recording its links: `links.page_links` reports them in their own region."""
+        self.record = False
+        try:
+            return self.block(el)
+        finally:
+            self.record = True
 
     # ---- block level ------------------------------------------------------------------
 

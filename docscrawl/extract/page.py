@@ -24,6 +24,7 @@ from docscrawl.extract.regions import RegionMap, classify
 from docscrawl.extract.section_path import active_sidebar_trail
 from docscrawl.extract.site_profile import SiteSelectors
 from docscrawl.extract.template_content import (
+    Dropped,
     placed,
     template_elements,
     template_warning,
@@ -191,21 +192,20 @@ def extract_page(root: etree._Element, url: str, *, html: str | None = None,
     render = render_main(main_el, base_url=base, preamble=structure.title_el,
                          excluded=structure.excluded, notes=structure.notes)
     signed = sign_blocks(render.blocks, structure.main_locator)
-    if template_table is not None and template_table.warm and (
-        dropped := template_elements(root, structure.main_locator, render.blocks, signed,
-                                     template_table, render.elements)
-    ):
+    dropped: Dropped = {}
+    if template_table is not None and template_table.warm:
+        dropped = template_elements(root, structure.main_locator, render.blocks, signed,
+                                    template_table, render.elements)
+    left_out: list[Link] = []  # the renderer's links of the blocks taken out
+    if dropped:
         rendered = render.links
         render = without_blocks(render, {verdict.block.ordinal for verdict, _ in dropped.values()})
         regions = with_template_regions(regions, dropped)
         warnings.append(template_warning(dropped))
         kept = {id(link) for link in render.links}
-        links = placed(page_links(root, base, regions=regions, main_el=main_el,
-                                  main_links=render.links),
-                       [link for link in rendered if id(link) not in kept], dropped)
-    else:
-        links = page_links(root, base, regions=regions, main_el=main_el,
-                           main_links=render.links)
+        left_out = [link for link in rendered if id(link) not in kept]
+    links = placed(page_links(root, base, regions=regions, main_el=main_el,
+                              main_links=render.links), left_out, dropped)
     crumbs = extract_breadcrumbs(root, html, base, index=index, selectors=site.breadcrumb)
     section_path = active_sidebar_trail(root, base, index=index)
     version, version_warnings = detect_version(root, url, canonical, index=index,

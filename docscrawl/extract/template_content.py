@@ -24,7 +24,7 @@ from docscrawl.extract.template_table import (
     template_blocks,
 )
 
-__all__ = ["TEMPLATE_WARNING", "placed", "template_elements", "template_warning",
+__all__ = ["TEMPLATE_WARNING", "Dropped", "placed", "template_elements", "template_warning",
            "with_template_regions", "without_blocks"]
 
 Dropped = dict[etree._Element, tuple[TemplateBlock, Region]]
@@ -172,6 +172,8 @@ def placed(links: list[Link], left_out: list[Link], dropped: Dropped) -> list[Li
     while its region stays the template's. `left_out` are the renderer's links of the
     blocks taken out, in order; a page link is matched to the first unused one with its
     URL and text. Changed in place; returned for convenience."""
+    if not left_out:
+        return links
     template = {region.locator for _, region in dropped.values()}
     waiting: dict[tuple[str, str], list[Link]] = {}
     for link in left_out:

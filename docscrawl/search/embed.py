@@ -104,15 +104,14 @@ class _StaticModel:
         words are tokenized instead in groups joined by spaces, and each token is given
         back to the word its offset falls in. The vocabulary has no piece with `▁` inside
         it, so no token spans two words and the ids are those of each word alone."""
+        import numpy as np
+
         new = [word for word in dict.fromkeys(words) if word not in self._ids]
         if len(self._ids) + len(new) > self.CACHE_WORDS:
             self._ids.clear()
-        import numpy as np
-
-        for word in new:
-            if not word:
-                self._ids[word] = []  # a run of spaces: no token, as in the whole text
-        new = [word for word in new if word]
+        if "" in new:  # a run of spaces: no token, as in the whole text
+            self._ids[""] = []
+            new.remove("")
         groups = [new[i:i + TOKENIZE_GROUP] for i in range(0, len(new), TOKENIZE_GROUP)]
         # encode_batch, not encode_batch_fast: the fast one leaves the offsets out
         encodings = self._tokenizer.encode_batch([" ".join(group) for group in groups],

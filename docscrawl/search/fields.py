@@ -102,19 +102,19 @@ def windows(body: str, size: int = WINDOW_CHARS) -> list[str]:
     return [*found, current] if current else found
 
 
-class ChunkFields(NamedTuple):
+class IndexFields(NamedTuple):
     """What the index stores for a chunk besides its JSON line, worked out in one pass."""
     rank: tuple[str, int, str, str]                # see `_rank_columns`
     rows: list[tuple[str, str, str, str, str]]     # see `_fts_rows`
     embed: str                                     # see `_embed_text`
 
 
-def chunk_fields(record: dict[str, Any], affixes: SiteAffixes) -> ChunkFields:
+def index_fields(record: dict[str, Any], affixes: SiteAffixes) -> IndexFields:
     """The rank columns, FTS rows and embedding text of one chunk record."""
     meta = record.get("metadata") or {}
     headings = _headings(record)
     body = LINK_DESTINATION.sub("]", str(record.get("markdown") or ""))
-    return ChunkFields(_rank_columns(record, meta, headings, affixes),
+    return IndexFields(_rank_columns(record, meta, headings, affixes),
                        _fts_rows(meta, headings, body, affixes), _embed_text(meta, body))
 
 

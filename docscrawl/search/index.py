@@ -31,7 +31,7 @@ from docscrawl.search.fields import (
     EMBED_CHARS,
     WINDOW_SLOTS,
     SiteAffixes,
-    chunk_fields,
+    index_fields,
 )
 from docscrawl.search.versions import choose_default, default_aliases
 
@@ -342,7 +342,7 @@ class SearchIndex:
                 record = json.loads(line)
             except ValueError:
                 continue
-            records.append((record, line, sig, known, chunk_fields(record, self.affixes)))
+            records.append((record, line, sig, known, index_fields(record, self.affixes)))
         vectors = None
         if self.embedder is not None:
             vectors = self.embedder.embed([fields.embed for *_, fields in records])

@@ -57,7 +57,6 @@ def default_aliases(pages: Iterable[tuple[str | None, list[str]]],
         places |= {named for url in urls if (named := url_version(url))
                    and not (version and version_key(named) == version_key(version))}
         places |= {majority[d] for url in urls if (d := _directory(url)) in majority}
-        places.discard(None)
         for other in places - {default}:
             totals[other] += 1
             if default in places:
@@ -77,11 +76,10 @@ def version_forms(version: str) -> set[str]:
 
 def version_named(query: str, known: list[str]) -> str | None:
     """The version of `known` the query names as a whole token (longest form first)."""
-    lowered = query.lower()
     forms = sorted(((form, version) for version in known for form in version_forms(version)),
                    key=lambda pair: len(pair[0]), reverse=True)
     for form, version in forms:
-        if _mention(form).search(lowered):
+        if _mention(form).search(query):
             return version
     return None
 
