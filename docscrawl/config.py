@@ -1,12 +1,20 @@
 """Spider arguments (`-a name=value`) turned into one validated `CrawlConfig`.
 
 Every problem raises `ConfigError` with one line naming the argument, before any request.
+
+The secrets (`http_pass`, `auth_header`) can stay off the command line, where `ps`,
+Scrapyd's logs and `listjobs.json` would show them: `-a http_pass_file=PATH` and
+`-a auth_header_file=PATH` read them from a file (one trailing newline dropped), and the
+environment variables `DOCSCRAWL_HTTP_PASS` and `DOCSCRAWL_AUTH_HEADER` are used when no
+argument gives them. No error message ever echoes a secret.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,9 +26,13 @@ from docscrawl.hostlabel import default_host_label
 RENDER_MODES = ("auto", "always", "never")
 KNOWN_ARGS = (
     "site", "out", "allow", "deny", "render", "max_pages", "max_depth", "config", "state",
-    "http_user", "http_pass", "auth_header", "extract", "keep_aggregates",
+    "http_user", "http_pass", "http_pass_file", "auth_header", "auth_header_file", "extract",
+    "keep_aggregates",
 )
 SECRET_ARGS = frozenset({"http_pass", "auth_header"})
+# Where a secret comes from when no argument gives it.
+SECRET_ENV = {"http_pass": "DOCSCRAWL_HTTP_PASS", "auth_header": "DOCSCRAWL_AUTH_HEADER"}
+SECRET_FILE_MAX_BYTES = 64 * 1024
 REDACTED = "***"
 
 
@@ -45,6 +57,8 @@ class CrawlConfig:
     http_user: str | None = None
     http_pass: str | None = field(default=None, repr=False)
     auth_header: tuple[str, str] | None = field(default=None, repr=False)
+    http_pass_file: Path | None = None  # where http_pass was read from, if from a file
+    auth_header_file: Path | None = None
     extract: bool = True  # False: an inventory crawl (discovery and crawl log only)
     keep_aggregates: bool = False  # True: chunks of aggregate pages stay in chunks.jsonl
 
@@ -67,7 +81,9 @@ class CrawlConfig:
             "state": str(self.state_dir) if self.state_dir else None,
             "http_user": self.http_user,
             "http_pass": REDACTED if self.http_pass else None,
+            "http_pass_file": str(self.http_pass_file) if self.http_pass_file else None,
             "auth_header": f"{self.auth_header[0]}: {REDACTED}" if self.auth_header else None,
+            "auth_header_file": str(self.auth_header_file) if self.auth_header_file else None,
             "extract": "on" if self.extract else "off",
             "keep_aggregates": "on" if self.keep_aggregates else "off",
         }
@@ -78,6 +94,9 @@ def parse_site(value: str | None) -> str:
     if not value or not value.strip():
         raise ConfigError("argument site: missing; pass -a site=https://docs.example.com/v2/")
     site = value.strip()
+    if re.match(r"[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*@", site):  # not echoed: a password
+        raise ConfigError("argument site: user:password@ in the URL is not supported; "
+                          "use http_user with http_pass_file")
     try:
         parts = urlsplit(site)
         port_ok = parts.port is None or 0 < parts.port < 65536
@@ -159,19 +178,61 @@ def load_profile(value: str | None) -> tuple[dict[str, Any], Path | None]:
     return data, path
 
 
-def parse_auth_header(value: str | None) -> tuple[str, str] | None:
-    """`Name: value` -> (name, value); the value is never echoed in an error."""
+def parse_auth_header(value: str | None, *,
+                      source: str = "argument auth_header") -> tuple[str, str] | None:
+    """`Name: value` on one line -> (name, value); the value is never echoed in an error.
+    `source` names where the value came from in the error."""
     if not value:
         return None
     name, sep, secret = value.partition(":")
     name = name.strip()
-    if not sep or not name or not secret.strip() or not re.fullmatch(r"[A-Za-z0-9-]+", name):
-        raise ConfigError("argument auth_header: must look like 'Name: value'")
+    if (not sep or not name or not secret.strip() or not re.fullmatch(r"[A-Za-z0-9-]+", name)
+            or any(char in secret for char in "\r\n\0")):
+        raise ConfigError(f"{source}: must look like 'Name: value' on one line")
     return name, secret.strip()
 
 
-def build_config(args: dict[str, Any], *, output_root: str | None = None) -> CrawlConfig:
-    """Validate spider arguments into a CrawlConfig (raises ConfigError)."""
+def read_secret_file(name: str, value: str) -> str:
+    """The secret in file `value` (argument `name`), one trailing newline dropped. Errors
+    name the argument and the file, never the content."""
+    try:
+        with Path(value).open("rb") as handle:
+            data = handle.read(SECRET_FILE_MAX_BYTES + 1)
+    except OSError as exc:
+        raise ConfigError(f"argument {name}: cannot read {value!r} ({exc.strerror})") from None
+    if len(data) > SECRET_FILE_MAX_BYTES:
+        raise ConfigError(f"argument {name}: {value!r} is larger than "
+                          f"{SECRET_FILE_MAX_BYTES // 1024} KiB")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ConfigError(f"argument {name}: {value!r} is not UTF-8 text") from None
+    text = text.removesuffix("\n").removesuffix("\r")
+    if not text:
+        raise ConfigError(f"argument {name}: {value!r} is empty")
+    return text
+
+
+def read_secret(args: dict[str, Any], name: str,
+                environ: Mapping[str, str]) -> tuple[str | None, Path | None, str]:
+    """A secret given as `-a name=...`, `-a name_file=PATH` or in the environment (used
+    only when neither argument is given): (value, file, what to name in an error)."""
+    value, path = args.get(name) or None, args.get(f"{name}_file") or None
+    if value and path:
+        raise ConfigError(f"argument {name}_file: give {name} one way only "
+                          f"(argument {name} is given too)")
+    if path:
+        return read_secret_file(f"{name}_file", path), Path(path), f"argument {name}_file"
+    if value:
+        return value, None, f"argument {name}"
+    variable = SECRET_ENV[name]
+    return environ.get(variable) or None, None, f"environment variable {variable}"
+
+
+def build_config(args: dict[str, Any], *, output_root: str | None = None,
+                 environ: Mapping[str, str] | None = None) -> CrawlConfig:
+    """Validate spider arguments into a CrawlConfig (raises ConfigError). `environ` (default
+    `os.environ`) may hold the secrets no argument gives (`SECRET_ENV`)."""
     unknown = sorted(set(args) - set(KNOWN_ARGS) - {"_job"})
     if unknown:
         raise ConfigError(
@@ -189,6 +250,14 @@ def build_config(args: dict[str, Any], *, output_root: str | None = None) -> Cra
     extract = parse_switch("extract", args.get("extract"), default=True)
     if not extract and state:
         raise ConfigError("argument extract: off keeps no state; leave out argument state")
+    environ = os.environ if environ is None else environ
+    http_user = args.get("http_user") or None
+    http_pass, http_pass_file, pass_source = read_secret(args, "http_pass", environ)
+    if http_pass and not http_user:
+        if pass_source.startswith("argument"):
+            raise ConfigError(f"{pass_source}: needs argument http_user")
+        http_pass = None  # the environment's password, for crawls that name a user
+    header, auth_header_file, header_source = read_secret(args, "auth_header", environ)
     return CrawlConfig(
         site=site,
         out_dir=out_dir,
@@ -200,9 +269,11 @@ def build_config(args: dict[str, Any], *, output_root: str | None = None) -> Cra
         profile=profile,
         profile_path=profile_path,
         state_dir=Path(state) if state else None,
-        http_user=args.get("http_user") or None,
-        http_pass=args.get("http_pass") or None,
-        auth_header=parse_auth_header(args.get("auth_header")),
+        http_user=http_user,
+        http_pass=http_pass,
+        auth_header=parse_auth_header(header, source=header_source),
+        http_pass_file=http_pass_file,
+        auth_header_file=auth_header_file,
         extract=extract,
         keep_aggregates=parse_switch("keep_aggregates", args.get("keep_aggregates"),
                                      default=False),

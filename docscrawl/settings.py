@@ -1,5 +1,7 @@
 """Scrapy settings for docscrawl. Every `DOCSCRAWL_*` setting is documented in the README."""
 
+import os
+
 from docscrawl import __version__
 
 BOT_NAME = "docscrawl"
@@ -40,6 +42,8 @@ AUTOTHROTTLE_TARGET_CONCURRENCY = 4.0
 DOWNLOAD_TIMEOUT = 30
 DOWNLOAD_MAXSIZE = 20 * 1024 * 1024
 DOWNLOAD_WARNSIZE = 5 * 1024 * 1024
+# Bytes of a response's status line and headers (docscrawl.crawl.headlimit); more: too_large.
+DOCSCRAWL_MAX_HEADER_BYTES = 256 * 1024
 RETRY_ENABLED = True
 RETRY_TIMES = 2
 # Seconds before retry n: DOCSCRAWL_RETRY_BACKOFF * 2**n; Retry-After (429/503) wins
@@ -57,7 +61,10 @@ DOWNLOADER_MIDDLEWARES = {
     "scrapy.downloadermiddlewares.retry.RetryMiddleware": None,
     "docscrawl.middlewares.retry.BackoffRetryMiddleware": 550,
     "scrapy.downloadermiddlewares.httpauth.HttpAuthMiddleware": None,
-    "docscrawl.middlewares.auth.SiteCredentialsMiddleware": 300,
+    # last before the download (after HttpCache, 900): credentials are added to the request
+    # there and taken off once it is answered, so no retry or re-issue carries them back to
+    # the scheduler's disk queue (JOBDIR)
+    "docscrawl.middlewares.auth.SiteCredentialsMiddleware": 950,
     # below HttpCompression (590): sees decoded bodies; re-issues sparse pages to Chromium
     "docscrawl.render.middleware.RenderMiddleware": 585,
 }
@@ -113,8 +120,9 @@ DOCSCRAWL_TEMPLATE_WARMUP = True
 # Retrieval chunks: target size in approximate tokens (see README), hard maximum (0: 2x target).
 DOCSCRAWL_CHUNK_TOKENS = 400
 DOCSCRAWL_CHUNK_MAX_TOKENS = 0
-# Distributed mode (docscrawl.distributed): on when DOCSCRAWL_REDIS_URL is set.
-DOCSCRAWL_REDIS_URL = ""
+# Distributed mode (docscrawl.distributed): on when DOCSCRAWL_REDIS_URL is set. The environment
+# variable of that name is the default: a password in it stays off the command line (ps).
+DOCSCRAWL_REDIS_URL = os.environ.get("DOCSCRAWL_REDIS_URL", "")
 DOCSCRAWL_REDIS_CRAWL_KEY = ""  # default: the seed URL
 DOCSCRAWL_REDIS_LEASE = 60.0  # seconds before a silent worker's pages go back to the queue
 DOCSCRAWL_REDIS_QUIET = 10.0  # seconds with nothing queued or leased before workers stop
@@ -125,3 +133,6 @@ DOCSCRAWL_PROGRESS_INTERVAL = 5.0
 # Every DNS answer is checked against the SSRF guard: the address connected to is the one
 # checked (docscrawl.discovery.resolver).
 TWISTED_DNS_RESOLVER = "docscrawl.discovery.resolver.GuardedResolver"
+# A crawl whose seed is private or loopback may also reach link-local and cloud metadata
+# addresses (169.254.169.254...) when True (docscrawl.discovery.netguard).
+DOCSCRAWL_ALLOW_LINK_LOCAL = False

@@ -55,6 +55,7 @@ class SkipReason(StrEnum):
     META_REFRESH = "meta_refresh"
     STATE_MISSING = "state_missing"
     TASK_DROPPED = "task_dropped"
+    UNTRUSTED_TASK = "untrusted_task"  # distributed: a queued task that is not a task
 
 
 class FailReason(StrEnum):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -87,3 +88,116 @@ def test_bad_profile_content(tmp_path: Path, content: str) -> None:
     profile.write_text(content, encoding="utf-8")
     with pytest.raises(ConfigError, match=r"^argument config"):
         build_config({"site": "https://d.example/", "config": str(profile)})
+
+
+# ---- secrets: from a file or the environment, never echoed --------------------------------
+
+SITE = {"site": "https://d.example/"}
+SECRET = "s3cr3t-Ω-value"
+
+
+def test_secrets_from_the_environment() -> None:
+    environ = {"DOCSCRAWL_HTTP_PASS": SECRET, "DOCSCRAWL_AUTH_HEADER": f"X-Token: {SECRET}"}
+    config = build_config({**SITE, "http_user": "alice"}, environ=environ)
+    assert (config.http_user, config.http_pass) == ("alice", SECRET)
+    assert config.auth_header == ("X-Token", SECRET)
+    arguments = config.as_arguments()
+    assert arguments["http_pass"] == "***" and arguments["auth_header"] == "X-Token: ***"
+    assert SECRET not in repr(config) and SECRET not in str(arguments)
+
+
+def test_the_environments_password_waits_for_a_user() -> None:
+    config = build_config(SITE, environ={"DOCSCRAWL_HTTP_PASS": SECRET})
+    assert (config.http_user, config.http_pass) == (None, None)
+
+
+def test_an_argument_wins_over_the_environment(tmp_path: Path) -> None:
+    environ = {"DOCSCRAWL_HTTP_PASS": "from-env", "DOCSCRAWL_AUTH_HEADER": "X-Env: e"}
+    given = build_config({**SITE, "http_user": "u", "http_pass": "given",
+                          "auth_header": "X-Given: g"}, environ=environ)
+    assert (given.http_pass, given.auth_header) == ("given", ("X-Given", "g"))
+    secret = tmp_path / "pass"
+    secret.write_text("from-file\n", encoding="utf-8")
+    from_file = build_config({**SITE, "http_user": "u", "http_pass_file": str(secret)},
+                             environ=environ)
+    assert (from_file.http_pass, from_file.http_pass_file) == ("from-file", secret)
+    assert from_file.as_arguments()["http_pass_file"] == str(secret)
+
+
+@pytest.mark.parametrize(("content", "expected"), [
+    (f"{SECRET}\n".encode(), SECRET),
+    (f"{SECRET}\r\n".encode(), SECRET),
+    (SECRET.encode(), SECRET),
+    (f"{SECRET}\n\n".encode(), f"{SECRET}\n"),  # one newline only
+    (f" {SECRET} \n".encode(), f" {SECRET} "),  # a password may start or end with a space
+])
+def test_secret_files_lose_one_trailing_newline(
+    tmp_path: Path, content: bytes, expected: str,
+) -> None:
+    path = tmp_path / "pass"
+    path.write_bytes(content)
+    config = build_config({**SITE, "http_user": "u", "http_pass_file": str(path)}, environ={})
+    assert config.http_pass == expected
+
+
+def test_auth_header_from_a_file(tmp_path: Path) -> None:
+    path = tmp_path / "header"
+    path.write_text(f"Authorization: Bearer {SECRET}\n", encoding="utf-8")
+    config = build_config({**SITE, "auth_header_file": str(path)}, environ={})
+    assert config.auth_header == ("Authorization", f"Bearer {SECRET}")
+    assert config.as_arguments()["auth_header"] == "Authorization: ***"
+
+
+def write(path: Path, content: bytes) -> str:
+    path.write_bytes(content)
+    return str(path)
+
+
+@pytest.mark.parametrize(("make", "named", "says"), [
+    (lambda d: {"http_user": "u", "http_pass_file": str(d / "missing")},
+     "argument http_pass_file", "cannot read"),
+    (lambda d: {"http_user": "u", "http_pass_file": str(d)}, "argument http_pass_file",
+     "cannot read"),
+    (lambda d: {"http_user": "u", "http_pass_file": write(d / "e", b"\n")},
+     "argument http_pass_file", "is empty"),
+    (lambda d: {"http_user": "u", "http_pass_file": write(d / "b", SECRET.encode("utf-16"))},
+     "argument http_pass_file", "not UTF-8"),
+    (lambda d: {"http_user": "u", "http_pass_file": write(d / "big", b"x" * 70_000)},
+     "argument http_pass_file", "larger than 64 KiB"),
+    (lambda d: {"http_user": "u", "http_pass": SECRET,
+                "http_pass_file": write(d / "p", SECRET.encode())},
+     "argument http_pass_file", "one way only"),
+    (lambda d: {"http_pass": SECRET}, "argument http_pass", "needs argument http_user"),
+    (lambda d: {"http_pass_file": write(d / "p", SECRET.encode())}, "argument http_pass_file",
+     "needs argument http_user"),
+    (lambda d: {"auth_header_file": write(d / "h", SECRET.encode())},
+     "argument auth_header_file", "'Name: value'"),
+    (lambda d: {"auth_header_file": write(d / "h", f"X-A: {SECRET}\nX-B: 2".encode())},
+     "argument auth_header_file", "on one line"),
+    (lambda d: {"auth_header": f"X-A: {SECRET}\r\nX-Injected: 1"}, "argument auth_header",
+     "on one line"),
+    (lambda d: {"auth_header": SECRET, "auth_header_file": write(d / "h", b"X-A: 1")},
+     "argument auth_header_file", "one way only"),
+])  # fmt: skip
+def test_bad_secrets_name_the_argument_and_never_echo_the_secret(
+    tmp_path: Path, make: Any, named: str, says: str,
+) -> None:
+    with pytest.raises(ConfigError) as info:
+        build_config({**SITE, **make(tmp_path)}, environ={})
+    message = str(info.value)
+    assert message.startswith(named + ":") and says in message, message
+    assert "\n" not in message and SECRET not in message and "s3cr3t" not in message
+
+
+def test_a_bad_auth_header_in_the_environment_names_the_variable() -> None:
+    with pytest.raises(ConfigError) as info:
+        build_config(SITE, environ={"DOCSCRAWL_AUTH_HEADER": SECRET})
+    assert str(info.value) == ("environment variable DOCSCRAWL_AUTH_HEADER: must look like "
+                               "'Name: value' on one line")
+
+
+def test_credentials_in_the_site_url_are_refused_unechoed() -> None:
+    with pytest.raises(ConfigError) as info:
+        build_config({"site": f"https://alice:{SECRET}@d.example/docs/"}, environ={})
+    assert str(info.value).startswith("argument site: user:password@ in the URL")
+    assert SECRET not in str(info.value)

@@ -21,6 +21,9 @@ ROBOTS = "User-agent: docscrawl\nDisallow: /private/\nAllow: /private/ok$\nSitem
     ("protego._utils", "_quote_path"),
     ("scrapy_playwright.handler", "ScrapyPlaywrightDownloadHandler"),
     ("scrapy_playwright.page", "PageMethod"),
+    # docscrawl.crawl.headlimit replaces it with a parser that bounds the response head
+    ("scrapy.core.downloader.handlers.http11", "_LenientHTTPClientParser"),
+    ("twisted.web._newclient", "HTTPClientParser"),
 ])
 def test_private_module_names_exist(module: str, name: str) -> None:
     assert hasattr(importlib.import_module(module), name), f"{module}.{name} disappeared"

@@ -18,6 +18,7 @@ from scrapy.crawler import Crawler
 from docscrawl.config import ConfigError, build_config
 from docscrawl.crawl.politeness import apply_politeness
 from docscrawl.distributed import REDIS_MISSING, redis_installed
+from docscrawl.distributed.connect import connection_problem
 from docscrawl.incremental.state import DB_NAME, StateError, StateStore
 
 DOCS_SPIDER = "docs"
@@ -54,6 +55,9 @@ class Command(ScrapyCrawlCommand):
                 check_state(config.state_dir or config.out_dir)
                 if self.settings.get("DOCSCRAWL_REDIS_URL") and not redis_installed():
                     raise ConfigError(f"setting DOCSCRAWL_REDIS_URL: {REDIS_MISSING}")
+                if self.settings.get("DOCSCRAWL_REDIS_URL") and (problem := connection_problem(
+                        self.settings.get("DOCSCRAWL_REDIS_URL"))):  # password redacted
+                    raise ConfigError(f"setting DOCSCRAWL_REDIS_URL: {problem}")
                 apply_politeness(self.settings, config.site)
             except (ConfigError, ValueError) as exc:
                 print(f"docscrawl: error: {exc}", file=sys.stderr)

@@ -15,6 +15,8 @@ from twisted.internet import error as twisted_error
 from twisted.python.failure import Failure
 from twisted.web._newclient import ResponseFailed, ResponseNeverReceived
 
+from docscrawl.crawl.headlimit import head_too_large
+
 BROWSER_UNAVAILABLE = "browser_unavailable"
 
 
@@ -49,6 +51,8 @@ def classify_failure(failure: Failure) -> tuple[str, str]:
         return "too_large", detail
     if isinstance(exc, IgnoreRequest) and "DOWNLOAD_MAXSIZE" in str(exc):
         return "too_large", detail  # decompressed body (a gzip bomb) over the limit
+    if (too_large := head_too_large(exc)) is not None:
+        return "too_large", str(too_large)
     for types, reason in FAILURE_REASONS:
         if isinstance(exc, types):
             return reason, str(exc) if isinstance(exc, RenderError | NoBrowserError) else detail

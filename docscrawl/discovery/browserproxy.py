@@ -13,7 +13,11 @@ lookup can differ. A refused request gets a 403 whose `X-Docscrawl-Refused` head
 the rule; the guard remembers the host (`refused_at_connect`).
 
 Chromium's own resolver is switched off (`--host-resolver-rules`, all but the proxy), and
-WebRTC may not send UDP outside the proxy, so nothing bypasses it. A proxy configured in the
+WebRTC may not send UDP outside the proxy, so nothing bypasses it. The proxy serves the crawl's
+own browser alone: each proxy starts with a random secret that Chromium is given through
+Playwright's proxy credentials (`launch_proxy`), and a request without it gets a 407, so
+another local process cannot use the proxy to reach what the crawl may reach. A proxy
+configured in the
 environment (`http_proxy`, `https_proxy`, honouring `no_proxy`) is chained to, unchecked,
 as Scrapy's own requests use it. Plain http requests are served one per connection
 (`Connection: close` both ways), which keeps the proxy free of HTTP framing.
@@ -22,8 +26,11 @@ as Scrapy's own requests use it. Plain http requests are served one per connecti
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
+import hmac
 import logging
+import secrets
 import socket
 from collections.abc import Callable
 from urllib.parse import urlsplit
@@ -42,6 +49,7 @@ HOP_HEADERS = frozenset({b"connection", b"keep-alive", b"proxy-connection",
                          b"proxy-authorization", b"proxy-authenticate", b"te", b"trailer",
                          b"upgrade"})
 CHUNK = 64 * 1024
+PROXY_USER = "docscrawl"
 
 
 class Refused(Exception):
@@ -57,6 +65,10 @@ class GuardProxy:
         self._tasks: set[asyncio.Task[None]] = set()
         self.refused: list[tuple[str, str]] = []  # (host, rule), for tests and stats
         self.connections = 0
+        self.unauthorized = 0  # requests without the proxy secret (answered 407)
+        self._secret = secrets.token_urlsafe(24)
+        self._expected = b"Basic " + base64.b64encode(
+            f"{PROXY_USER}:{self._secret}".encode())
 
     @property
     def port(self) -> int:
@@ -67,12 +79,25 @@ class GuardProxy:
         self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
         return self
 
+    def launch_proxy(self) -> dict[str, str]:
+        """Playwright's `proxy` launch option: every request through this proxy, loopback
+        included (`<-loopback>`), with the proxy's secret (Playwright answers the 407)."""
+        return {"server": f"http://127.0.0.1:{self.port}", "bypass": "<-loopback>",
+                "username": PROXY_USER, "password": self._secret}
+
     def chromium_args(self) -> list[str]:
-        """Chromium flags that send every request through this proxy."""
-        return [f"--proxy-server=http://127.0.0.1:{self.port}",
-                "--proxy-bypass-list=<-loopback>",
-                "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
+        """Chromium flags that leave no way around the proxy: no resolver of its own, no
+        UDP outside it."""
+        return ["--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
                 "--force-webrtc-ip-handling-policy=disable_non_proxied_udp"]
+
+    def _authorized(self, head_lines: list[bytes]) -> bool:
+        """True when the request carries this proxy's secret."""
+        for line in head_lines:
+            name, _, value = line.partition(b":")
+            if name.strip().lower() == b"proxy-authorization":
+                return hmac.compare_digest(value.strip(), self._expected)
+        return False
 
     async def close(self) -> None:
         if self._server is not None:
@@ -96,6 +121,10 @@ class GuardProxy:
             if head is None:
                 return
             method, target, rest = _request_line(head)
+            if not self._authorized(rest):
+                self.unauthorized += 1
+                _answer(writer, 407, "proxy authentication required")
+                return
             if method == "CONNECT":
                 host, _, port = target.rpartition(":")
                 up_reader, upstream = await self._open(host, int(port), "https",
@@ -197,9 +226,12 @@ def _rewritten(method: str, path: str, headers: list[bytes]) -> bytes:
 
 def _answer(writer: asyncio.StreamWriter, status: int, text: str, *,
             refused: str | None = None) -> None:
-    reason = {400: "Bad Request", 403: "Forbidden", 502: "Bad Gateway"}[status]
+    reason = {400: "Bad Request", 403: "Forbidden", 407: "Proxy Authentication Required",
+              502: "Bad Gateway"}[status]
     body = f"docscrawl: {text}\n".encode("utf-8", "replace")
     extra = f"{REFUSED_HEADER}: {refused}\r\n" if refused else ""
+    if status == 407:
+        extra += 'Proxy-Authenticate: Basic realm="docscrawl"\r\n'
     writer.write(f"HTTP/1.1 {status} {reason}\r\nContent-Type: text/plain\r\n{extra}"
                  f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode("latin-1")
                  + body)

@@ -194,15 +194,9 @@ class Frontier:
         lastmod: str | None = None, inherit: PageTrack | None = None,
     ) -> Verdict:
         """Robots.txt, duplicate normalized URL and max_pages; claims the URL on `fetch`."""
-        robots = self.robots.get(origin_of(url))
-        if robots is None:
-            return Verdict(Action.WAIT_ROBOTS)
-        refused = self.guard.refused_at_connect(urlsplit(url).hostname or "")
-        if refused:  # admitted when its host looked public; a connection proved otherwise
-            return Verdict(Action.SKIP, SkipReason.PRIVATE_ADDRESS, refused)
-        decision = robots.decide(url)
-        if not decision.allowed:
-            return Verdict(Action.SKIP, SkipReason.ROBOTS, decision.rule or "robots.txt")
+        refused = self.robots_verdict(url)
+        if refused is not None:
+            return refused
         stripped, param_rule = self.params.identify(url)
         key = normalize_url(stripped)
         owner = self.owner_of(key)
@@ -231,6 +225,22 @@ class Frontier:
         self._seen[url] = track.key
         self._tracks.put(track)
         return Verdict(Action.FETCH, track=track)
+
+    def robots_verdict(self, url: str) -> Verdict | None:
+        """The rules of `admit` that need the origin's robots.txt: `wait_robots` while it
+        is not known here, a skip (robots.txt, or a host a connection proved private), or
+        None when they allow `url`. Nothing is counted (a distributed worker re-checks the
+        tasks it takes with `check` and this)."""
+        robots = self.robots.get(origin_of(url))
+        if robots is None:
+            return Verdict(Action.WAIT_ROBOTS)
+        refused = self.guard.refused_at_connect(urlsplit(url).hostname or "")
+        if refused:  # admitted when its host looked public; a connection proved otherwise
+            return Verdict(Action.SKIP, SkipReason.PRIVATE_ADDRESS, refused)
+        decision = robots.decide(url)
+        if not decision.allowed:
+            return Verdict(Action.SKIP, SkipReason.ROBOTS, decision.rule or "robots.txt")
+        return None
 
     def restore(
         self, seen: Iterable[str], claims: Iterable[tuple[dict[str, Any], bool]], *,

@@ -2,8 +2,9 @@
 
 Installed through `TWISTED_DNS_RESOLVER` (Scrapy 2.19's name for `DNS_RESOLVER`): every
 connection Scrapy makes (pages, redirects, robots.txt, sitemaps) looks its host up here,
-so the address checked is the address connected to. A private answer for a public
-crawl fails the lookup (`DNSLookupError`) and the guard remembers why
+so the address checked is the address connected to. An answer the guard refuses (a
+private one for a public crawl; a link-local or cloud metadata one for any crawl, unless
+allowed) fails the lookup (`DNSLookupError`) and the guard remembers why
 (`AddressGuard.refused_at_connect`). Cached answers are checked again on every lookup.
 The hosts of the proxies the environment configures (`http_proxy`...) are the user's
 own choice and are not checked; through a proxy, the proxy connects to the site.

@@ -15,6 +15,7 @@ import socket
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
+from docscrawl.distributed.connect import redact_logs
 from docscrawl.distributed.frontier import AsyncSharedFrontier
 from docscrawl.distributed.serial import Serial
 from docscrawl.distributed.tasks import task_from_track
@@ -50,12 +51,13 @@ class RedisAdmission:
     resumable = False  # the shared crawl is the resume: no JOBDIR
 
     def __init__(self, shared: AsyncSharedFrontier, worker_id: str, *, max_pages: int | None,
-                 quiet_seconds: float, concurrency: int) -> None:
+                 quiet_seconds: float, concurrency: int, url_limit: int = 0) -> None:
         self.shared = shared
         self.worker_id = worker_id
         self.max_pages = max_pages
         self.quiet_seconds = quiet_seconds
         self.concurrency = concurrency
+        self.url_limit = url_limit  # URLLENGTH_LIMIT, re-applied to the tasks taken
         self._quiet: set[str] = set()  # URLs another worker discovered first
         self.serial: Serial
         self.worker: Worker
@@ -64,7 +66,8 @@ class RedisAdmission:
         self.session = session
         self.serial = Serial()
         self.worker = Worker(self.shared, self.worker_id, session, hooks, self.serial,
-                             quiet_seconds=self.quiet_seconds, concurrency=self.concurrency)
+                             quiet_seconds=self.quiet_seconds, concurrency=self.concurrency,
+                             url_limit=self.url_limit)
         self.worker.open()
 
     def discovered(self, url: str, discovery: dict[str, Any]) -> None:
@@ -150,11 +153,14 @@ class RedisAdmission:
 
 
 def build_redis_admission(settings: Settings, config: CrawlConfig) -> RedisAdmission:
-    """The admission of one worker, from the `DOCSCRAWL_REDIS_*` settings."""
+    """The admission of one worker, from the `DOCSCRAWL_REDIS_*` settings. From now on the
+    log shows a Redis URL's password as `***`, whoever logs it."""
+    redact_logs()
     key = settings.get("DOCSCRAWL_REDIS_CRAWL_KEY") or default_crawl_key(config.site)
     shared = AsyncSharedFrontier(settings.get("DOCSCRAWL_REDIS_URL"), key,
                                  lease_seconds=settings.getfloat("DOCSCRAWL_REDIS_LEASE"))
     return RedisAdmission(shared, settings.get("DOCSCRAWL_WORKER_ID") or default_worker_id(),
                           max_pages=config.max_pages,
                           quiet_seconds=settings.getfloat("DOCSCRAWL_REDIS_QUIET"),
-                          concurrency=settings.getint("CONCURRENT_REQUESTS"))
+                          concurrency=settings.getint("CONCURRENT_REQUESTS"),
+                          url_limit=settings.getint("URLLENGTH_LIMIT"))

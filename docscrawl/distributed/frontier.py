@@ -32,6 +32,9 @@ REDIS_MISSING = ("distributed mode (DOCSCRAWL_REDIS_URL) needs the redis package
                  "pip install 'docscrawl[distributed]'")
 DEFAULT_LEASE_SECONDS = 60.0
 DEFAULT_MAX_DELIVERIES = 5
+# Every client of the shared crawl: text replies; bytes that are not UTF-8 (written by
+# someone else) read as U+FFFD instead of failing the whole reply they are in.
+CLIENT_OPTIONS: dict[str, Any] = {"decode_responses": True, "encoding_errors": "replace"}
 
 
 def redis_installed() -> bool:
@@ -244,7 +247,7 @@ class SharedFrontier(_Shared):
         super().__init__(crawl_key, lease_seconds, max_deliveries)
         from redis import Redis
 
-        self.redis: Redis = client or Redis.from_url(redis_url, decode_responses=True)
+        self.redis: Redis = client or Redis.from_url(redis_url, **CLIENT_OPTIONS)
 
     def _run(self, plan: Plan[Any]) -> Any:
         reply: list[Any] | None = None
@@ -293,7 +296,8 @@ class AsyncSharedFrontier(_Shared):
         from redis.asyncio import Redis as AsyncRedis
 
         self.redis_url = redis_url
-        self.redis: AsyncRedis = client or AsyncRedis.from_url(redis_url, decode_responses=True)
+        self.redis: AsyncRedis = client or AsyncRedis.from_url(redis_url,
+                                                                  **CLIENT_OPTIONS)
 
     async def _run(self, plan: Plan[Any]) -> Any:
         reply: list[Any] | None = None

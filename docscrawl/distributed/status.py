@@ -3,6 +3,8 @@
     python -m docscrawl.distributed status  --redis-url redis://host:6379/0 --crawl-key KEY
     python -m docscrawl.distributed workers|requeue|dead|reset  --redis-url ... --crawl-key KEY
 
+`--redis-url` defaults to `$DOCSCRAWL_REDIS_URL`; errors show its password as `***`.
+
 Figures come from the stream itself where it can tell (`XLEN`, `XINFO GROUPS`, `XINFO
 CONSUMERS`: pending entries per worker), the rest from the crawl's hashes.
 """
@@ -11,9 +13,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import TYPE_CHECKING, Any
 
+from docscrawl.distributed.connect import redact
 from docscrawl.distributed.streams import GROUP, QUEUE, Plan, Plans, Step, missing_group
 
 if TYPE_CHECKING:
@@ -103,7 +107,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m docscrawl.distributed",
                                      description="Inspect or repair a distributed crawl.")
     parser.add_argument("action", choices=("status", "workers", "requeue", "dead", "reset"))
-    parser.add_argument("--redis-url", required=True)
+    parser.add_argument("--redis-url", default=os.environ.get("DOCSCRAWL_REDIS_URL") or None,
+                        required=not os.environ.get("DOCSCRAWL_REDIS_URL"),
+                        help="default: $DOCSCRAWL_REDIS_URL (keeps a password off the "
+                             "command line)")
     parser.add_argument("--crawl-key", required=True)
     parser.add_argument("--lease", type=float, default=DEFAULT_LEASE_SECONDS)
     parser.add_argument("--yes", action="store_true", help="confirm `reset`")
@@ -127,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             result = {"deleted_keys": shared.reset()}
     except Exception as exc:  # one clear line for the person on call
-        print(f"docscrawl.distributed: {type(exc).__name__}: {exc}", file=sys.stderr)
+        print(redact(f"docscrawl.distributed: {type(exc).__name__}: {exc}"), file=sys.stderr)
         return 1
     print(json.dumps(result, indent=2, sort_keys=True))
     return 0

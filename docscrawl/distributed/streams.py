@@ -51,6 +51,7 @@ QUEUE = "(queue)"  # pseudo consumer holding tasks given back, taken before new 
 GIVEN_BACK_IDLE_MS = 10 ** 12  # idle time of a given-back task: any XAUTOCLAIM takes it
 FIELD = "task"  # the stream entry's one field: the task JSON
 SCAN = 10_000  # PEL entries read per XPENDING (more than any worker holds)
+MAX_TASK_CHARS = 1_000_000  # a task JSON this long is not one (they are a few hundred)
 
 KEY_NAMES = ("seen", "untold", "claims", "tasks", "dead", "stats", "state", "workers",
              "workers_seen",
@@ -155,7 +156,22 @@ def task_json(task: dict[str, Any]) -> str:
 
 
 def _task(entry_id: str, fields: dict[str, str], deliveries: int) -> dict[str, Any]:
-    return {**json.loads(fields[FIELD]), "task_id": entry_id, "deliveries": deliveries}
+    """A stream entry as a task. Anyone who can write to Redis can add entries: one this
+    code cannot read comes back as `{"unreadable": why}` (with its id, to be acked), never
+    as an exception that would leave it leased, and renewed, forever."""
+    return {**_body(fields.get(FIELD)), "task_id": entry_id, "deliveries": deliveries}
+
+
+def _body(raw: Any) -> dict[str, Any]:
+    if not isinstance(raw, str):
+        return {"unreadable": f"no '{FIELD}' field"}
+    if len(raw) > MAX_TASK_CHARS:
+        return {"unreadable": f"{len(raw)} characters (at most {MAX_TASK_CHARS})"}
+    try:
+        body = json.loads(raw)
+    except ValueError:
+        return {"unreadable": "not JSON"}
+    return body if isinstance(body, dict) else {"unreadable": "not a JSON object"}
 
 
 def _seconds(reply: Any) -> float:
@@ -240,7 +256,7 @@ class Plans:
                 requeued += 1  # an expired lease (`requeue` counted its own; a graceful
                 # release is not a failure and is not counted)
             if deliveries > self.max_deliveries:
-                dead.append((entry_id, fields[FIELD]))
+                dead.append((entry_id, str(fields.get(FIELD, ""))[:MAX_TASK_CHARS]))
             else:
                 tasks.append(_task(entry_id, fields, deliveries))
         commands = self._bury(dead)
@@ -374,7 +390,7 @@ class Plans:
 
     def dead_tasks(self) -> Plan[list[dict[str, Any]]]:
         dead = yield from self.one(lambda p: p.hgetall(self.keys["dead"]))
-        return [{**json.loads(body), "task_id": task_id} for task_id, body in sorted(dead.items())]
+        return [{**_body(body), "task_id": task_id} for task_id, body in sorted(dead.items())]
 
     # -- end of crawl ----------------------------------------------------------------------
 

@@ -1,24 +1,32 @@
-"""Credentials go to the site's own origin only, never to redirects or other hosts.
+"""Credentials go to the site's own origin only, never to redirects or other hosts, and
+never to disk.
 
-`-a http_user=... -a http_pass=...` (HTTP Basic) and `-a auth_header="Name: value"` are
-added to requests whose scheme, host and port equal the seed's; any such header on a
-request for another origin is removed. Scrapy's HttpAuthMiddleware, which also sends
-credentials to subdomains, is disabled.
+`http_user` with `http_pass` (HTTP Basic) and `auth_header` ("Name: value"; each secret
+also from a file or the environment, `docscrawl.config`) are added to requests whose
+scheme, host and port equal the seed's; any such header on a request for another origin
+is removed. Scrapy's HttpAuthMiddleware, which also sends credentials to subdomains, is
+disabled.
+
+The headers are added at the last step before the download (priority 950, after every
+other downloader middleware) and taken off the request again as soon as it is answered
+or fails (`process_response` and `process_exception` run here first). A retry, a render
+re-issue or any other copy of the request therefore leaves without them: requests go
+back to the scheduler, whose disk queue (`JOBDIR`, or a temporary one) pickles them.
 """
 
 from __future__ import annotations
 
 import base64
-from typing import Self
+from typing import Any, Self
 
 from scrapy.crawler import Crawler
-from scrapy.http import Request
+from scrapy.http import Request, Response
 
 from docscrawl.discovery.frontier import origin_of
 
 
 class SiteCredentialsMiddleware:
-    """Adds the user's credentials to same-origin requests only."""
+    """Adds the user's credentials to same-origin requests only, for their download only."""
 
     def __init__(self, crawler: Crawler) -> None:
         self.crawler = crawler
@@ -32,24 +40,44 @@ class SiteCredentialsMiddleware:
     def _setup(self) -> dict[str, str]:
         if self._headers is None:
             config = getattr(self.crawler.spider, "config", None)
-            headers: dict[str, str] = {}
-            if config is not None:
-                self._origin = origin_of(config.site)
-                if config.http_user is not None:
-                    pair = f"{config.http_user}:{config.http_pass or ''}".encode()
-                    headers["Authorization"] = "Basic " + base64.b64encode(pair).decode("ascii")
-                if config.auth_header:
-                    headers[config.auth_header[0]] = config.auth_header[1]
-            self._headers = headers
+            self._headers = site_credentials(config)
+            self._origin = origin_of(config.site) if config is not None else None
         return self._headers
 
     def process_request(self, request: Request, spider: object = None) -> None:
         headers = self._setup()
         if not headers:
             return
-        if origin_of(request.url) == self._origin:
+        if origin_of(request.url) == self._origin and not request.meta.get("playwright"):
             for name, value in headers.items():
                 request.headers[name] = value
         else:
-            for name in headers:
-                request.headers.pop(name, None)
+            self._take_off(request)
+
+    def process_response(self, request: Request, response: Response,
+                         spider: object = None) -> Response:
+        self._take_off(request)
+        return response
+
+    def process_exception(self, request: Request, exception: BaseException,
+                          spider: object = None) -> None:
+        self._take_off(request)
+
+    def _take_off(self, request: Request) -> None:
+        for name in self._setup():
+            request.headers.pop(name, None)
+
+
+def site_credentials(config: Any) -> dict[str, str]:
+    """The headers that carry the crawl's credentials (none without a config). A rendered
+    page gets them from the browser guard (`docscrawl.render.middleware`), request by
+    request, never through the Scrapy request that Playwright would carry across redirects."""
+    headers: dict[str, str] = {}
+    if config is None:
+        return headers
+    if config.http_user is not None:
+        pair = f"{config.http_user}:{config.http_pass or ''}".encode()
+        headers["Authorization"] = "Basic " + base64.b64encode(pair).decode("ascii")
+    if config.auth_header:
+        headers[config.auth_header[0]] = config.auth_header[1]
+    return headers

@@ -32,6 +32,8 @@ from scrapy.core.downloader.handlers.http11 import HTTP11DownloadHandler
 from scrapy.crawler import Crawler
 from scrapy.http import Request, Response
 
+from docscrawl.crawl.headlimit import DEFAULT_MAX_HEADER_BYTES, install_head_limit
+
 if TYPE_CHECKING:
     from docscrawl.render.playwright_handler import LazyPlaywrightHandler
 
@@ -53,8 +55,12 @@ DEBIAN_CHROMIUM = "/usr/bin/chromium"
 PATH_SETTING = "DOCSCRAWL_CHROMIUM_PATH"
 INSTALL_HINT = ("install Debian's Chromium (apt-get install chromium), set "
                 "DOCSCRAWL_CHROMIUM_PATH to a Chromium binary, or crawl with -a render=never")
+# No background traffic of Chromium's own (updates, sync, field trials): the crawl's
+# browser talks to the site and nothing else.
 LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-extensions",
-               "--mute-audio", "--blink-settings=imagesEnabled=false"]
+               "--mute-audio", "--blink-settings=imagesEnabled=false",
+               "--disable-background-networking", "--disable-component-update",
+               "--disable-sync", "--no-first-run", "--disable-quic"]
 # The one browser context of a crawl: no downloads, no service workers.
 CONTEXT_KWARGS: dict[str, Any] = {"accept_downloads": False, "service_workers": "block",
                                   "java_script_enabled": True}
@@ -152,6 +158,8 @@ class DownloadHandler(HTTP11DownloadHandler):
     def __init__(self, crawler: Crawler) -> None:
         super().__init__(crawler=crawler)  # keeps the crawler as `self._crawler`
         self._browser: LazyPlaywrightHandler | None = None
+        install_head_limit(crawler.settings.getint("DOCSCRAWL_MAX_HEADER_BYTES",
+                                                   DEFAULT_MAX_HEADER_BYTES))
 
     async def download_request(self, request: Request) -> Response:
         if request.meta.get("playwright"):

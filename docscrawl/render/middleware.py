@@ -12,12 +12,22 @@ and requests robots.txt disallows are aborted; `window.open` is disabled and pop
 closed; downloads are refused. Every request Chromium makes goes through the crawl's guard
 proxy (`docscrawl.discovery.browserproxy`), which checks the address it connects to: a
 page whose own request it refused is not kept (`RenderError`, then `skipped`
-`private_address`). A render that times out or crashes is retried
-`DOCSCRAWL_RENDER_RETRIES` times (default 1), then the page fails with `render_error`.
-A page still sparse after rendering carries a `sparse_after_render` warning
-(`render_warnings` in the request meta). The browser is asked unconditionally: the
-conditional headers of the plain request (`If-None-Match`, `If-Modified-Since`) are
-dropped, since a 304 would leave the browser with an empty page.
+`private_address`).
+
+Credentials (`http_user`/`http_pass`, `auth_header`) never ride on the Scrapy request that
+Playwright turns into the navigation: Chromium would keep such headers across a redirect
+to another origin, and its redirects never reach the guard. Instead the guard fetches each
+request for the seed's own origin itself, credentials added, without following redirects
+(`route.fetch(max_redirects=0)`), and hands the answer to the page: a redirect hop is then
+a new request without them. A rendered page whose navigation ends outside the scope (a
+script, a redirect in the browser) ends `skipped` `offsite_redirect` like a plain one, and
+a rendered DOM over `DOWNLOAD_MAXSIZE` ends `skipped` `too_large`.
+
+A render that times out or crashes is retried `DOCSCRAWL_RENDER_RETRIES` times (default
+1), then the page fails with `render_error`. A page still sparse after rendering carries
+a `sparse_after_render` warning (`render_warnings` in the request meta). The browser is
+asked unconditionally: the conditional headers of the plain request (`If-None-Match`,
+`If-Modified-Since`) are dropped, since a 304 would leave the browser with an empty page.
 
 Without a usable browser (no Chromium, no Playwright, or a Chromium that does not start),
 `render=always` stops before any request with one line; `render=auto` crawls on: one
@@ -28,12 +38,14 @@ warning at the start, and each page that needs rendering fails `browser_unavaila
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import sys
 from typing import TYPE_CHECKING, Any, Self
 from urllib.parse import urlsplit
 
 from scrapy.crawler import Crawler
+from scrapy.exceptions import IgnoreRequest
 from scrapy.http import HtmlResponse, Request, Response
 
 from docscrawl.crawl.failures import NoBrowserError, RenderError
@@ -42,6 +54,7 @@ from docscrawl.discovery.browserproxy import REFUSED_HEADER
 from docscrawl.discovery.frontier import origin_of
 from docscrawl.discovery.hashroutes import browser_url, crawlable_url, route_of
 from docscrawl.discovery.urls import strip_fragment
+from docscrawl.middlewares.auth import site_credentials
 from docscrawl.render.browser import (
     CONTEXT_KWARGS,
     INSTALL_HINT,
@@ -81,6 +94,7 @@ class RenderMiddleware:
         self.retries = retries
         # Why no browser can render (None: one can): pages needing it fail with this.
         self.browser_problem = browser_problem
+        self._credentials: dict[str, str] | None = None
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -103,6 +117,13 @@ class RenderMiddleware:
         return self.crawler.spider
 
     @property
+    def credentials(self) -> dict[str, str]:
+        """The crawl's credential headers, for the seed's origin only."""
+        if self._credentials is None:
+            self._credentials = site_credentials(getattr(self._spider, "config", None))
+        return self._credentials
+
+    @property
     def _main_selector(self) -> str | None:
         profile = getattr(self._spider.config, "profile", None) or {}
         selectors = profile.get("selectors") if isinstance(profile, dict) else None
@@ -112,9 +133,13 @@ class RenderMiddleware:
     # -- downloader middleware API -----------------------------------------------------------
 
     def process_request(self, request: Request, spider: Any = None) -> None:
-        """Attach the per-page browser guard (kept out of meta until download time)."""
-        if request.meta.get("playwright") and TRACK in request.meta:
-            request.meta["playwright_page_init_callback"] = self._prepare_page
+        """Attach the per-page browser guard (kept out of meta until download time); a
+        browser request carries no credential header (the guard adds them)."""
+        if request.meta.get("playwright"):
+            for name in self.credentials:
+                request.headers.pop(name, None)
+            if TRACK in request.meta:
+                request.meta["playwright_page_init_callback"] = self._prepare_page
 
     def process_response(self, request: Request, response: Response,
                          spider: Any = None) -> Request | Response:
@@ -186,7 +211,7 @@ class RenderMiddleware:
             "render_attempt": 1,
         }
         headers = request.headers.copy()
-        for name in CONDITIONAL_HEADERS:
+        for name in (*CONDITIONAL_HEADERS, *self.credentials):
             headers.pop(name, None)
         return request.replace(url=browser_url(request.url), meta=meta, headers=headers,
                                dont_filter=True)
@@ -200,6 +225,14 @@ class RenderMiddleware:
             final = original
         else:
             final = crawlable_url(final) or strip_fragment(final)
+            if self._leaves_scope(final):
+                return _as_redirect(response, original, final)
+        limit = request.meta.get("download_maxsize",
+                                 self.crawler.settings.getint("DOWNLOAD_MAXSIZE"))
+        if limit and len(response.body) > limit:
+            self.stats.inc_value("docscrawl/render/too_large")
+            raise IgnoreRequest(f"rendered page of {len(response.body)} bytes is over "
+                                f"DOWNLOAD_MAXSIZE ({limit})")
         response = response.replace(url=final)
         track = request.meta[TRACK]
         reason = request.meta.get("render_reason")
@@ -220,13 +253,28 @@ class RenderMiddleware:
                 }]
         return response
 
+    def _leaves_scope(self, url: str) -> bool:
+        """True when a rendered page that ended at `url` must not be kept as the page: off
+        the scope, or at an address the guard refuses (the spider then says which)."""
+        frontier = self._spider.session.frontier
+        if not url.startswith(("http://", "https://")):
+            return True
+        return (not frontier.scope.decide(url).allowed
+                or frontier.guard.check(urlsplit(url).hostname or "") is not None)
+
     # -- in the browser -------------------------------------------------------------------
 
     async def _prepare_page(self, page: Page, request: Request) -> None:
-        """Before navigation: abort heavy and out-of-scope requests, no pop-ups."""
+        """Before navigation: abort heavy and out-of-scope requests, no pop-ups; requests
+        for the seed's origin fetched with the credentials, redirects not followed."""
         await page.add_init_script(DISABLE_POPUPS_JS)
         page.on("popup", _close_popup)
         origin = origin_of(request.url)
+        credentials = self.credentials
+        site_origin = origin_of(self._spider.config.site) if credentials else None
+        user_agent = (request.headers.get("User-Agent") or b"").decode("latin-1")
+        timeout = float(self.crawler.settings.getint("PLAYWRIGHT_DEFAULT_NAVIGATION_TIMEOUT",
+                                                     20_000))
 
         async def guard(route: Route, browser_request: BrowserRequest) -> None:
             if browser_request.resource_type in BLOCKED_RESOURCES:
@@ -240,6 +288,9 @@ class RenderMiddleware:
                     await route.fulfill(status=204, body=b"")
                 else:
                     await route.abort()
+            elif site_origin is not None and origin_of(browser_request.url) == site_origin:
+                await _fetch_with_credentials(route, browser_request, credentials,
+                                              user_agent, timeout)
             else:
                 await route.fallback()
 
@@ -296,6 +347,31 @@ def _browser_problem(settings: Any, mode: str) -> str | None:
     logger.info("docscrawl: rendering sparse pages with %s (%s)", version,
                 path or "Playwright's browser")
     return None
+
+
+async def _fetch_with_credentials(route: Route, browser_request: BrowserRequest,
+                                  credentials: dict[str, str], user_agent: str,
+                                  timeout_ms: float) -> None:
+    """Fetch one request for the seed's origin with the credentials and hand its answer to
+    the page as it came: a 3xx stays a 3xx, whose next hop Chromium makes without them."""
+    from playwright.async_api import Error as PlaywrightError
+
+    headers = {**browser_request.headers, **credentials}
+    if user_agent:
+        headers["user-agent"] = user_agent
+    try:
+        answer = await route.fetch(headers=headers, max_redirects=0, timeout=timeout_ms)
+        await route.fulfill(response=answer)
+    except PlaywrightError:
+        with contextlib.suppress(PlaywrightError):
+            await route.abort()
+
+
+def _as_redirect(response: Response, original: str, final: str) -> Response:
+    """A rendered page that ended at `final`, seen by the spider as the redirect it was:
+    the target is checked like any redirect, and nothing of its page is kept."""
+    return Response(url=original, status=302, headers={"Location": final},
+                    flags=[*response.flags], request=response.request)
 
 
 def _is_page_navigation(browser_request: BrowserRequest, page: Page) -> bool:

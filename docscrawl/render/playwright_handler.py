@@ -111,6 +111,7 @@ class LazyPlaywrightHandler(ScrapyPlaywrightDownloadHandler):
                 self.proxy = await GuardProxy().start()
                 options = self.config.launch_options
                 options["args"] = [*options.get("args", ()), *self.proxy.chromium_args()]
+                options["proxy"] = self.proxy.launch_proxy()
                 await self._launch()
                 self._launched = True
 

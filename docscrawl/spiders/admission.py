@@ -33,7 +33,7 @@ class CrawlHooks:
 
     schedule: Callable[[Request], None]  # hand a request to the engine
     page_request: Callable[[PageTrack], Request]  # the request fetching a claimed page
-    robots_known: Callable[[], bool]  # seed origin's robots.txt known here (else asks once)
+    robots_known: Callable[[str], bool]  # an origin's robots.txt known here (else asks once)
 
 
 class Admission(Protocol):

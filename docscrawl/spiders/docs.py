@@ -364,7 +364,7 @@ class DocsSpider(CrawlLifecycle, SiteResources, scrapy.Spider):
             else None)
         if refused:  # its DNS answer turned private after the URL was admitted
             event, reason, rule = "skipped", "private_address", refused
-        if reason == "too_large":
+        if reason == "too_large" and "DOCSCRAWL_MAX_HEADER_BYTES" not in rule:
             rule = f"DOWNLOAD_MAXSIZE={self.crawler.settings.getint('DOWNLOAD_MAXSIZE')}"
         self.session.log.record(track.url, event, reason=reason, rule=rule,
                                 redirect_chain=track.redirect_chain)

@@ -9,7 +9,9 @@ the crawl's policy stays in `docscrawl.spiders.docs`.
 from __future__ import annotations
 
 import logging
+import os
 import shutil
+import stat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,7 +25,8 @@ from docscrawl.crawl.parse import is_html_type
 from docscrawl.crawl.politeness import politeness_summary
 from docscrawl.crawl.resume import read_marker
 from docscrawl.crawl.session import CrawlSession, SessionOptions
-from docscrawl.discovery.frontier import Action, origin_of
+from docscrawl.discovery.frontier import Action
+from docscrawl.discovery.netguard import ALLOW_LINK_LOCAL_SETTING
 from docscrawl.discovery.pagetrack import PageTrack, track_from_fields
 from docscrawl.discovery.urls import normalize_url
 from docscrawl.spiders.admission import CrawlHooks
@@ -112,12 +115,14 @@ class CrawlLifecycle:
         options = SessionOptions.from_settings(
             settings, jobdir=self._jobdir, run_id=run_id, resume=resume)
         self.session = CrawlSession(self.config, options, stats=self.crawler.stats)
+        self.session.frontier.guard.allow_link_local = settings.getbool(
+            ALLOW_LINK_LOCAL_SETTING)
         self.session.politeness = politeness_summary(settings)
         if isinstance(state, dict):
             state["docscrawl_run_id"] = self.session.incremental.run.run_id
         self.admission.open(self.session, CrawlHooks(
             schedule=self._schedule, page_request=lambda track: self.page_request(track, track.key),
-            robots_known=self._seed_robots_known))
+            robots_known=self._robots_known))
         logger.info("docscrawl: crawling %s into %s", self.config.site, self.config.out_dir)
 
     def _prepare_jobdir(self, crawler: Crawler) -> None:
@@ -125,6 +130,8 @@ class CrawlLifecycle:
         marker survives a kill -9; Scrapy's spider.state does not) and keep Scrapy's request
         queue only after a clean pause. After a kill the queue files are torn (Scrapy
         writes their index at close) and the resumed run requests the open pages itself."""
+        if crawler.settings.get("JOBDIR"):
+            make_private_jobdir(Path(crawler.settings["JOBDIR"]))
         setting = job_dir(crawler.settings) if self.admission.resumable else None
         if not setting:
             return
@@ -187,14 +194,29 @@ class CrawlLifecycle:
         assert engine is not None
         engine.crawl(request)
 
-    def _seed_robots_known(self) -> bool:
-        """True when the seed origin's robots.txt is known here; else request it (once)."""
-        origin = origin_of(self.config.site)
+    def _robots_known(self, origin: str) -> bool:
+        """True when the origin's robots.txt is known here; else request it (once)."""
         if origin in self.session.frontier.robots:
             return True
         for request in self.robots_request_once(origin):
             self._schedule(request)
         return False
+
+
+def make_private_jobdir(path: Path) -> None:
+    """Create JOBDIR for this user alone (mode 0700), before Scrapy does (with the umask's
+    mode). Scrapy pickles requests and spider state into it and loading a pickle runs
+    code: whoever may write there may run code as the crawl. An existing JOBDIR that other
+    users may write to, or that belongs to another user, is named in a warning."""
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    info = path.stat()
+    if info.st_mode & 0o022:
+        logger.warning("docscrawl: JOBDIR %s is writable by other users (mode %o): whoever "
+                       "writes its pickled queue runs code as this crawl; chmod 700 it",
+                       path, stat.S_IMODE(info.st_mode))
+    if info.st_uid != os.geteuid():
+        logger.warning("docscrawl: JOBDIR %s belongs to another user (uid %d): whoever "
+                       "writes its pickled queue runs code as this crawl", path, info.st_uid)
 
 
 def _plain(counts: dict[str, int] | None) -> dict[str, int]:

@@ -26,15 +26,31 @@ def free_port() -> int:
 
 
 class RedisServer:
-    """One redis-server process without persistence; stopped by its PID."""
+    """One redis-server process without persistence; stopped by its PID. With `password`
+    it requires it (`--requirepass`, the default user); with `tls` (a directory holding
+    `cert.pem`, `key.pem`) it speaks TLS only, and `url` names the certificate as the CA."""
 
-    def __init__(self, workdir: Path) -> None:
+    def __init__(self, workdir: Path, *, password: str | None = None,
+                 tls: Path | None = None) -> None:
         self.port = free_port()
-        self.url = f"redis://127.0.0.1:{self.port}/0"
-        self.log = (workdir / "redis.log").open("w")
+        self.password = password
+        auth = f":{password}@" if password else ""
+        listen = ["--port", str(self.port)]
+        query = ""
+        if tls is not None:
+            cert = tls / "cert.pem"
+            listen = ["--port", "0", "--tls-port", str(self.port), "--tls-cert-file", str(cert),
+                      "--tls-key-file", str(tls / "key.pem"), "--tls-ca-cert-file", str(cert),
+                      "--tls-auth-clients", "no"]
+            query = f"?ssl_ca_certs={cert}"
+        scheme = "rediss" if tls is not None else "redis"
+        self.url = f"{scheme}://{auth}127.0.0.1:{self.port}/0{query}"
+        self.log_path = workdir / "redis.log"
+        self.log = self.log_path.open("w")
         self.process = subprocess.Popen(
-            [REDIS_SERVER, "--bind", "127.0.0.1", "--port", str(self.port), "--save", "",
-             "--appendonly", "no", "--dir", str(workdir), "--daemonize", "no"],
+            [REDIS_SERVER, "--bind", "127.0.0.1", *listen, "--save", "",
+             "--appendonly", "no", "--dir", str(workdir), "--daemonize", "no",
+             *(["--requirepass", password] if password else [])],
             stdout=self.log, stderr=subprocess.STDOUT,
         )
 

@@ -23,6 +23,14 @@ import pytest
 from docscrawl.demo.server import FixtureServer
 from tests.conftest import ROOT, read_jsonl
 from tests.ops.conftest import BIN, DEPLOY, Scrapyd, get_json
+from tests.support.authserver import (
+    API_KEY,
+    PASSWORD,
+    SECRETS,
+    USER,
+    running_auth_server,
+    secret_hits,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -208,3 +216,37 @@ def test_helper_runs_outside_the_virtualenv(
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=180)
     assert result.returncode == 0, result.stderr
     assert "job bare-1: finished (finished), complete=True" in result.stdout
+
+
+def test_secrets_in_files_stay_out_of_scrapyd(
+    scrapyd: Scrapyd, deployed: dict, tmp_path: Path,
+) -> None:
+    """A job given its credentials as files: the site gets them, and neither Scrapyd's
+    answers (`listjobs.json`), its log, the job's log nor the crawl's files hold them."""
+    secrets = tmp_path / "secrets"
+    secrets.mkdir(mode=0o700)
+    (secrets / "pass").write_text(f"{PASSWORD}\n", encoding="utf-8")
+    (secrets / "header").write_text(f"X-Api-Key: {API_KEY}\n", encoding="utf-8")
+    root, jobdir = tmp_path / "out", tmp_path / "job"
+    with running_auth_server() as server:
+        server.release.set()  # nothing held: this test pauses nothing
+        answer = post(f"{scrapyd.url}/schedule.json", [
+            ("project", "docscrawl"), ("spider", "docs"), ("jobid", "secret-1"),
+            ("site", f"{server.url}/docs/"), ("render", "never"), ("http_user", USER),
+            ("http_pass_file", str(secrets / "pass")),
+            ("auth_header_file", str(secrets / "header")),
+            ("setting", f"DOCSCRAWL_OUTPUT_ROOT={root}"), ("setting", f"JOBDIR={jobdir}")])
+        assert answer["status"] == "ok", answer
+        wait_finished(scrapyd, "secret-1")
+        requests = list(server.requests)
+    run = json.loads(next(root.glob("*/run.json")).read_text(encoding="utf-8"))
+    assert run["status"] == "finished" and run["pages_written"] == 3, run
+    assert requests and all(ok for _, ok in requests), requests
+    with urllib.request.urlopen(f"{scrapyd.url}/listjobs.json?project=docscrawl") as jobs:
+        listed = jobs.read().decode("utf-8")
+    assert "secret-1" in listed
+    logs = (scrapyd.home / "scrapyd.log").read_text() + (
+        scrapyd.home / "logs" / "docscrawl" / "docs" / "secret-1.log").read_text()
+    assert str(secrets / "pass") in logs  # Scrapyd logs the arguments: the path, not the secret
+    assert not [s for s in SECRETS if s in listed + logs]
+    assert secret_hits(root, jobdir) == []

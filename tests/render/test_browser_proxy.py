@@ -55,6 +55,7 @@ async def browse(guard: AddressGuard, urls: list[str]) -> tuple[GuardProxy, list
     proxy = await GuardProxy(lambda: guard).start()
     options = launch_options(CHROMIUM)
     options["args"] += proxy.chromium_args()
+    options["proxy"] = proxy.launch_proxy()
     results: list[Any] = []
     try:
         async with async_playwright() as playwright:
@@ -99,3 +100,34 @@ def test_a_loopback_crawl_renders_through_the_proxy(intranet: ThreadingHTTPServe
     status, _, content = results[0]
     assert status == 200 and "Only for the intranet." in content
     assert intranet.hits[0] == "/docs/" and proxy.connections >= 1
+
+
+async def ask_without_the_secret(port: int, heads: list[bytes]) -> list[bytes]:
+    """Another local process using the crawl's proxy: the first line of each answer."""
+    proxy = await GuardProxy(lambda: AddressGuard("127.0.0.1")).start()
+    answers = []
+    try:
+        for head in heads:
+            reader, writer = await asyncio.open_connection("127.0.0.1", proxy.port)
+            writer.write(head.replace(b"PORT", str(port).encode()))
+            await writer.drain()
+            answers.append((await reader.read(4096)).split(b"\r\n", 1)[0])
+            writer.close()
+    finally:
+        await proxy.close()
+    assert proxy.unauthorized == len(heads)
+    return answers
+
+
+def test_the_proxy_serves_the_crawls_browser_alone(intranet: ThreadingHTTPServer) -> None:
+    """With the guard off (a loopback crawl), the proxy is still no open proxy: a request
+    without the browser's secret gets a 407 and reaches nothing."""
+    port = intranet.server_address[1]
+    answers = asyncio.run(ask_without_the_secret(port, [
+        b"GET http://127.0.0.1:PORT/x HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+        b"CONNECT 127.0.0.1:PORT HTTP/1.1\r\nHost: 127.0.0.1:PORT\r\n\r\n",
+        b"GET http://127.0.0.1:PORT/y HTTP/1.1\r\nProxy-Authorization: Basic "
+        b"ZG9jc2NyYXdsOmd1ZXNz\r\n\r\n",  # docscrawl:guess
+    ]))
+    assert answers == [b"HTTP/1.1 407 Proxy Authentication Required"] * 3
+    assert intranet.hits == []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -10,6 +11,7 @@ from scrapy.http import HtmlResponse, Request
 from scrapy.statscollectors import MemoryStatsCollector
 from scrapy.utils.test import get_crawler
 
+from docscrawl.config import CrawlConfig
 from docscrawl.crawl.failures import RenderError
 from docscrawl.render.middleware import TRACK, RenderMiddleware
 from tests.conftest import SITES
@@ -31,7 +33,8 @@ def middleware(mode: str = "auto", profile: dict[str, Any] | None = None) -> Ren
     crawler = get_crawler()
     crawler.stats = MemoryStatsCollector(crawler)
     crawler.spider = SimpleNamespace(  # type: ignore[assignment]
-        config=SimpleNamespace(render=mode, profile=profile or {}),
+        config=CrawlConfig(site="https://docs.example/", out_dir=Path("out"), render=mode,
+                           profile=profile or {}),
         session=SimpleNamespace(log=Log()),
     )
     return RenderMiddleware(crawler, mode=mode, min_text_chars=200, settle_ms=300,
