@@ -30,7 +30,7 @@ class _BoundedHeadParser(_LENIENT):  # type: ignore[misc, valid-type]
 
     max_head_bytes = DEFAULT_MAX_HEADER_BYTES
 
-    def lineReceived(self, line: bytes) -> None:  # noqa: N802 (Twisted's name)
+    def lineReceived(self, line: bytes) -> None:
         if self.state in (STATUS, HEADER):
             seen = self.__dict__.get("_head_bytes", 0) + len(line) + 2
             self.__dict__["_head_bytes"] = seen
