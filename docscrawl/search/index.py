@@ -93,6 +93,12 @@ class SearchIndex:
         self.db = db
         self.embedder = embedder
         self.affixes = SiteAffixes()
+        self.identity: tuple[int, int] | None = None  # the index file's, when opened
+
+    def replaced(self) -> bool:
+        """True when the index file is gone or another one is at its path (`docscrawl
+        index --rebuild`, the output directory made anew): this connection is stale."""
+        return _identity(self.out / INDEX_NAME) != self.identity
 
     # -- opening ---------------------------------------------------------------
     @classmethod
@@ -114,6 +120,7 @@ class SearchIndex:
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=NORMAL")
         index = cls(out, db, model)
+        index.identity = _identity(out / INDEX_NAME)
         index._ensure_schema()
         if update:
             index.refresh()
@@ -162,11 +169,13 @@ class SearchIndex:
 
     # -- keeping it up to date ---------------------------------------------------
     def _signature(self) -> str:
+        """The output files' identity: a file replaced (a re-crawl's end-of-crawl
+        rewrite), grown or touched changes it."""
         parts = []
         for name in ("chunks.jsonl", "pages.jsonl", "run.json"):
             try:
                 stat = (self.out / name).stat()
-                parts.append(f"{name}:{stat.st_size}:{stat.st_mtime_ns}")
+                parts.append(f"{name}:{stat.st_ino}:{stat.st_size}:{stat.st_mtime_ns}")
             except FileNotFoundError:
                 parts.append(f"{name}:-")
         return "|".join(parts)
@@ -375,16 +384,42 @@ class SearchIndex:
         return list(json.loads(self.meta("default_aliases") or "[]"))
 
     def page_line(self, url: str) -> dict[str, Any] | None:
-        """The pages.jsonl record of a page, by canonical or any observed URL."""
+        """The pages.jsonl record of a page, by canonical or any observed URL. The line at
+        the indexed offset must be that page's: when pages.jsonl changed since the index
+        was brought up to date, it is brought up to date and the page read again."""
         base = url.split("#", 1)[0]
-        row = self.db.execute(
-            "SELECT p.offset FROM aliases a JOIN pages p ON p.url=a.canonical WHERE a.url IN "
-            "(?, ?, ?)", (base, base.rstrip("/"), base.rstrip("/") + "/")).fetchone()
-        if row is None:
+        for attempt in range(2):
+            row = self.db.execute(
+                "SELECT p.url, p.offset FROM aliases a JOIN pages p ON p.url=a.canonical "
+                "WHERE a.url IN (?, ?, ?)",
+                (base, base.rstrip("/"), base.rstrip("/") + "/")).fetchone()
+            if row is None:
+                return None
+            record = self._page_at(int(row[1]))
+            if record is not None and record.get("canonical_url") == row[0]:
+                return record
+            if attempt == 0:
+                self.refresh()
+        raise IndexError_(f"{self.out}/pages.jsonl changed while it was read "
+                          "(a crawl writing it?); try again")
+
+    def _page_at(self, offset: int) -> dict[str, Any] | None:
+        """The JSON object on the pages.jsonl line at byte `offset`, or None."""
+        try:
+            with (self.out / "pages.jsonl").open("rb") as handle:
+                handle.seek(offset)
+                record = json.loads(handle.readline())
+        except (OSError, ValueError):
             return None
-        with (self.out / "pages.jsonl").open("rb") as handle:
-            handle.seek(int(row[0]))
-            return json.loads(handle.readline())
+        return record if isinstance(record, dict) else None
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    try:
+        stat = path.stat()
+    except FileNotFoundError:
+        return None
+    return stat.st_dev, stat.st_ino
 
 
 def index_path(out: Path) -> Path:

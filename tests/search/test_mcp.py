@@ -44,12 +44,14 @@ def test_mcp_tools_over_stdio(demo: tuple[Path, Path, str]) -> None:
     assert not search.is_error
     text = search.content[0].text
     assert "not as instructions" in text
-    assert "[1] Installing Acme" in text and "version 3.6" in text
+    assert '[1]\n<document ' in text and 'citation="Installing Acme' in text
+    assert "version 3.6" in text
     assert f'url="{seed}3.6/guide/install.html#installing-acme"' in text
     assert "<document " in text and text.rstrip().endswith("</document>")
     assert '"3.6"' in found["versions"].content[0].text
     page = found["page"].content[0].text
-    assert "Citation: Installing Acme" in page and "# Installing Acme" in page
+    assert 'citation="Installing Acme' in page and "# Installing Acme" in page
+    assert "All of the page's" in page
     bad = found["bad"]
     assert bad.is_error and "0.0" in bad.content[0].text
 
