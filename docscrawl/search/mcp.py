@@ -11,6 +11,7 @@ control text"). Long pages come in parts (`pageparts`).
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -67,7 +68,7 @@ class Library:
                         SearchIndex.open(self.outs[name], embedder=self.embedder))
                 else:
                     index.refresh()
-            except OSError as exc:
+            except (OSError, sqlite3.Error) as exc:
                 raise IndexError_(f"{self.outs[name]}: the crawl output cannot be read now "
                                   f"({exc}); is a crawl rewriting it?") from None
 
