@@ -20,6 +20,7 @@ MAX_PAGE_CHARS = 100_000   # the most one call returns
 MIN_PAGE_CHARS = 500
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _HEADING = re.compile(r"^(#{1,6}) (.*)$")
+_QUOTED = re.compile(r"^(?:> ?)+")
 
 
 @dataclass(frozen=True)
@@ -51,20 +52,20 @@ class Part:
 
 
 def heading_lines(markdown: str) -> list[tuple[int, int, str]]:
-    """(offset, level, text) of each ATX heading line outside code fences."""
+    """(offset, level, text) of each ATX heading line outside code fences, also inside
+    a blockquote or callout (`> #### name`: MkDocs' admonitions)."""
     found = []
     fence: str | None = None
     offset = 0
     for line in markdown.splitlines(keepends=True):
-        stripped = line.rstrip("\r\n")
-        opened = _FENCE.match(stripped)
+        body = _QUOTED.sub("", line.rstrip("\r\n"))
+        opened = _FENCE.match(body)
         if fence is not None:
-            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence) \
-                    and not stripped.strip()[len(opened.group(1)):]:
+            if opened and opened.group(1).startswith(fence) and not body[opened.end():].strip():
                 fence = None
         elif opened:
             fence = opened.group(1)
-        elif match := _HEADING.match(stripped):
+        elif match := _HEADING.match(body):
             found.append((offset, len(match.group(1)), match.group(2)))
         offset += len(line)
     return found

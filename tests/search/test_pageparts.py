@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from docscrawl.extract.page import extract_page
+from docscrawl.extract.tree import html_root
 from docscrawl.search.index import IndexError_
 from docscrawl.search.pageparts import (
     MAX_PAGE_CHARS,
@@ -64,3 +68,33 @@ def test_a_section_part_stays_in_its_section() -> None:
     with pytest.raises(IndexError_, match="outside the page"):
         page_part(MARKDOWN, offset=len(MARKDOWN))
     assert page_part("", offset=0).end == 0
+
+
+def test_headings_in_callouts_are_sections() -> None:
+    markdown = "# Config\n\n> [!NOTE]\n> **theme**\n>\n> #### name\n>\n> The name.\n\n## Next\n"
+    found = sections(markdown, [{"level": 1, "text": "Config", "anchor": "config"},
+                                {"level": 4, "text": "name", "anchor": "name"},
+                                {"level": 2, "text": "Next", "anchor": "next"}])
+    assert [s.anchor for s in found] == ["config", "name", "next"]
+    assert markdown[found[1].start:found[1].end] == "> #### name\n>\n> The name.\n\n"
+
+
+REAL_PAGES = [  # Sphinx, MkDocs (headings inside admonitions), Go's hand-written spec
+    Path("/usr/share/doc/python-scrapy-doc/html/topics/request-response.html"),
+    Path("/usr/share/doc/mkdocs/html/user-guide/configuration.html"),
+    Path("/usr/share/doc/golang-1.19-doc/html/go_spec.html"),
+]
+
+
+@pytest.mark.parametrize("path", REAL_PAGES, ids=lambda p: p.name)
+def test_every_heading_of_real_generator_output_is_a_section(path: Path) -> None:
+    if not path.exists():
+        pytest.skip(f"{path} not installed")
+    page = extract_page(html_root(path.read_text(encoding="utf-8")),
+                        f"https://docs.example.com/{path.name}")
+    headings = [{"level": h.level, "text": h.text, "anchor": h.anchor} for h in page.headings]
+    found = sections(page.markdown, headings)
+    assert len(headings) > 20 and [s.text for s in found] == [h["text"] for h in headings]
+    for section in found:
+        assert page.markdown[section.start:].lstrip("> ").startswith(
+            "#" * section.level + " " + section.text)
