@@ -472,6 +472,7 @@ def named_language(el: etree._Element) -> str | None:
         for token in _class_tokens(node):
             match = NAMING_CLASS.match(token)
             name = match.group(1) if match else _known_only(token)
-            if name and name not in NOT_LANGUAGES and ALIASES.get(name, name) is not None:
+            if (name and name not in NOT_LANGUAGES and not _is_attribute(name)
+                    and ALIASES.get(name, name) is not None):
                 return token
     return None
