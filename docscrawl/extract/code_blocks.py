@@ -260,8 +260,9 @@ def _own_elements(source: etree._Element) -> list[etree._Element]:
     return own
 
 
-# Class tokens that name their element's language outright.
-LANGUAGE_CLASSES = {"redoc-json": "json"}
+# Class tokens that name their element's language outright: Redoc's JSON samples,
+# gi-docgen's C declarations (`div.docblock.c-decl > pre > code`).
+LANGUAGE_CLASSES = {"redoc-json": "json", "c-decl": "c"}
 # Tokens that sit next to a language and are not one: rustdoc/mdBook test attributes
 # (`language-rust ignore no_run edition2021`, `rust,ignore`), playground and highlighter
 # markers. They never hide a language given by another token.
@@ -470,6 +471,8 @@ def named_language(el: etree._Element) -> str | None:
             if value and value not in NOT_LANGUAGES:
                 return f'{attr}="{value}"'
         for token in _class_tokens(node):
+            if token in LANGUAGE_CLASSES:
+                return token
             match = NAMING_CLASS.match(token)
             name = match.group(1) if match else _known_only(token)
             if (name and name not in NOT_LANGUAGES and not _is_attribute(name)

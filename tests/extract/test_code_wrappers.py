@@ -1,6 +1,6 @@
 """Code language wherever a generator's markup states it (issue 27): mdBook's playground
 `pre` inside pulldown-cmark's `pre`, and the wrappers of Sphinx, Jekyll/Rouge, Asciidoctor,
-Docusaurus, Hugo, MkDocs, highlight.js, Pandoc, erl_docgen, rustdoc, Prism and
+Docusaurus, Hugo, MkDocs, highlight.js, Pandoc, erl_docgen, rustdoc, Prism, gi-docgen and
 SyntaxHighlighter (fixtures/pages/code/mdbook.html, wrappers.html: each case names its
 expected language)."""
 
