@@ -79,3 +79,17 @@ def test_unread_language_is_warned_with_its_markup() -> None:
     assert page.code_blocks[0].language is None
     warnings = [w.detail for w in page.warnings if w.code == "code_language_unread"]
     assert len(warnings) == 1 and "(language-python)" in warnings[0]
+
+
+ERLANG_PAGE = Path("/usr/share/doc/erlang-doc/doc/design_principles/statem.html")
+
+
+@pytest.mark.skipif(not ERLANG_PAGE.is_file(), reason="Debian erlang-doc not installed")
+def test_installed_erlang_docs_code_is_erlang() -> None:
+    """erl_docgen's real output (Debian erlang-doc): `div.example.example-erl` blocks."""
+    url = "http://127.0.0.1/doc/design_principles/statem.html"
+    page = extract_page(html_root(ERLANG_PAGE.read_text(encoding="utf-8"), url), url)
+    languages = [block.language for block in page.code_blocks]
+    assert languages.count("erlang") >= 10
+    assert "```erlang\n-module(code_lock)." in page.markdown
+    assert not [w for w in page.warnings if w.code == "code_language_unread"]

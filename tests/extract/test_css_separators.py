@@ -3,7 +3,12 @@ spans stay glued (the golden cases are fixtures/pages/markdown/css_separators_*.
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 from docscrawl.extract.markdown import render_main
+from docscrawl.extract.page import extract_page
 from docscrawl.extract.tree import html_root
 
 
@@ -33,3 +38,17 @@ def test_spans_inside_inline_markup_stay_glued() -> None:
     assert md('<p><em class="property"><span class="pre">List</span><span class="p">[</span>'
               '<span class="pre">str</span><span class="p">]</span></em></p>') == "*List[str]*\n"
     assert md("<p>a<span>b</span><span>c</span>d</p>") == "abcd\n"
+
+
+SCIPY_PAGE = Path("/usr/share/doc/python-scipy-doc/html/reference/generated/"
+                  "scipy.sparse.lil_array.todense.html")
+
+
+@pytest.mark.skipif(not SCIPY_PAGE.is_file(), reason="Debian python-scipy-doc not installed")
+def test_installed_scipy_parameters_read_name_colon_type() -> None:
+    """Sphinx + numpydoc + pydata theme, real output (Debian python-scipy-doc)."""
+    url = "http://127.0.0.1/reference/generated/scipy.sparse.lil_array.todense.html"
+    page = extract_page(html_root(SCIPY_PAGE.read_text(encoding="utf-8"), url), url)
+    assert "**order** : {‘C’, ‘F’}, optional" in page.markdown
+    assert "**out** : ndarray, 2-D, optional" in page.markdown
+    assert "**arr** : numpy.matrix, 2-D" in page.markdown
