@@ -31,6 +31,14 @@ CODE_TABLE_CLASSES = frozenset({
 CODE_CELL_CLASSES = frozenset({"code", "lntd", "rouge-code", "hljs-ln-code"})
 GUTTER_CELL_CLASSES = frozenset({"linenos", "gutter", "rouge-gutter", "hljs-ln-numbers"})
 LANG_PREFIXES = ("language-", "lang-", "highlight-", "brush:")
+# Prefixes that name a language only when the rest is a language this module knows:
+# erl_docgen's `div.example.example-erl` (`example-none` for plain text), while themes use
+# `example-` for anything (`example-buttons`).
+KNOWN_ONLY_PREFIXES = ("example-",)
+# `pre`/`code` elements inside the code element read for its language: mdBook wraps the
+# `<code>` pulldown-cmark wrote in its own `<pre class="playground">`, inside the first `pre`
+# (`<pre><pre class="playground"><code class="language-rust">`).
+MAX_INNER_CODE = 3
 LANG_ATTRS = ("data-lang", "data-language", "lang")
 ANCESTOR_LEVELS = 4
 # Class tokens on `pre`/`code` that are language names on their own (rustdoc `pre.rust`,
@@ -48,7 +56,7 @@ ALIASES: dict[str, str | None] = {
     "shell-session": "console", "sh-session": "console", "shellsession": "console",
     "bash-session": "console", "terminal": "console", "c++": "cpp", "cs": "csharp",
     "rs": "rust", "golang": "go", "ps1": "powershell", "pwsh": "powershell",
-    "docker": "dockerfile", "md": "markdown", "rb": "ruby",
+    "docker": "dockerfile", "md": "markdown", "rb": "ruby", "erl": "erlang",
     "text": None, "none": None, "default": None, "plaintext": None, "plain": None,
     "txt": None, "nohighlight": None, "output": None, "log": None, "raw": None,
 }
@@ -73,6 +81,7 @@ SOURCE_LANGUAGES = frozenset({
     "ocaml", "fsharp", "zig", "nim", "julia", "graphql", "cmake", "makefile", "groovy",
     "objective-c", "matlab", "vim", "diff", "proto", "protobuf", "solidity", "bash",
     "powershell", "jinja", "django", "markdown", "rst", "latex", "tex", "asm", "nasm",
+    "elisp", "lisp", "scheme", "fortran", "pascal", "ada", "cobol", "octave",
 })
 KNOWN_CLIS = frozenset({
     "pip", "pip3", "pipx", "python", "python3", "py", "uv", "poetry", "conda", "mamba",
@@ -222,14 +231,14 @@ def _line_text(line: etree._Element) -> str:
 
 
 def _declared_language(el: etree._Element, source: etree._Element) -> str | None:
-    """First language declared by the code element, its `code` child, or its wrappers."""
-    own: list[etree._Element] = [source, *[c for c in source if c.tag == "code"][:1]]
+    """First language declared by the code element, the `pre`/`code` inside it, or its
+    wrappers."""
     wrappers: list[etree._Element] = [] if source is el else [el]
     node = el.getparent()
     while node is not None and len(wrappers) < ANCESTOR_LEVELS + 1:
         wrappers.append(node)
         node = node.getparent()
-    for node in own:
+    for node in _own_elements(source):
         found = _language_of(node, bare=True)
         if found is not None:
             return found
@@ -240,8 +249,20 @@ def _declared_language(el: etree._Element, source: etree._Element) -> str | None
     return _label_language(source)
 
 
-# Class tokens that name their element's language outright.
-LANGUAGE_CLASSES = {"redoc-json": "json"}
+def _own_elements(source: etree._Element) -> list[etree._Element]:
+    """The code element and the first `pre`/`code` elements inside it (MAX_INNER_CODE)."""
+    own = [source]
+    for node in source.iter("pre", "code"):
+        if node is not source:
+            own.append(node)
+            if len(own) > MAX_INNER_CODE:
+                break
+    return own
+
+
+# Class tokens that name their element's language outright: Redoc's JSON samples,
+# gi-docgen's C declarations (`div.docblock.c-decl > pre > code`).
+LANGUAGE_CLASSES = {"redoc-json": "json", "c-decl": "c"}
 # Tokens that sit next to a language and are not one: rustdoc/mdBook test attributes
 # (`language-rust ignore no_run edition2021`, `rust,ignore`), playground and highlighter
 # markers. They never hide a language given by another token.
@@ -263,6 +284,18 @@ def _is_attribute(token: str) -> bool:
     return token in CODE_ATTRIBUTE_TOKENS or bool(EDITION_RE.match(token))
 
 
+def _class_tokens(node: etree._Element) -> list[str]:
+    """Class tokens in order, split on spaces and commas; SyntaxHighlighter's
+    `brush: js; gutter: false` gives `brush:js`."""
+    value = (node.get("class") or "").lower()
+    if "brush:" in value:
+        value = _BRUSH_SPACE.sub("brush:", value).replace(";", " ")
+    return [t for t in _TOKEN_SPLIT.split(value) if t]
+
+
+_BRUSH_SPACE = re.compile(r"brush:\s+")
+
+
 def _candidates(node: etree._Element, *, bare: bool) -> list[str]:
     """Every language a node's attributes and class tokens name, in document order."""
     found: list[str] = []
@@ -270,7 +303,7 @@ def _candidates(node: etree._Element, *, bare: bool) -> list[str]:
         value = (node.get(attr) or "").strip().lower()
         if value and (attr != "lang" or node.tag in {"pre", "code"}):
             found.extend(t for t in _TOKEN_SPLIT.split(value) if t)
-    tokens = [t for t in _TOKEN_SPLIT.split((node.get("class") or "").lower()) if t]
+    tokens = _class_tokens(node)
     for i, token in enumerate(tokens):
         if token in LANGUAGE_CLASSES:
             found.append(LANGUAGE_CLASSES[token])
@@ -284,7 +317,17 @@ def _candidates(node: etree._Element, *, bare: bool) -> list[str]:
                 found.append(tokens[i + 1])
             elif bare and token in BARE_LANGUAGES:
                 found.append(token)
+            elif (known := _known_only(token)) is not None:
+                found.append(known)
     return found
+
+
+def _known_only(token: str) -> str | None:
+    """The language after a KNOWN_ONLY_PREFIXES prefix, when it is a known one."""
+    for prefix in KNOWN_ONLY_PREFIXES:
+        if token.startswith(prefix) and token[len(prefix):] in KNOWN_LANGUAGES:
+            return token[len(prefix):]
+    return None
 
 
 def _language_of(node: etree._Element, *, bare: bool) -> str | None:
@@ -391,3 +434,48 @@ def _all_cli(lines: list[str]) -> bool:
             return False
         previous_continues = line.rstrip().endswith(("\\", "`", "^"))
     return True
+
+
+# ---- what the markup names, read independently of `code_info` --------------------------
+
+# A class token that names a language by a prefix (`language-rust`, `highlight-python3`,
+# `lang-go`, `brush-js`, `sourcecode-haskell`).
+NAMING_CLASS = re.compile(r"^(?:language|lang|highlight|brush|sourcecode)[-:_]([\w+#.-]+)$")
+NAMING_ATTRS = ("data-lang", "data-language")
+NOT_LANGUAGES = frozenset({"default", "none", "text", "plain", "plaintext", "txt",
+                           "nohighlight", "output", "notranslate", "raw", "log"})
+
+
+def named_language(el: etree._Element) -> str | None:
+    """The markup that names a language for the code element `el` (a class token or an
+    attribute, as written), looked for on `el`, the `pre`/`code` inside it and its
+    wrappers up to ANCESTOR_LEVELS; None when nothing names one.
+
+    A second reading, broader and simpler than `code_info`'s: the renderer warns
+    (`code_language_unread`) when this names a language and `code_info` found none, so
+    `docscrawl check` counts the blocks whose language the markup states but the record
+    lacks."""
+    source = _code_element(el)
+    nodes = _own_elements(source)
+    if source is not el:
+        nodes.append(el)
+    node = el.getparent()
+    for _ in range(ANCESTOR_LEVELS):
+        if node is None:
+            break
+        nodes.append(node)
+        node = node.getparent()
+    for node in nodes:
+        for attr in NAMING_ATTRS:
+            value = (node.get(attr) or "").strip().lower()
+            if value and value not in NOT_LANGUAGES:
+                return f'{attr}="{value}"'
+        for token in _class_tokens(node):
+            if token in LANGUAGE_CLASSES:
+                return token
+            match = NAMING_CLASS.match(token)
+            name = match.group(1) if match else _known_only(token)
+            if (name and name not in NOT_LANGUAGES and not _is_attribute(name)
+                    and ALIASES.get(name, name) is not None):
+                return token
+    return None

@@ -21,7 +21,8 @@ from docscrawl.extract.clean import (
     iter_content,
     visible_text,
 )
-from docscrawl.extract.code_blocks import classify_kind, code_info
+from docscrawl.extract.code_blocks import classify_kind, code_info, named_language
+from docscrawl.extract.css_separators import css_separators, glued_in_row
 from docscrawl.extract.headings import HeadingStack, heading_anchor, heading_level, heading_text
 from docscrawl.extract.links import SKIP_SCHEMES
 from docscrawl.extract.main_links import card_title, link_container, link_target
@@ -76,11 +77,6 @@ MAX_NESTING = 80  # containers deeper than this are kept as plain text
 NESTING_WARNING = "markup_too_deep"
 FALLBACK_WARNING = "markdown_fallback"
 CODE_LANGUAGE_WARNING = "code_language_unread"  # `docscrawl check` counts these
-# Class tokens naming a code block's language, on the block, its code or two wrappers up.
-_LANGUAGE_CLASS = re.compile(r"^(?:language|lang|highlight|brush|sourcecode)[-:_]([\w+#.-]+)$",
-                             re.IGNORECASE)
-NOT_LANGUAGES = frozenset({"default", "none", "text", "plain", "plaintext", "txt", "nohighlight",
-                           "output", "notranslate"})
 
 
 @dataclass(slots=True)
@@ -366,7 +362,7 @@ class _Renderer(TableRendering):
             context=self.last_prose,
             block_ordinal=len(self.out.blocks) if self.depth == 0 else self.ordinal,
         )
-        if info.language is None and (named := _named_language(el)):
+        if info.language is None and (named := named_language(el)):
             self.out.warnings.append(ExtractionWarning(
                 CODE_LANGUAGE_WARNING, f"markup names a language ({named}) the code block "
                 f"record lacks: {info.code[:40]!r}"))
@@ -547,6 +543,22 @@ class _Renderer(TableRendering):
 
     def inline(self, el: etree._Element, md: list[str], text: list[str]) -> None:
         tag = el.tag
+        if tag == "span" and glued_in_row(el):
+            md.append(" ")
+            text.append(" ")
+        if el.get("class") is not None and (separators := css_separators(el)):
+            before, after = separators
+            md.append(before)
+            text.append(before)
+            self.inline_element(el, md, text)
+            md.append(after)
+            text.append(after)
+            return
+        self.inline_element(el, md, text)
+
+    def inline_element(self, el: etree._Element, md: list[str], text: list[str]) -> None:
+        """`inline` without the separators CSS draws around the element."""
+        tag = el.tag
         if tag == "br":
             md.append(BR)
             text.append(" ")
@@ -643,24 +655,6 @@ BLOCK_HANDLERS: dict[str, Callable[[_Renderer, etree._Element], Parts]] = {
 
 
 # ---- small structural helpers --------------------------------------------------------
-
-
-def _named_language(el: etree._Element) -> str | None:
-    """A class token naming a language on a code block, its code child or two wrappers
-    up (`language-rust`, `highlight-python3`, `lang-go`), else None."""
-    nodes = [el, *el.iterchildren("code")]
-    parent = el.getparent()
-    for _ in range(2):
-        if parent is None:
-            break
-        nodes.append(parent)
-        parent = parent.getparent()
-    for node in nodes:
-        for token in (node.get("class") or "").split():
-            match = _LANGUAGE_CLASS.match(token)
-            if match and match.group(1).lower() not in NOT_LANGUAGES:
-                return token
-    return None
 
 
 def _is_kicker(el: etree._Element, level: int) -> bool:

@@ -7,7 +7,8 @@ What one page cannot show but the site does, read from pages.jsonl only:
 8. heading-path roots: share of pages whose heading paths start at the site's most common
    first entry (a site title or a section label in place of the page's own title);
 9. code languages: code blocks whose markup names a language (`code_language_unread`
-   warnings) against all code blocks;
+   warnings) against all code blocks, counted by the markup that names it
+   (`language-rust` 443) so that one wrapper shape shows as one line;
 10. version coverage: pages without a version on a site where most pages have one;
 11. cross-version merges: pages whose merged URLs name two versions.
 
@@ -30,6 +31,8 @@ COMMON_SHARE = 0.5  # a line on this share of pages is template
 MIN_PAGES = 20  # fewer pages: a repeated line proves nothing
 MAX_LINES = 500_000  # line digests kept while counting
 CODE_LANGUAGE_WARNING = "code_language_unread"
+MAX_MARKUP_KINDS = 1000  # distinct markups counted for the code-language check
+_NAMED_MARKUP = re.compile(r"names a language \(([^)]*)\)")
 _LINK_TARGET = re.compile(r"\]\([^)]*\)")
 
 
@@ -64,6 +67,7 @@ class SiteScan:
         self.code_blocks = 0
         self.code_unread = 0
         self.code_examples: list[dict[str, Any]] = []
+        self.code_markup: Counter[str] = Counter()
         self.versioned = 0
         self.unversioned: list[str] = []
         self.versions: Counter[str] = Counter()
@@ -86,8 +90,13 @@ class SiteScan:
         for warning in page.get("warnings") or ():
             if isinstance(warning, dict) and warning.get("code") == CODE_LANGUAGE_WARNING:
                 self.code_unread += 1
+                detail = str(warning.get("detail") or "")
+                markup = _NAMED_MARKUP.search(detail)
+                key = markup.group(1) if markup else "?"
+                if key in self.code_markup or len(self.code_markup) < MAX_MARKUP_KINDS:
+                    self.code_markup[key] += 1
                 if len(self.code_examples) < EXAMPLES:
-                    self.code_examples.append({"page": url, "detail": warning.get("detail")})
+                    self.code_examples.append({"page": url, "detail": detail, "markup": key})
         version = page.get("version") or {}
         value = version.get("value") if isinstance(version, dict) else None
         if value:
@@ -152,11 +161,13 @@ def heading_roots(scan: SiteScan, max_share: float, result: Any) -> dict[str, An
 def code_languages(scan: SiteScan, max_share: float, result: Any) -> dict[str, Any]:
     """Code blocks whose markup names a language the record lacks."""
     value = scan.code_unread / scan.code_blocks if scan.code_blocks else None
+    top = ", ".join(f"{markup} {n}" for markup, n in scan.code_markup.most_common(3))
     return result("code_languages", "Code languages", value, max_share,
                   higher_is_better=False,
                   figure=f"{scan.code_unread}/{scan.code_blocks} code blocks lack the "
-                         f"language their markup names",
-                  details={"unread": scan.code_unread, "code_blocks": scan.code_blocks},
+                         f"language their markup names" + (f" ({top})" if top else ""),
+                  details={"unread": scan.code_unread, "code_blocks": scan.code_blocks,
+                           "by_markup": dict(scan.code_markup.most_common(20))},
                   examples=scan.code_examples)
 
 

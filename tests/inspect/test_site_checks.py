@@ -69,6 +69,9 @@ def test_code_language_unread_versions_and_cross_version_merges(make_output) -> 
     found = checks(make_output, records)
     assert not found["code_languages"]["passed"] and found["code_languages"]["value"] == 0.1
     assert "language-rust" in found["code_languages"]["examples"][0]["detail"]
+    assert found["code_languages"]["details"]["by_markup"] == {"language-rust": 3}
+    assert found["code_languages"]["examples"][0]["markup"] == "language-rust"
+    assert "(language-rust 3)" in found["code_languages"]["figure"]
     version = found["version_coverage"]
     assert not version["passed"] and version["value"] == 5 / 30
     assert version["examples"][0]["page"] == f"{SITE}p25.html"
