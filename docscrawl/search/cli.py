@@ -97,8 +97,9 @@ def format_result(result: Result) -> str:
     """Human output: rank, title › heading path, version, URL#anchor, snippet; a line
     first when none of them matches well."""
     lines = [f"# {result.note()}"]
-    if result.hits and result.no_good_match:
-        lines.append(f"# {result.match_note()}")
+    weak = result.match_note()
+    if weak:
+        lines.append(f"# {weak}")
     if not result.hits:
         lines.append("no results")
     for rank, hit in enumerate(result.hits, 1):

@@ -33,7 +33,13 @@ from docscrawl.search.tokenize import (
     stem,
 )
 from docscrawl.search.versions import VersionError as VersionError  # raised by resolve
-from docscrawl.search.versions import resolve, unversioned, version_named, without_version
+from docscrawl.search.versions import (
+    candidates,
+    resolve,
+    unversioned,
+    version_named,
+    without_version,
+)
 
 POOL = 100
 MATCH_BUDGET = 4000     # chunks bm25 scores per query at most (about), see _within_budget
@@ -135,8 +141,8 @@ class Result:
     no_good_match: bool = False  # match under the threshold: the hits are only the nearest
 
     def match_note(self) -> str | None:
-        """One line when no result answers well, else None."""
-        if not self.no_good_match:
+        """One line when the results found answer badly, else None."""
+        if not self.no_good_match or not self.hits:
             return None
         return (f"no good match: the results hold little of the query (match "
                 f"{self.match:.2f}); the nearest follow")
@@ -200,6 +206,10 @@ class Searcher:
         if named is not None:
             return named, "query"
         return (default, "default") if default and len(known) > 1 else (default, "none")
+
+    def holds_version(self, version: str) -> bool:
+        """Whether `version` names a version of the index (one, or several: ambiguous)."""
+        return bool(candidates(version, self.index.versions(), self.index.default_version()))
 
     def lexical(self, terms: list[str], version: str | None) -> list[tuple[int, float]]:
         """bm25 candidates for the query terms ORed (after `_within_budget`)."""

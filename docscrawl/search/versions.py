@@ -79,32 +79,39 @@ def default_aliases(pages: Iterable[tuple[str | None, list[str]]],
 
 
 def resolve(asked: str, known: list[str], default: str | None) -> str:
-    """The version of `known` that `asked` names: itself; else the one with the same
-    normalized number (`18.20.4` / `v18.20.4`, `2.2` / `2.2.x`, `1_81_0` / `1.81.0`, any
-    case); else the one release series it names (`18` or `v18` -> `v18.20.4`; `2.2.4` ->
-    `2.2.x`, the most precise series holding it); a default alias (`latest`, `stable`)
-    the index lacks names the default. Otherwise a `VersionError` listing `known`."""
+    """The version of `known` that `asked` names (see `candidates`), else a
+    `VersionError` that lists `known` (or the several it names)."""
+    found = candidates(asked, known, default)
+    if len(found) == 1:
+        return found[0]
+    shown = ", ".join(known) if known else "none"
+    if found:
+        raise VersionError(f"version {asked!r} names several versions in the index: "
+                           f"{', '.join(found)} (versions: {shown})")
+    raise VersionError(f"version {asked!r} is not in the index (versions: {shown})")
+
+
+def candidates(asked: str, known: list[str], default: str | None) -> list[str]:
+    """The versions of `known` that `asked` may name, best first: itself; else the one
+    with the same normalized number (`18.20.4` / `v18.20.4`, `2.2` / `2.2.x`, `1_81_0` /
+    `1.81.0`, any case); else the release series it names (`18` or `v18` -> `v18.20.4`;
+    `2.2.4` -> `2.2.x`, the most precise series holding it); a default alias (`latest`,
+    `stable`) the index lacks names the default. More than one: ambiguous."""
     if asked in known:
-        return asked
+        return [asked]
     key = version_key(asked)
     same = [v for v in known if v.casefold() == asked.casefold()
             or (key is not None and version_key(v) == key)]
-    if len(same) == 1:
-        return same[0]
-    if not same and asked.casefold() in DEFAULT_ALIASES and default in known:
-        return default
-    series = same or [v for v in known if versions_agree(asked, v)]
+    if same:
+        return same
+    if asked.casefold() in DEFAULT_ALIASES and default is not None and default in known:
+        return [default]
+    series = [v for v in known if versions_agree(asked, v)]
     holding = [v for v in series if len(_numbers(v)) <= len(_numbers(asked))]
     if holding:  # labels that are series holding the version asked for: the most precise
         most = max(len(_numbers(v)) for v in holding)
-        series = [v for v in holding if len(_numbers(v)) == most]
-    if len(series) == 1:
-        return series[0]
-    shown = ", ".join(known) if known else "none"
-    if series:
-        raise VersionError(f"version {asked!r} names several versions in the index: "
-                           f"{', '.join(series)} (versions: {shown})")
-    raise VersionError(f"version {asked!r} is not in the index (versions: {shown})")
+        return [v for v in holding if len(_numbers(v)) == most]
+    return series
 
 
 def _numbers(version: str) -> tuple[int, ...]:
