@@ -325,14 +325,26 @@ class Searcher:
         filtered = version if source in ("filter", "query") else None
         if source == "query" and version is not None:
             query = without_version(query, version) or query
-        terms = query_terms(query, known=lambda term: self._doc_count(term) > 0)
-        lexical = self.lexical(terms, filtered)
-        semantic = self.semantic(query, filtered, also=[rowid for rowid, _ in lexical])
+        known = lambda term: self._doc_count(term) > 0  # noqa: E731
+        terms = query_terms(query, known=known)
+        # A version still in the query (the index's only one, or beside --version) says
+        # which release a page is about ("SciPy 1.10.1 Release Notes") or only where to
+        # look ("requests 2.28"): it counts in titles and headings, and whole in the text
+        # ("1.10.1", never its digits apart), not in the embedded query.
+        own = version_named(query, self.index.versions())
+        searched = (without_version(query, own) or query) if own else query
+        lexical_terms = terms
+        if own:
+            plain = query_terms(searched, known=known)
+            lexical_terms = plain + [t for t in terms
+                                     if is_compound(t) and t not in plain and known(t)]
+        lexical = self.lexical(lexical_terms, filtered)
+        semantic = self.semantic(searched, filtered, also=[rowid for rowid, _ in lexical])
         fused = fuse([(LEXICAL_WEIGHT, True, lexical), (SEMANTIC_WEIGHT, False, semantic)])
         aliases = self.index.default_aliases() if source == "default" else []
         ranked = self._structural(fused, terms, query, k=max(k, MATCH_DEPTH),
                                   preferred={version, *aliases} if source == "default" else None)
-        match = self.match_strength(terms, [row[1] for row in ranked[:MATCH_DEPTH]],
+        match = self.match_strength(lexical_terms, [row[1] for row in ranked[:MATCH_DEPTH]],
                                     dict(semantic) if self.index.embedder else None)
         floor = NO_GOOD_MATCH if self.index.embedder else NO_GOOD_MATCH_LEXICAL
         return Result(hits=self._hits(ranked[:k]), version=version, version_source=source,
