@@ -97,7 +97,7 @@ class Parser(argparse.ArgumentParser):
     how to pass one (`--`): a search for `--save-exact` otherwise reads as an option."""
 
     def error(self, message: str) -> NoReturn:
-        if "required" in message or "unrecognized arguments: -" in message:
+        if "required: query" in message or "unrecognized arguments: -" in message:
             message += f"; {END_OF_OPTIONS}"
         super().error(message)
 

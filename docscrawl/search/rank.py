@@ -3,9 +3,9 @@
 1. Version: an explicit `version` (normalized: `18.20.4` finds `v18.20.4`) filters before
    anything is ranked (an unknown one is an error). Without one, a version the index
    holds named in the query ("in 3.6") filters the same way when the index holds several
-   (with one, "SciPy 1.10.1 Release Notes", the number is text to match); otherwise the
-   site's default version (its start page's, else its most common) is preferred and the
-   result says which.
+   (with one it says which release a page is about, "SciPy 1.10.1 Release Notes": see
+   `_searched`); otherwise the site's default version (its start page's, else its most
+   common) is preferred and the result says which.
 2. Candidates: FTS5 bm25 over code-aware terms (title, headings, inbound anchor text,
    body) and cosine over the chunk vectors, each its best `POOL`, unioned and fused
    (scores scaled per list, then weighted).
@@ -325,19 +325,8 @@ class Searcher:
         filtered = version if source in ("filter", "query") else None
         if source == "query" and version is not None:
             query = without_version(query, version) or query
-        known = lambda term: self._doc_count(term) > 0  # noqa: E731
-        terms = query_terms(query, known=known)
-        # A version still in the query (the index's only one, or beside --version) says
-        # which release a page is about ("SciPy 1.10.1 Release Notes") or only where to
-        # look ("requests 2.28"): it counts in titles and headings, and whole in the text
-        # ("1.10.1", never its digits apart), not in the embedded query.
-        own = version_named(query, self.index.versions())
-        searched = (without_version(query, own) or query) if own else query
-        lexical_terms = terms
-        if own:
-            plain = query_terms(searched, known=known)
-            lexical_terms = plain + [t for t in terms
-                                     if is_compound(t) and t not in plain and known(t)]
+        terms = query_terms(query, known=self._known)
+        searched, lexical_terms = self._searched(query, terms)
         lexical = self.lexical(lexical_terms, filtered)
         semantic = self.semantic(searched, filtered, also=[rowid for rowid, _ in lexical])
         fused = fuse([(LEXICAL_WEIGHT, True, lexical), (SEMANTIC_WEIGHT, False, semantic)])
@@ -349,6 +338,23 @@ class Searcher:
         floor = NO_GOOD_MATCH if self.index.embedder else NO_GOOD_MATCH_LEXICAL
         return Result(hits=self._hits(ranked[:k]), version=version, version_source=source,
                       aliases=aliases, match=match, no_good_match=match < floor)
+
+    def _known(self, term: str) -> bool:
+        return self._doc_count(term) > 0
+
+    def _searched(self, query: str, terms: list[str]) -> tuple[str, list[str]]:
+        """The text embedded and the terms bm25 searches. A version still in the query
+        (the index's only one, or one beside `--version`) says which release a page is
+        about ("SciPy 1.10.1 Release Notes") or only where to look ("requests 2.28"): it
+        counts in titles and headings (`terms`), whole in bm25 ("1.10.1", never "1" and
+        "10" apart, which match any number), and not in the embedded text."""
+        own = version_named(query, self.index.versions())
+        if own is None:
+            return query, terms
+        searched = without_version(query, own) or query
+        plain = query_terms(searched, known=self._known)
+        return searched, plain + [t for t in terms
+                                  if is_compound(t) and t not in plain and self._known(t)]
 
     def match_strength(self, terms: list[str], rowids: list[int],
                        cosines: dict[int, float] | None) -> float:
