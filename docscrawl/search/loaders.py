@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from docscrawl.search.rank import section_label
+from docscrawl.search.versions import candidates
 
 # The metadata LlamaIndex embeds with a node's text, and what it shows the model; the
 # rest (ids, hashes, URLs, dates, counts, link lists) stays on the node for the caller.
@@ -30,8 +31,10 @@ LLM_KEYS = ("section", "version")
 
 
 def iter_chunks(out: str | Path, *, version: str | None = None) -> Iterator[dict[str, Any]]:
-    """Every chunk record of an output directory (optionally of one version only)."""
+    """Every chunk record of an output directory, or of the versions `version` names in
+    any spelling (`18.20.4` or `v18` for `v18.20.4`: `docscrawl.search.versions`)."""
     path = Path(out) / "chunks.jsonl"
+    named: dict[str | None, bool] = {}
     if not path.is_file():
         raise FileNotFoundError(f"{out}: no chunks.jsonl (not a crawl output directory)")
     with path.open(encoding="utf-8") as handle:
@@ -40,8 +43,11 @@ def iter_chunks(out: str | Path, *, version: str | None = None) -> Iterator[dict
                 record = json.loads(line)
             except ValueError:
                 continue  # a torn last line of a crawl still running
-            meta = record.get("metadata") or {}
-            if version is None or meta.get("version") == version:
+            label = (record.get("metadata") or {}).get("version")
+            if label not in named:
+                named[label] = version is None or bool(
+                    label and candidates(version, [label], None))
+            if named[label]:
                 yield record
 
 

@@ -26,6 +26,7 @@ def test_llamaindex_nodes_of_one_version(demo: tuple[Path, Path, str]) -> None:
     _, out, _ = demo
     nodes = load_llamaindex_nodes(out, version="3.6")
     assert nodes and {n.metadata["version"] for n in nodes} == {"3.6"}
+    assert [n.id_ for n in load_llamaindex_nodes(out, version="v3")] == [n.id_ for n in nodes]
     shown = nodes[0].get_content(metadata_mode="llm")
     assert "inbound_links:" not in shown and "source_url:" not in shown
     assert shown.startswith("version: 3.6\nsection: ")
