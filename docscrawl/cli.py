@@ -2,42 +2,48 @@
 
     docscrawl summary OUT
     docscrawl log OUT [--event E] [--reason R] [--url PATTERN] [--json] [--limit N]
-    docscrawl why URL OUT [--json]
+    docscrawl why OUT URL [--json]          (URL OUT is read too)
     docscrawl check OUT [--threshold NAME=VALUE ...] [--json]
     docscrawl report OUT -o report.html
     docscrawl merge OUT1 OUT2 ... -o OUT
-    docscrawl search OUT QUERY [--version V] [-k N] [--json]
+    docscrawl search OUT [--version V] [-k N] [--json] [--] QUERY
     docscrawl index OUT [--rebuild]
     docscrawl mcp OUT [OUT ...]
 
 Exit status: 0 on success, 1 when `check` finds a failing check, 2 on a usage error or
 a missing or malformed output directory (one line on stderr).
+
+`--` ends the options: what follows is an argument even when it starts with `-`
+(`docscrawl search OUT -- --save-exact`).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from docscrawl.inspect.output import OutputDir, OutputError, Progress
 from docscrawl.search.cli import add_commands as add_search_commands
+from docscrawl.terminal import for_terminal, json_text
 
 if TYPE_CHECKING:
     from docscrawl.inspect.check import Thresholds
 
 EXIT_OK, EXIT_FAILED_CHECK, EXIT_ERROR = 0, 1, 2
+END_OF_OPTIONS = ("an argument that starts with '-' goes after '--', which ends the options: "
+                  "docscrawl search OUT -- --save-exact")
 SEARCH_COMMANDS = frozenset({"search", "index", "mcp"})
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand."""
-    parser = argparse.ArgumentParser(prog="docscrawl", description="Inspect docscrawl output.")
+    parser = Parser(prog="docscrawl", description="Inspect docscrawl output.",
+                    epilog=END_OF_OPTIONS)
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
-    commands = parser.add_subparsers(dest="command", required=True)
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
 
     summary = commands.add_parser("summary", help="what a crawl did and where its files are")
     summary.add_argument("out", type=Path, help="crawl output directory (holds run.json)")
@@ -55,9 +61,11 @@ def build_parser() -> argparse.ArgumentParser:
     log.add_argument("--top", type=int, default=10, help="slowest fetches shown")
     log.add_argument("--json", action="store_true", help="print JSON instead of text")
 
-    why = commands.add_parser("why", help="the whole history of one URL")
-    why.add_argument("url", help="the URL (as linked, any spelling)")
-    why.add_argument("out", type=Path, help="crawl output directory")
+    why = commands.add_parser("why", help="the whole history of one URL",
+                              usage="%(prog)s [-h] [--nearest N] [--json] OUT URL")
+    why.add_argument("out", metavar="OUT", help="crawl output directory "
+                     "(URL OUT, the other order, is read too)")
+    why.add_argument("url", metavar="URL", help="the URL (as linked, any spelling)")
     why.add_argument("--nearest", type=int, default=5, help="nearest URLs listed when unknown")
     why.add_argument("--json", action="store_true", help="print JSON instead of text")
 
@@ -84,6 +92,16 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class Parser(argparse.ArgumentParser):
+    """An argument parser whose usage errors about an argument that starts with `-` say
+    how to pass one (`--`): a search for `--save-exact` otherwise reads as an option."""
+
+    def error(self, message: str) -> NoReturn:
+        if "required: query" in message or "unrecognized arguments: -" in message:
+            message += f"; {END_OF_OPTIONS}"
+        super().error(message)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit status."""
     args = build_parser().parse_args(argv)
@@ -95,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return _dispatch(args, progress)
     except OutputError as exc:
-        print(f"docscrawl: error: {exc}", file=sys.stderr)
+        print(f"docscrawl: error: {for_terminal(str(exc))}", file=sys.stderr)
         return EXIT_ERROR
     except BrokenPipeError:  # `docscrawl log OUT | head`
         sys.stderr.close()
@@ -115,10 +133,8 @@ def _thresholds(values: list[str]) -> Thresholds:
 
 
 def _emit(data: Any, as_json: bool, formatter: Callable[[Any], str]) -> None:
-    if as_json:
-        print(json.dumps(data, ensure_ascii=False, indent=2, default=str))
-    else:
-        print(formatter(data))
+    """Print a command's result: crawled text inside is shown, never obeyed."""
+    print(json_text(data, indent=2) if as_json else for_terminal(formatter(data)))
 
 
 def _dispatch(args: argparse.Namespace, progress: Progress) -> int:
@@ -127,19 +143,19 @@ def _dispatch(args: argparse.Namespace, progress: Progress) -> int:
     from docscrawl.inspect.log import LogFilter, analyze_log, format_log
     from docscrawl.inspect.report import collect_report, render_report
     from docscrawl.inspect.summary import summarize
-    from docscrawl.inspect.why import format_history, url_history
+    from docscrawl.inspect.why import format_history, output_and_url, url_history
 
     if args.command == "summary":
         OutputDir(args.out)
-        print(summarize(args.out))
+        print(for_terminal(summarize(args.out)))
     elif args.command == "log":
         flt = LogFilter(reason=args.reason, event=args.event, url=args.url)
         data = analyze_log(OutputDir(args.out, progress=progress), flt, examples=args.examples,
                            top=args.top, limit=max(args.limit, 0))
         _emit(data, args.json, format_log)
     elif args.command == "why":
-        history = url_history(OutputDir(args.out, progress=progress), args.url,
-                              nearest=args.nearest)
+        out, url = output_and_url(args.out, args.url)
+        history = url_history(OutputDir(out, progress=progress), url, nearest=args.nearest)
         _emit(history, args.json, format_history)
     elif args.command == "check":
         if args.help_thresholds:

@@ -1,4 +1,4 @@
-"""`docscrawl why URL OUT`: the whole history of one URL in one crawl.
+"""`docscrawl why OUT URL` (or `URL OUT`): the whole history of one URL in one crawl.
 
 `url_history` streams crawl_log.jsonl, pages.jsonl and chunks.jsonl once each and keeps
 only what concerns the URL: the events about it (and about the other spellings that
@@ -14,6 +14,7 @@ from __future__ import annotations
 import difflib
 import heapq
 import re
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -26,7 +27,7 @@ from docscrawl.inspect.log import format_event
 from docscrawl.inspect.output import OutputDir
 from docscrawl.vocab import TERMINAL
 
-__all__ = ["format_history", "url_history"]
+__all__ = ["format_history", "output_and_url", "url_history"]
 
 # Discovery reason -> the page region the link sat in (README, "Discovery").
 DISCOVERY_REGION = {
@@ -37,6 +38,23 @@ DISCOVERY_REGION = {
 REF_FIELDS = ("duplicate_of", "redirect_to", "response_url", "canonical_url")
 MAX_LINKERS = 20
 MAX_CHUNKS = 50
+
+
+def output_and_url(first: str, second: str) -> tuple[Path, str]:
+    """The output directory and the URL of `docscrawl why`, given in either order: the
+    other commands take OUT first, and this one long took URL first, so both are read.
+    An existing directory is the output (one holding run.json when both are); else an
+    argument with a scheme (`https://`) is the URL; else the order is OUT URL."""
+    first_dir, second_dir = Path(first).is_dir(), Path(second).is_dir()
+    if first_dir and second_dir:  # a relative URL that names a directory here as well
+        first_dir = (Path(first) / "run.json").is_file() or not (
+            Path(second) / "run.json").is_file()
+        second_dir = not first_dir
+    if first_dir != second_dir:
+        return (Path(first), second) if first_dir else (Path(second), first)
+    if "://" in first and "://" not in second:
+        return Path(second), first
+    return Path(first), second
 
 
 def _normalized(url: str) -> str | None:

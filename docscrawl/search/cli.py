@@ -1,6 +1,6 @@
 """`docscrawl search`, `docscrawl index` and `docscrawl mcp`: argument parsing and output.
 
-    docscrawl search OUT QUERY [--version V] [-k N] [--json] [--embedder NAME]
+    docscrawl search OUT [--version V] [-k N] [--json] [--embedder NAME] [--] QUERY
     docscrawl index OUT [--rebuild] [--embedder NAME]
     docscrawl mcp OUT [OUT ...] [--embedder NAME]
 """
@@ -8,13 +8,13 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import textwrap
 from pathlib import Path
 
 from docscrawl.search.index import IndexError_, SearchIndex, remove_index
 from docscrawl.search.rank import Result, Searcher, VersionError, section_label
+from docscrawl.terminal import for_terminal, json_text
 
 EMBEDDER_HELP = ("semantic model: wordllama (default), sentence-transformers:NAME, "
                  "fastembed:NAME or none (env DOCSCRAWL_EMBEDDER)")
@@ -22,13 +22,20 @@ EMBEDDER_HELP = ("semantic model: wordllama (default), sentence-transformers:NAM
 
 def add_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """Register the search subcommands on the `docscrawl` parser."""
-    search = commands.add_parser("search", help="search a crawl's chunks, with citations")
+    search = commands.add_parser(
+        "search", help="search a crawl's chunks, with citations",
+        usage="%(prog)s [-h] [--version V] [-k N] [--json] [--embedder NAME] OUT [--] QUERY",
+        epilog="A query that starts with '-' goes after '--', which ends the options: "
+               "docscrawl search OUT -- --save-exact")
     search.add_argument("out", type=Path, help="crawl output directory")
-    search.add_argument("query", help="the question, identifier or command")
+    search.add_argument("query", help="the question, identifier or command (one that "
+                                      "starts with '-': after '--')")
     search.add_argument("--version", dest="doc_version", metavar="V",
-                        help="only this documentation version (filtered before ranking)")
-    search.add_argument("-k", type=int, default=5, help="results (default 5)")
-    search.add_argument("--json", action="store_true", help="one JSON object per result")
+                        help="only this documentation version (filtered before ranking; "
+                             "18.20.4, v18 or 18 name a crawl's v18.20.4)")
+    search.add_argument("-k", type=int, default=5, metavar="N", help="results (default 5)")
+    search.add_argument("--json", action="store_true",
+                        help="one JSON object per result (with no_good_match)")
     search.add_argument("--embedder", help=EMBEDDER_HELP)
 
     index = commands.add_parser("index", help="build or update the search index of a crawl")
@@ -53,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
         serve(args.outs, embedder=args.embedder)
         return 0
     except (IndexError_, VersionError) as exc:
-        print(f"docscrawl: error: {exc}", file=sys.stderr)
+        print(f"docscrawl: error: {for_terminal(str(exc))}", file=sys.stderr)
         return 2
 
 
@@ -62,9 +69,10 @@ def _search(args: argparse.Namespace) -> int:
     result = Searcher(index).search(args.query, version=args.doc_version, k=max(args.k, 1))
     if args.json:
         for hit in result.hits:
-            print(json.dumps(hit.as_json(), ensure_ascii=False))
+            print(json_text({**hit.as_json(), "no_good_match": result.no_good_match,
+                             "query_match": round(result.match, 3)}))
     else:
-        print(format_result(result))
+        print(for_terminal(format_result(result)))
     return 0
 
 
@@ -86,8 +94,12 @@ def snippet(text: str, width: int = 240) -> str:
 
 
 def format_result(result: Result) -> str:
-    """Human output: rank, title › heading path, version, URL#anchor, snippet."""
+    """Human output: rank, title › heading path, version, URL#anchor, snippet; a line
+    first when none of them matches well."""
     lines = [f"# {result.note()}"]
+    weak = result.match_note()
+    if weak:
+        lines.append(f"# {weak}")
     if not result.hits:
         lines.append("no results")
     for rank, hit in enumerate(result.hits, 1):

@@ -5,9 +5,13 @@
     nodes = load_llamaindex_nodes("output/docs.example.com", version="2.8")  # llama-index-core
 
 Each object's text is the chunk's `text` (context label line + Markdown) and its metadata
-is the chunk contract's `metadata` plus `chunk_id`, `page_id` and `citation`. The
-frameworks are imported only when their loader is called (extras `langchain`,
-`llamaindex`).
+is the chunk contract's `metadata` plus `chunk_id`, `page_id`, `section` (title › heading
+path), `citation` and `source` (the URL with the section's anchor: LangChain's name for
+where a document came from). LlamaIndex embeds and shows the model a node's text with
+its metadata: there only `section` (and `version`, for the model) go with the text; ids,
+hashes, URLs, dates and counts would be most of what is embedded, and say nothing about
+what the chunk means. The frameworks are imported only when their loader is called
+(extras `langchain`, `llamaindex`).
 """
 
 from __future__ import annotations
@@ -18,14 +22,19 @@ from pathlib import Path
 from typing import Any
 
 from docscrawl.search.rank import section_label
+from docscrawl.search.versions import candidates
 
-# Metadata too long or too structured to embed or show a model with the text.
-_BULKY = ("inbound_links", "sections", "block_range", "code_languages", "breadcrumbs")
+# The metadata LlamaIndex embeds with a node's text, and what it shows the model; the
+# rest (ids, hashes, URLs, dates, counts, link lists) stays on the node for the caller.
+EMBED_KEYS = ("section",)
+LLM_KEYS = ("section", "version")
 
 
 def iter_chunks(out: str | Path, *, version: str | None = None) -> Iterator[dict[str, Any]]:
-    """Every chunk record of an output directory (optionally of one version only)."""
+    """Every chunk record of an output directory, or of the versions `version` names in
+    any spelling (`18.20.4` or `v18` for `v18.20.4`: `docscrawl.search.versions`)."""
     path = Path(out) / "chunks.jsonl"
+    named: dict[str | None, bool] = {}
     if not path.is_file():
         raise FileNotFoundError(f"{out}: no chunks.jsonl (not a crawl output directory)")
     with path.open(encoding="utf-8") as handle:
@@ -34,19 +43,25 @@ def iter_chunks(out: str | Path, *, version: str | None = None) -> Iterator[dict
                 record = json.loads(line)
             except ValueError:
                 continue  # a torn last line of a crawl still running
-            meta = record.get("metadata") or {}
-            if version is None or meta.get("version") == version:
+            label = (record.get("metadata") or {}).get("version")
+            if label not in named:
+                named[label] = version is None or bool(
+                    label and candidates(version, [label], None))
+            if named[label]:
                 yield record
 
 
 def chunk_metadata(record: dict[str, Any]) -> dict[str, Any]:
-    """The chunk contract's metadata, with the chunk's ids and a one-line citation."""
+    """The chunk contract's metadata, with the chunk's ids, its section and source, and
+    a one-line citation."""
     meta = dict(record.get("metadata") or {})
     section = section_label(meta)
     version = meta.get("version")
     meta.update({
         "chunk_id": record.get("id"),
         "page_id": record.get("page_id"),
+        "section": section,
+        "source": meta.get("source_url"),
         "citation": ", ".join([section, f"version {version}" if version else "unversioned",
                                str(meta.get("source_url") or ""),
                                str(meta.get("retrieved_at") or "")[:10]]),
@@ -67,8 +82,8 @@ def load_langchain_documents(out: str | Path, *, version: str | None = None) -> 
 
 
 def load_llamaindex_nodes(out: str | Path, *, version: str | None = None) -> list[Any]:
-    """LlamaIndex `TextNode`s, one per chunk (`id_` = chunk id); bulky metadata is kept
-    but excluded from what is embedded and shown to the model."""
+    """LlamaIndex `TextNode`s, one per chunk (`id_` = chunk id); all metadata is kept,
+    only `EMBED_KEYS` are embedded with the text and `LLM_KEYS` shown to the model."""
     try:
         from llama_index.core.schema import TextNode
     except ImportError as exc:
@@ -77,8 +92,8 @@ def load_llamaindex_nodes(out: str | Path, *, version: str | None = None) -> lis
     nodes = []
     for record in iter_chunks(out, version=version):
         meta = chunk_metadata(record)
-        bulky = [key for key in _BULKY if key in meta]
-        nodes.append(TextNode(text=str(record.get("text") or ""), id_=str(record.get("id")),
-                              metadata=meta, excluded_embed_metadata_keys=bulky,
-                              excluded_llm_metadata_keys=bulky))
+        nodes.append(TextNode(
+            text=str(record.get("text") or ""), id_=str(record.get("id")), metadata=meta,
+            excluded_embed_metadata_keys=[key for key in meta if key not in EMBED_KEYS],
+            excluded_llm_metadata_keys=[key for key in meta if key not in LLM_KEYS]))
     return nodes

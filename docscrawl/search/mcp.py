@@ -91,11 +91,12 @@ class Library:
         notes = []
         matched = False
         for name, searcher in sites.items():
-            if version is not None and version not in searcher.index.versions():
+            if version is not None and not searcher.holds_version(version):
                 continue
             matched = True
             result = searcher.search(query, version=version, k=k)
-            notes.append(f"{name}: {result.note()}")
+            weak = result.match_note()
+            notes.append(f"{name}: {result.note()}" + (f"; {weak}" if weak else ""))
             hits += [(name, hit) for hit in result.hits]
         if version is not None and not matched:
             known = {n: s.index.versions() for n, s in sites.items()}

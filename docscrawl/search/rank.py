@@ -1,8 +1,10 @@
 """Ranking: version filter first, lexical and semantic candidates fused, then structure.
 
-1. Version: an explicit `version` filters before anything is ranked (an unknown one is an
-   error). Without one, a version the index holds named in the query ("in 3.6") filters
-   the same way; otherwise the site's default version (its start page's, else its most
+1. Version: an explicit `version` (normalized: `18.20.4` finds `v18.20.4`) filters before
+   anything is ranked (an unknown one is an error). Without one, a version the index
+   holds named in the query ("in 3.6") filters the same way when the index holds several
+   (with one it says which release a page is about, "SciPy 1.10.1 Release Notes": see
+   `_searched`); otherwise the site's default version (its start page's, else its most
    common) is preferred and the result says which.
 2. Candidates: FTS5 bm25 over code-aware terms (title, headings, inbound anchor text,
    body) and cosine over the chunk vectors, each its best `POOL`, unioned and fused
@@ -10,6 +12,8 @@
 3. Structure: query words in the title or heading path, code chunks for command-like
    queries, `main_content` over other regions, aggregate pages (print views) below the
    pages they copy; one result per section.
+4. Match: how much of the query the best results hold (`match_strength`); under
+   `NO_GOOD_MATCH` the result says there is no good match (its hits still listed).
 """
 
 from __future__ import annotations
@@ -28,7 +32,14 @@ from docscrawl.search.tokenize import (
     query_terms,
     stem,
 )
-from docscrawl.search.versions import unversioned, version_named, without_version
+from docscrawl.search.versions import VersionError as VersionError  # raised by resolve
+from docscrawl.search.versions import (
+    candidates,
+    resolve,
+    unversioned,
+    version_named,
+    without_version,
+)
 
 POOL = 100
 MATCH_BUDGET = 4000     # chunks bm25 scores per query at most (about), see _within_budget
@@ -45,6 +56,12 @@ LISTING = 0.7         # a chunk nearly all code, for a prose question (not a com
 WEAK = 0.25          # see _structural: a preferred result this far below the best
 PREFIX_MIN = 5       # see heading_match: a query word this long (letters) ...
 PREFIX_EXTRA = 3     # ... also matches a heading word that extends it by at most this
+MATCH_DEPTH = 5      # the results match_strength reads (whatever k is)
+NO_GOOD_MATCH = 0.6  # match_strength under this: "no good match" (see docs/search.md)
+NO_GOOD_MATCH_LEXICAL = 0.3  # the same without an embedder (term coverage alone)
+
+
+Ranked = tuple[float, int, str, list[str]]  # score, chunk rowid, page URL, pages it copies
 
 
 def section_label(meta: dict[str, Any]) -> str:
@@ -59,10 +76,6 @@ def section_label(meta: dict[str, Any]) -> str:
 
 def _weights() -> str:
     return ", ".join(str(float(w)) for w in BM25_WEIGHTS)
-
-
-class VersionError(ValueError):
-    """A version the index does not hold."""
 
 
 @dataclass
@@ -124,6 +137,15 @@ class Result:
     version: str | None
     version_source: str   # "filter", "query", "default", "none"
     aliases: list[str] = field(default_factory=list)  # other names of the default
+    match: float = 0.0    # match_strength of the best results
+    no_good_match: bool = False  # match under the threshold: the hits are only the nearest
+
+    def match_note(self) -> str | None:
+        """One line when the results found answer badly, else None."""
+        if not self.no_good_match or not self.hits:
+            return None
+        return (f"no good match: the results hold little of the query (match "
+                f"{self.match:.2f}); the nearest follow")
 
     def note(self) -> str:
         if self.version_source == "filter":
@@ -172,18 +194,22 @@ class Searcher:
         return self._rowids, self._versions, self._coarse, self._matrix
 
     def resolve_version(self, query: str, version: str | None) -> tuple[str | None, str]:
+        """The version searched and why: asked for (`resolve`: any spelling of a label
+        the index holds), named in the query (an index of several versions only: in a
+        one-version index a number is the text sought, "SciPy 1.10.1 Release Notes"),
+        the site's default, or none."""
         known = self.index.versions()
+        default = self.index.default_version()
         if version is not None:
-            if version not in known:
-                shown = ", ".join(known) if known else "none"
-                raise VersionError(f"version {version!r} is not in the index "
-                                   f"(versions: {shown})")
-            return version, "filter"
-        named = version_named(query, known)
+            return resolve(version, known, default), "filter"
+        named = version_named(query, known) if len(known) > 1 else None
         if named is not None:
             return named, "query"
-        default = self.index.default_version()
         return (default, "default") if default and len(known) > 1 else (default, "none")
+
+    def holds_version(self, version: str) -> bool:
+        """Whether `version` names a version of the index (one, or several: ambiguous)."""
+        return bool(candidates(version, self.index.versions(), self.index.default_version()))
 
     def lexical(self, terms: list[str], version: str | None) -> list[tuple[int, float]]:
         """bm25 candidates for the query terms ORed (after `_within_budget`)."""
@@ -231,7 +257,7 @@ class Searcher:
         weights: dict[str, float] = {}
         for term in terms:
             count = self._doc_count(term)
-            idf = math.log(1 + (total - count + 0.5) / (count + 0.5)) if count else 0.0
+            idf = _idf(count, total) if count else 0.0
             key = stem(term)
             weights[key] = max(weights.get(key, 0.0), idf)
         return weights
@@ -299,19 +325,70 @@ class Searcher:
         filtered = version if source in ("filter", "query") else None
         if source == "query" and version is not None:
             query = without_version(query, version) or query
-        terms = query_terms(query, known=lambda term: self._doc_count(term) > 0)
-        lexical = self.lexical(terms, filtered)
-        semantic = self.semantic(query, filtered, also=[rowid for rowid, _ in lexical])
+        terms = query_terms(query, known=self._known)
+        searched, lexical_terms = self._searched(query, terms)
+        lexical = self.lexical(lexical_terms, filtered)
+        semantic = self.semantic(searched, filtered, also=[rowid for rowid, _ in lexical])
         fused = fuse([(LEXICAL_WEIGHT, True, lexical), (SEMANTIC_WEIGHT, False, semantic)])
         aliases = self.index.default_aliases() if source == "default" else []
-        hits = self._structural(fused, terms, query, k=k,
-                                preferred={version, *aliases} if source == "default" else None)
-        return Result(hits=hits, version=version, version_source=source, aliases=aliases)
+        ranked = self._structural(fused, terms, query, k=max(k, MATCH_DEPTH),
+                                  preferred={version, *aliases} if source == "default" else None)
+        match = self.match_strength(lexical_terms, [row[1] for row in ranked[:MATCH_DEPTH]],
+                                    dict(semantic) if self.index.embedder else None)
+        floor = NO_GOOD_MATCH if self.index.embedder else NO_GOOD_MATCH_LEXICAL
+        return Result(hits=self._hits(ranked[:k]), version=version, version_source=source,
+                      aliases=aliases, match=match, no_good_match=match < floor)
+
+    def _known(self, term: str) -> bool:
+        return self._doc_count(term) > 0
+
+    def _searched(self, query: str, terms: list[str]) -> tuple[str, list[str]]:
+        """The text embedded and the terms bm25 searches. A version still in the query
+        (the index's only one, or one beside `--version`) says which release a page is
+        about ("SciPy 1.10.1 Release Notes") or only where to look ("requests 2.28"): it
+        counts in titles and headings (`terms`), whole in bm25 ("1.10.1", never "1" and
+        "10" apart, which match any number), and not in the embedded text."""
+        own = version_named(query, self.index.versions())
+        if own is None:
+            return query, terms
+        searched = without_version(query, own) or query
+        plain = query_terms(searched, known=self._known)
+        return searched, plain + [t for t in terms
+                                  if is_compound(t) and t not in plain and self._known(t)]
+
+    def match_strength(self, terms: list[str], rowids: list[int],
+                       cosines: dict[int, float] | None) -> float:
+        """How much of the query the best results hold: the largest share of the query
+        terms' weight (idf) that one of them holds, plus the highest cosine of one to
+        the query (`cosines`; none without an embedder). A term the index lacks weighs
+        the most: nothing answers it. The ranking scores cannot say this, being scaled
+        to each query's best; this is absolute (calibrated in docs/search.md)."""
+        if not rowids:
+            return 0.0
+        total = self._chunk_count()
+        weights = {term: _idf(self._doc_count(term), total) for term in terms}
+        held = dict.fromkeys(rowids, 0.0)
+        ranges = " OR ".join(["rowid BETWEEN ? AND ?"] * len(rowids))
+        bounds = [b for r in rowids for b in (r * WINDOW_SLOTS, (r + 1) * WINDOW_SLOTS - 1)]
+        for term, weight in weights.items():
+            if not self._doc_count(term):
+                continue
+            try:
+                found = self.index.db.execute(
+                    f"SELECT DISTINCT rowid / {WINDOW_SLOTS} FROM fts WHERE fts MATCH ? "
+                    f"AND ({ranges})", [fts_phrase(term), *bounds]).fetchall()
+            except Exception:  # an FTS syntax corner case: counted as not held
+                continue
+            for (rowid,) in found:
+                held[rowid] += weight
+        coverage = max(held.values()) / sum(weights.values()) if sum(weights.values()) else 0.0
+        cosine = max((cosines.get(r, 0.0) for r in rowids), default=0.0) if cosines else 0.0
+        return coverage + max(cosine, 0.0)
 
     def _structural(self, fused: dict[int, float], terms: list[str], query: str, *,
-                    preferred: set[str | None] | None, k: int) -> list[Hit]:
+                    preferred: set[str | None] | None, k: int) -> list[Ranked]:
         """Structural factors on every candidate (from the rank columns, no JSON parsed),
-        one per section, then the JSON of the best `k` only."""
+        one per section; the best `k`."""
         if not fused:
             return []
         marks = ",".join("?" * len(fused))
@@ -358,12 +435,22 @@ class Searcher:
         # match (below WEAK times the best score)
         floor = WEAK * best[0][0] if best else 0.0
         strong = [item for item in best if item[0] >= floor]
-        best = _below_originals(strong + twins + best[len(strong):])[:k]
+        return _below_originals(strong + twins + best[len(strong):])[:k]
+
+    def _hits(self, ranked: list[Ranked]) -> list[Hit]:
+        """The ranked chunks with their JSON records."""
+        if not ranked:
+            return []
         lines = dict(self.index.db.execute(
-            f"SELECT rowid, line FROM chunks WHERE rowid IN ({','.join('?' * len(best))})",
-            [b[1] for b in best]).fetchall())
+            f"SELECT rowid, line FROM chunks WHERE rowid IN ({','.join('?' * len(ranked))})",
+            [row[1] for row in ranked]).fetchall())
         return [Hit(score=score, record=json.loads(lines[rowid]), page_aggregate_of=copies)
-                for score, rowid, _page, copies in best]
+                for score, rowid, _page, copies in ranked]
+
+
+def _idf(count: int, total: int) -> float:
+    """bm25's idf of a term in `count` of `total` chunks (0 chunks: the most)."""
+    return math.log(1 + (total - count + 0.5) / (count + 0.5))
 
 
 def heading_match(wanted: dict[str, float], heading_terms: set[str]) -> float:
@@ -401,8 +488,7 @@ def fuse(lists: list[tuple[float, bool, list[tuple[int, float]]]]) -> dict[int, 
     return fused
 
 
-def _below_originals(
-        ranked: list[tuple[float, int, str, list[str]]]) -> list[tuple[float, int, str, list[str]]]:
+def _below_originals(ranked: list[Ranked]) -> list[Ranked]:
     """An aggregate page's chunk never ranks above a chunk of a page it copies."""
     ordered = list(ranked)
     for item in [r for r in ranked if r[3]]:

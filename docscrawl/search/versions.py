@@ -10,6 +10,10 @@ keeps one page for the identical copies and may label it with the alias. Evidenc
 version A is an alias of the default D: A's pages were also seen at URLs in D's part of
 the site (a directory whose pages are mostly D), i.e. the crawl found them to be the
 same pages. Results of an alias are preferred like the default's.
+
+A version asked for by name (`--version`, MCP's `version`) is read as the version grammar
+reads labels (`resolve`): `18.20.4`, `v18.20.4`, `v18` and `18` all name a crawl's
+`v18.20.4` when nothing else does.
 """
 
 from __future__ import annotations
@@ -18,7 +22,17 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 
-from docscrawl.extract.version_token import url_version, version_key
+from docscrawl.extract.version_token import (
+    DEFAULT_ALIASES,
+    url_version,
+    version_key,
+    version_parts,
+    versions_agree,
+)
+
+
+class VersionError(ValueError):
+    """A version the index does not hold, or names several of (one line)."""
 
 
 def _directory(url: str) -> str:
@@ -62,6 +76,47 @@ def default_aliases(pages: Iterable[tuple[str | None, list[str]]],
             if default in places:
                 copies[other] += 1
     return {v for v, n in copies.items() if 2 * n >= totals[v]}
+
+
+def resolve(asked: str, known: list[str], default: str | None) -> str:
+    """The version of `known` that `asked` names (see `candidates`), else a
+    `VersionError` that lists `known` (or the several it names)."""
+    found = candidates(asked, known, default)
+    if len(found) == 1:
+        return found[0]
+    shown = ", ".join(known) if known else "none"
+    if found:
+        raise VersionError(f"version {asked!r} names several versions in the index: "
+                           f"{', '.join(found)} (versions: {shown})")
+    raise VersionError(f"version {asked!r} is not in the index (versions: {shown})")
+
+
+def candidates(asked: str, known: list[str], default: str | None) -> list[str]:
+    """The versions of `known` that `asked` may name, best first: itself; else the one
+    with the same normalized number (`18.20.4` / `v18.20.4`, `2.2` / `2.2.x`, `1_81_0` /
+    `1.81.0`, any case); else the release series it names (`18` or `v18` -> `v18.20.4`;
+    `2.2.4` -> `2.2.x`, the most precise series holding it); a default alias (`latest`,
+    `stable`) the index lacks names the default. More than one: ambiguous."""
+    if asked in known:
+        return [asked]
+    key = version_key(asked)
+    same = [v for v in known if v.casefold() == asked.casefold()
+            or (key is not None and version_key(v) == key)]
+    if same:
+        return same
+    if asked.casefold() in DEFAULT_ALIASES and default is not None and default in known:
+        return [default]
+    series = [v for v in known if versions_agree(asked, v)]
+    holding = [v for v in series if len(_numbers(v)) <= len(_numbers(asked))]
+    if holding:  # labels that are series holding the version asked for: the most precise
+        most = max(len(_numbers(v)) for v in holding)
+        return [v for v in holding if len(_numbers(v)) == most]
+    return series
+
+
+def _numbers(version: str) -> tuple[int, ...]:
+    parts = version_parts(version)
+    return parts[0] if parts else ()
 
 
 def version_forms(version: str) -> set[str]:

@@ -1,4 +1,5 @@
-"""`docscrawl why URL OUT`: the history of one URL, or why it was never discovered."""
+"""`docscrawl why OUT URL` (or URL OUT): the history of one URL, or why it was never
+discovered."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from docscrawl.inspect.output import OutputDir
-from docscrawl.inspect.why import url_history
+from docscrawl.inspect.why import output_and_url, url_history
 from tests.inspect.conftest import docscrawl, event, page
 
 pytestmark = pytest.mark.e2e
@@ -37,6 +38,33 @@ def test_extracted_page_history_names_discovery_page_and_chunks(
     assert history["linked_from"], "sidebar links to the page are listed"
     text = docscrawl("why", url, str(demo_out)).stdout
     assert "outcome: extracted" in text and f"page {record['id']}" in text
+
+
+def test_either_argument_order(demo_out: Path, demo_origin: str) -> None:
+    """The README's `docscrawl why OUT URL` and the older `URL OUT` say the same."""
+    url = f"{demo_origin}/docs/api/client.html"
+    out_first = docscrawl("why", str(demo_out), url, "--json")
+    url_first = docscrawl("why", url, str(demo_out), "--json")
+    assert out_first.returncode == 0, out_first.stderr
+    assert json.loads(out_first.stdout) == json.loads(url_first.stdout)
+    assert json.loads(out_first.stdout)["outcome"]["event"] == "extracted"
+    assert "why [-h] [--nearest N] [--json] OUT URL" in docscrawl("why", "--help").stdout
+
+
+def test_which_argument_is_the_output(tmp_path: Path) -> None:
+    crawl_dir, other = tmp_path / "out", tmp_path / "docs"
+    crawl_dir.mkdir()
+    other.mkdir()
+    (crawl_dir / "run.json").write_text("{}")
+    url = "https://docs.example.com/guide/"
+    assert output_and_url(str(crawl_dir), url) == (crawl_dir, url)
+    assert output_and_url(url, str(crawl_dir)) == (crawl_dir, url)
+    # a relative URL that is also a directory here: the one holding run.json is the output
+    assert output_and_url(str(other), str(crawl_dir)) == (crawl_dir, str(other))
+    # neither exists: the one with a scheme is the URL, else OUT URL
+    missing = tmp_path / "missing"
+    assert output_and_url(url, str(missing)) == (missing, url)
+    assert output_and_url(str(missing), "guide/x.html") == (missing, "guide/x.html")
 
 
 def test_alias_spellings_and_the_region_of_discovery(demo_out: Path, demo_origin: str) -> None:
