@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from docscrawl.runs import published_dir
 from docscrawl.search.embed import Embedder, EmbedderError, load_embedder
 from docscrawl.search.fields import (
     EMBED_CHARS,
@@ -90,6 +91,9 @@ class SearchIndex:
 
     def __init__(self, out: Path, db: sqlite3.Connection, embedder: Embedder | None) -> None:
         self.out = out
+        # the published run's directory, resolved once per refresh: the index never mixes
+        # two runs' files, nor reads a run still being written (`docscrawl.runs`)
+        self.files = published_dir(out)
         self.db = db
         self.embedder = embedder
         self.affixes = SiteAffixes()
@@ -162,10 +166,10 @@ class SearchIndex:
 
     # -- keeping it up to date ---------------------------------------------------
     def _signature(self) -> str:
-        parts = []
+        parts = [self.files.name]
         for name in ("chunks.jsonl", "pages.jsonl", "run.json"):
             try:
-                stat = (self.out / name).stat()
+                stat = (self.files / name).stat()
                 parts.append(f"{name}:{stat.st_size}:{stat.st_mtime_ns}")
             except FileNotFoundError:
                 parts.append(f"{name}:-")
@@ -173,6 +177,7 @@ class SearchIndex:
 
     def refresh(self) -> Built:
         """Bring the index up to date with the output files; a no-op when unchanged."""
+        self.files = published_dir(self.out)
         signature = self._signature()
         if self.meta("signature") == signature:
             if self.embedder is not None and not self._vector_files_exist():
@@ -241,7 +246,7 @@ class SearchIndex:
         seed = self._seed_url()
         seed_version: str | None = None
         offset = 0
-        with (self.out / "pages.jsonl").open("rb") as handle:
+        with (self.files / "pages.jsonl").open("rb") as handle:
             for raw in handle:
                 line_offset, offset = offset, offset + len(raw)
                 line = raw.decode("utf-8", "replace")
@@ -283,7 +288,7 @@ class SearchIndex:
 
     def _seed_url(self) -> str | None:
         try:
-            run = json.loads((self.out / "run.json").read_text(encoding="utf-8"))
+            run = json.loads((self.files / "run.json").read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return None
         site = run.get("site") if isinstance(run, dict) else None
@@ -320,7 +325,7 @@ class SearchIndex:
         return built
 
     def _chunk_lines(self) -> Iterator[str]:
-        with (self.out / "chunks.jsonl").open(encoding="utf-8") as handle:
+        with (self.files / "chunks.jsonl").open(encoding="utf-8") as handle:
             for line in handle:
                 if line.startswith("{") and line.rstrip().endswith("}"):
                     yield line.rstrip("\n")
@@ -382,7 +387,10 @@ class SearchIndex:
             "(?, ?, ?)", (base, base.rstrip("/"), base.rstrip("/") + "/")).fetchone()
         if row is None:
             return None
-        with (self.out / "pages.jsonl").open("rb") as handle:
+        if self.files != published_dir(self.out):  # a newer run was published since
+            self.refresh()
+            return self.get_page(url)
+        with (self.files / "pages.jsonl").open("rb") as handle:
             handle.seek(int(row[0]))
             return json.loads(handle.readline())
 
