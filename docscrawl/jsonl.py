@@ -102,16 +102,18 @@ def open_nofollow(path: Path, *, append: bool = False) -> TextIO:
 
 
 @contextmanager
-def replacing(path: Path) -> Iterator[TextIO]:
-    """A text file that replaces `path` atomically once the block ends without an error:
-    written under a unique temporary name in the same directory (never a fixed name a
-    link could wait at), flushed to disk, then renamed over `path` (a symlink there is
-    replaced, its target left alone). On an error the temporary file is removed."""
+def replacing(path: Path, *, binary: bool = False) -> Iterator[Any]:
+    """A text (or `binary`) file that replaces `path` atomically once the block ends
+    without an error: written under a unique temporary name in the same directory (never
+    a fixed name a link could wait at), flushed to disk, then renamed over `path` (a
+    symlink there is replaced, its target left alone). On an error the temporary file is
+    removed."""
     fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     tmp = Path(name)
     try:
         os.fchmod(fd, 0o666 & ~current_umask())
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        with (os.fdopen(fd, "wb") if binary else
+              os.fdopen(fd, "w", encoding="utf-8")) as handle:
             yield handle
             handle.flush()
             os.fsync(handle.fileno())

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from docscrawl.jsonl import replacing
 from docscrawl.runs import published_dir
 from docscrawl.search.embed import Embedder, EmbedderError, load_embedder
 from docscrawl.search.fields import (
@@ -227,9 +228,8 @@ class SearchIndex:
                   "coarse": np.ascontiguousarray(full[:, :COARSE_DIMS], dtype=np.float32),
                   "full": full}
         for name, path in self.vector_files().items():
-            tmp = path.with_name(path.name + ".tmp.npy")
-            np.save(tmp, arrays[name])
-            os.replace(tmp, path)
+            with replacing(path, binary=True) as handle:
+                np.save(handle, arrays[name])
         self.set_meta("vector_versions", json.dumps(names))
 
     def count(self) -> int:
