@@ -96,6 +96,36 @@ def test_a_killed_recrawl_leaves_the_previous_output_and_its_search(tmp_path: Pa
 
 
 @pytest.mark.e2e
+def test_a_recrawl_stopped_with_ctrl_c_keeps_the_previous_output(tmp_path: Path) -> None:
+    """A graceful stop (Ctrl-C without JOBDIR) writes a consistent but cut-short run: it
+    is kept apart, not published over the complete previous one."""
+    site, out = tmp_path / "site", tmp_path / "out"
+    shutil.copytree(SITES / "demo", site)
+    with StaticSite(site) as server:
+        seed = f"{server.url}/docs/"
+        crawl(seed, out)
+        before = published_bytes(out)
+        command = [sys.executable, "-m", "scrapy", "crawl", "docs", "-a", f"site={seed}",
+                   "-a", f"out={out}", "-s", "CONCURRENT_REQUESTS=1",
+                   "-s", "DOWNLOAD_DELAY=1", "-s", "LOG_LEVEL=INFO"]
+        process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.PIPE, text=True)
+        try:
+            while process.poll() is None and unchanged(out / CRAWLING / "crawl_log.jsonl") < 2:
+                time.sleep(0.02)
+            assert process.poll() is None, "the re-crawl ended before it could be stopped"
+            process.send_signal(signal.SIGINT)
+            _, err = process.communicate(timeout=120)
+        finally:
+            if process.poll() is None:
+                process.kill()
+    assert "the previous output stays in" in err
+    assert published_bytes(out) == before
+    stopped = json.loads((out / CRAWLING / "run.json").read_text(encoding="utf-8"))
+    assert stopped["finish_reason"] == "shutdown" and not stopped["complete"]
+
+
+@pytest.mark.e2e
 def test_a_symlinked_output_file_is_replaced_not_written_through(
     demo_site, tmp_path: Path,
 ) -> None:
