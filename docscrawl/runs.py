@@ -112,9 +112,12 @@ def published_dir(out: Path) -> Path:
 
 
 def unfinished_dir(out: Path) -> Path | None:
-    """The run directory a crawl is writing or left unfinished (killed), if any."""
+    """The run directory a crawl is writing or left unfinished (killed), if any (not the
+    published one: a kill right after the switch leaves `.crawling` pointing at it)."""
     target = _link_target(out / CRAWLING)
-    return target if target is not None and target.is_dir() else None
+    if target is None or not target.is_dir() or target == _link_target(out / CURRENT):
+        return None
+    return target
 
 
 def publish(out: Path, run: Path) -> None:
