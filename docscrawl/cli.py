@@ -87,7 +87,9 @@ def build_parser() -> argparse.ArgumentParser:
     merge = commands.add_parser("merge", help="combine the part outputs of several workers")
     merge.add_argument("parts", type=Path, nargs="+", help="part output directories")
     merge.add_argument("-o", "--output", type=Path, required=True, help="merged output directory")
-    merge.add_argument("--force", action="store_true", help="overwrite a non-empty -o directory")
+    merge.add_argument("--force", action="store_true",
+                       help="replace the output in a non-empty -o directory "
+                       "(never deletes a part nor other files)")
     add_search_commands(commands)
     return parser
 
@@ -175,7 +177,8 @@ def _dispatch(args: argparse.Namespace, progress: Progress) -> int:
         args.output.write_text(render_report(data), encoding="utf-8")
         print(f"report written to {args.output}")
     elif args.command == "merge":
-        parts = [OutputDir(path, progress=progress) for path in args.parts]
+        # a part a worker left unfinished (killed) is read as it was left
+        parts = [OutputDir(path, progress=progress, unfinished=True) for path in args.parts]
         # merge rebuilds finalize's site model (the extractors): imported only here, so
         # the other commands (search above all) start fast.
         from docscrawl.inspect.merge import merge_outputs

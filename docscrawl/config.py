@@ -104,7 +104,19 @@ def parse_site(value: str | None) -> str:
         raise ConfigError(f"argument site: unparsable URL {site!r} ({exc})") from None
     if parts.scheme not in ("http", "https") or not parts.hostname or not port_ok:
         raise ConfigError(f"argument site: not an absolute http(s) URL: {site!r}")
+    if not _plausible_host(parts.hostname, ipv6="[" in parts.netloc):
+        raise ConfigError(f"argument site: not a host name: {parts.hostname!r} in {site!r}")
     return site
+
+
+def _plausible_host(host: str, *, ipv6: bool) -> bool:
+    """A DNS name or IP address: labels of letters, digits, `-` and `_` between single
+    dots (one trailing dot allowed); an IPv6 literal of hex digits and colons. Not `..`,
+    `.`, nor a path separator or percent sign (which would name folders)."""
+    if ipv6:
+        return bool(re.fullmatch(r"[0-9a-f:.]+", host))
+    labels = host.removesuffix(".").split(".")
+    return all(label and all(c.isalnum() or c in "-_" for c in label) for label in labels)
 
 
 def parse_patterns(name: str, value: str | None) -> tuple[re.Pattern[str], ...]:

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -43,7 +45,7 @@ class JsonlWriter:
     def __init__(self, path: Path, *, append: bool = False) -> None:
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
-        self._file: TextIO | None = path.open("a" if append else "w", encoding="utf-8")
+        self._file: TextIO | None = open_nofollow(path, append=append)
         self.count = 0
 
     def write(self, record: dict[str, Any]) -> None:
@@ -83,11 +85,55 @@ class JsonlWriter:
             self._file = None
 
 
+def open_nofollow(path: Path, *, append: bool = False) -> TextIO:
+    """Open an output file for writing (truncated, or for appending) without following a
+    symlink at its name: a link planted there raises instead of sending the writes (and
+    the truncation) to its target."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+    flags |= os.O_APPEND if append else os.O_TRUNC
+    try:
+        fd = os.open(path, flags, 0o666)
+    except OSError as exc:
+        if path.is_symlink():
+            raise OSError(f"{path}: is a symlink; docscrawl does not write through one") \
+                from exc
+        raise
+    return os.fdopen(fd, "a" if append else "w", encoding="utf-8")
+
+
+@contextmanager
+def replacing(path: Path, *, binary: bool = False) -> Iterator[Any]:
+    """A text (or `binary`) file that replaces `path` atomically once the block ends
+    without an error: written under a unique temporary name in the same directory (never
+    a fixed name a link could wait at), flushed to disk, then renamed over `path` (a
+    symlink there is replaced, its target left alone). On an error the temporary file is
+    removed."""
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    tmp = Path(name)
+    try:
+        os.fchmod(fd, 0o666 & ~current_umask())
+        with (os.fdopen(fd, "wb") if binary else
+              os.fdopen(fd, "w", encoding="utf-8")) as handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def current_umask() -> int:
+    """The process's umask (read by setting it and back)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def write_json_atomic(path: Path, data: Any) -> None:
-    """Replace `path` with `data` as pretty JSON, atomically (temp file + rename)."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    """Replace `path` with `data` as pretty JSON, atomically (`replacing`)."""
+    with replacing(path) as handle:
+        handle.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
 
 
 class BadLine(ValueError):

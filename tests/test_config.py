@@ -35,6 +35,25 @@ def test_port_in_output_folder_and_root_setting() -> None:
     assert default_host_label("HTTPS://Docs.Example.com/") == "docs.example.com"
 
 
+@pytest.mark.parametrize(("site", "label"), [
+    ("http://../docs/", "site"), ("http://./", "site"), ("http://..:8000/", "site_8000"),
+    ("http://a%2Fb/", "a_2fb"), ("http://a\\b/x", "a_b"), ("http://%2e%2e/", "_2e_2e"),
+    ("http://example.com./", "example.com"), ("http://[::1]:8080/", "::1_8080"),
+    ("https://bücher.example/", "bücher.example"),
+])
+def test_the_default_output_folder_is_one_safe_path_component(site: str, label: str) -> None:
+    assert default_host_label(site) == label
+    root = Path("/srv/crawls")
+    assert (root / label).resolve().parent == root and "/" not in label
+
+
+@pytest.mark.parametrize("site", ["http://../docs/", "http://./", "http://a%2Fb/",
+                                  "http://a\\b/", "http://x..y/"])
+def test_a_seed_host_that_is_no_host_name_is_refused(site: str) -> None:
+    with pytest.raises(ConfigError, match="argument site: not a host name"):
+        build_config({"site": site}, output_root="/srv/crawls")
+
+
 def test_patterns_and_limits() -> None:
     config = build_config({"site": "https://d.example/", "allow": r"/guide/, /api/$",
                            "deny": r"\?print=1", "max_pages": "10", "max_depth": "3",

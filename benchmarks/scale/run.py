@@ -57,6 +57,8 @@ sys.path.insert(0, str(HERE))
 
 import gensite  # noqa: E402
 
+from docscrawl.runs import unfinished_dir  # noqa: E402
+
 NGINX = Path("/usr/sbin/nginx")
 DEFAULT_SCRATCH = Path("/tmp/docscrawl-scale")
 DEFAULT_N = (2000, 10_000)
@@ -245,12 +247,13 @@ def run_docscrawl(site: str, n: int, rep: int, work: Path, out: Path, timeout: f
     if kind == INVENTORY:
         command += ["-a", "extract=off"]
     status, cpu, wall, peak = measured(command, cwd=ROOT, log=log, timeout=timeout)
-    run_json = out / "run.json"
+    files = unfinished_dir(out) or out  # a run killed at the timeout is not published
+    run_json = files / "run.json"
     info = json.loads(run_json.read_text()) if run_json.exists() else {}
     events = info.get("counts", {}).get("events", {})
     pages = sum(events.get(e, 0) for e in ("extracted", "unchanged", "duplicate"))
     if kind == INVENTORY:
-        pages = inventory_pages(out / "crawl_log.jsonl")
+        pages = inventory_pages(files / "crawl_log.jsonl")
     return Run(kind, n, rep, pages, cpu, wall, peak, status, {
         "pages_written": info.get("pages_written"), "events": events,
         "changes": info.get("changes"), "finish_reason": info.get("finish_reason"),

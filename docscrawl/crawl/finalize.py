@@ -7,7 +7,6 @@ replaces the original atomically; a crash during the rewrite leaves the original
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -17,7 +16,7 @@ from docscrawl.export.records import as_dict
 from docscrawl.extract.model import VersionInfo
 from docscrawl.extract.site_versions import SiteVersions
 from docscrawl.extract.version import evidence_of
-from docscrawl.jsonl import dumps_line, dumps_value, parse_object
+from docscrawl.jsonl import dumps_line, dumps_value, parse_object, replacing
 
 Transform = Callable[[dict[str, Any]], dict[str, Any]]
 Filter = Callable[[dict[str, Any]], dict[str, Any] | None]  # None drops the line
@@ -42,8 +41,7 @@ def rewrite_jsonl(path: Path, transform: Filter, *, leading: tuple[str, ...] = (
     not open with them is parsed whole."""
     if not path.exists():
         return
-    tmp = path.with_name(path.name + ".tmp")
-    with path.open(encoding="utf-8") as src, tmp.open("w", encoding="utf-8") as dst:
+    with path.open(encoding="utf-8") as src, replacing(path) as dst:
         for raw in src:
             head = _leading_fields(raw, leading) if leading else None
             if head is not None:
@@ -58,9 +56,6 @@ def rewrite_jsonl(path: Path, transform: Filter, *, leading: tuple[str, ...] = (
             result = transform(record)
             if result is not None:
                 dst.write(dumps_line(result))
-        dst.flush()
-        os.fsync(dst.fileno())
-    os.replace(tmp, path)
 
 
 _DECODER = json.JSONDecoder()

@@ -55,7 +55,7 @@ def restore_session(session: CrawlSession, replay: LogReplay) -> None:
     """Rebuild the crawl log, frontier, written records, dedup groups and state of the
     interrupted run from its files."""
     assert session.jobdir is not None
-    previous = read_json_object(session.out_dir / "run.json")
+    previous = read_json_object(session.run_dir / "run.json")
     marker = read_json_object(session.jobdir / RUN_MARKER)
     session.started_at = (marker.get("started_at") or previous.get("started_at")
                           or session.started_at)
@@ -64,7 +64,7 @@ def restore_session(session: CrawlSession, replay: LogReplay) -> None:
                      skip_reasons=replay.skip_reasons,
                      failure_reasons=replay.failure_reasons,
                      skip_examples=replay.skip_examples)
-    reported, counts = reported_changes(session.out_dir / "changes.jsonl")
+    reported, counts = reported_changes(session.run_dir / "changes.jsonl")
     session.incremental.restore_reported(reported, counts)
     journal = replay_journal(session.jobdir / FRONTIER_JOURNAL)
     session.frontier.restore(
@@ -77,10 +77,10 @@ def restore_session(session: CrawlSession, replay: LogReplay) -> None:
     session.resume_open = replay.open
     session.resume_offers = {url: journal.offers[url] for url in replay.open
                           if url in journal.offers}
-    pages = replay_pages(session.out_dir / "pages.jsonl")
+    pages = replay_pages(session.run_dir / "pages.jsonl")
     session.pages.count = len(pages)
-    session.chunks.count = sum(1 for _ in read_jsonl(session.out_dir / "chunks.jsonl"))
-    session.structure.count = sum(1 for _ in read_jsonl(session.out_dir / "structure.jsonl"))
+    session.chunks.count = sum(1 for _ in read_jsonl(session.run_dir / "chunks.jsonl"))
+    session.structure.count = sum(1 for _ in read_jsonl(session.run_dir / "structure.jsonl"))
     _repair_state(session, replay, pages)  # before replayed merges mark rows seen
     for url, (_, canonical) in replay.written.items():
         summary = pages.get(canonical)
@@ -134,7 +134,7 @@ def _repair_state(session: CrawlSession, replay: LogReplay, pages: dict[str, Any
             todo[canonical] = (event, url)
     if not todo:
         return
-    records, chunks, structures = records_of(session.out_dir, set(todo))
+    records, chunks, structures = records_of(session.run_dir, set(todo))
     for canonical, (event, url) in todo.items():
         record = records.get(canonical)
         if record is None:

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from docscrawl.jsonl import dumps_line, read_jsonl
+from docscrawl.jsonl import dumps_line, read_jsonl, replacing
 from docscrawl.vocab import TERMINAL
 
 RUN_MARKER = "docscrawl_run.json"
@@ -65,17 +65,13 @@ def filter_jsonl(path: Path, keep: Callable[[dict[str, Any]], bool]) -> int:
     rename); returns how many were dropped."""
     if not path.exists():
         return 0
-    tmp = path.with_name(path.name + ".tmp")
     dropped = 0
-    with tmp.open("w", encoding="utf-8") as dst:
+    with replacing(path) as dst:
         for record in read_jsonl(path):
             if keep(record):
                 dst.write(dumps_line(record))
             else:
                 dropped += 1
-        dst.flush()
-        os.fsync(dst.fileno())
-    os.replace(tmp, path)
     return dropped
 
 

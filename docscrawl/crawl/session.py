@@ -1,9 +1,11 @@
 """One crawl's shared state and output files: the spider and the pipelines both use it.
 
-Output files are opened when the crawl starts and written line by line. When the crawl
-ends, page records that gained aliases or discovery reasons after they were written (a
-later duplicate, a redirect to an already written page), or whose canonical URL changed
-because a preferred alias turned up, are updated (`docscrawl.crawl.finalize`).
+Output files are opened when the crawl starts, in a new run directory of the output folder
+(`docscrawl.runs`), and written line by line; the run is published (made the one users
+read) only when the crawl ends, so a crawl killed midway leaves the previous output whole.
+When the crawl ends, page records that gained aliases or discovery reasons after they
+were written (a later duplicate, a redirect to an already written page), or whose
+canonical URL changed because a preferred alias turned up, are updated (`docscrawl.crawl.finalize`).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from docscrawl.crawl.failures import BROWSER_UNAVAILABLE
 from docscrawl.crawl.finalize import resolve_renames
 from docscrawl.crawl.ledger import Ledger
 from docscrawl.crawl.restore import prepare_resume, restore_session
-from docscrawl.crawl.resume import FRONTIER_JOURNAL, RUN_MARKER
+from docscrawl.crawl.resume import FRONTIER_JOURNAL, RUN_MARKER, read_marker
 from docscrawl.crawl.wrapup import update_written_records
 from docscrawl.dedup.aggregates import AggregateTracker
 from docscrawl.discovery.frontier import Frontier
@@ -38,6 +40,13 @@ from docscrawl.incremental.recrawl import Incremental
 from docscrawl.incremental.site_model import SiteModel
 from docscrawl.jsonl import JsonlWriter, write_json_atomic
 from docscrawl.render.browser import INSTALL_HINT
+from docscrawl.runs import (
+    CRAWLING,
+    new_run_dir,
+    publish,
+    remove_stale_runs,
+    resumable_run_dir,
+)
 from docscrawl.vocab import OUTPUT_FILES
 
 logger = logging.getLogger(__name__)
@@ -86,7 +95,7 @@ class CrawlSession:
         options = options or SessionOptions()
         jobdir, run_id = options.jobdir, options.run_id
         self.config = config
-        self.out_dir = config.out_dir
+        self.out_dir = config.out_dir  # the output folder (state, published run)
         self.out_dir.mkdir(parents=True, exist_ok=True)
         self.started_at = utc_now()
         self._t0 = time.monotonic()
@@ -96,18 +105,26 @@ class CrawlSession:
         self.resumes = 0
         self.resume_open: list[str] = []  # URLs the interrupted run left without an outcome
         self.resume_offers: dict[str, dict[str, Any]] = {}  # their frontier journal lines
-        replay = prepare_resume(self.out_dir, self.jobdir) if self.resumed else None
+        # where this run's files are written (`docscrawl.runs`): the interrupted run's
+        # directory when resuming, else a new one
+        resumed_dir = (resumable_run_dir(self.out_dir, (read_marker(jobdir) or {}).get(
+            "run_dir")) if self.resumed and jobdir is not None else None)
+        self.resumed = resumed_dir is not None
+        if resumed_dir is None:
+            remove_stale_runs(self.out_dir)
+        self.run_dir = resumed_dir or new_run_dir(self.out_dir)
+        replay = prepare_resume(self.run_dir, self.jobdir) if self.resumed else None
         append = self.resumed
         # What grows with the site is kept on disk (docscrawl.crawl.ledger), not in memory.
         self.ledger = Ledger.open()
         self.content_groups = self.ledger.content_groups()  # deduplication
         self.canonicals_taken = self.ledger.url_set("canonicals_taken")
-        self.log = CrawlLog(JsonlWriter(self.out_dir / "crawl_log.jsonl", append=append),
+        self.log = CrawlLog(JsonlWriter(self.run_dir / "crawl_log.jsonl", append=append),
                             stats=stats, open_urls=self.ledger.url_set("open_urls"),
                             closed=self.ledger.url_set("closed_urls"))
-        self.pages = JsonlWriter(self.out_dir / "pages.jsonl", append=append)
-        self.chunks = JsonlWriter(self.out_dir / "chunks.jsonl", append=append)
-        self.structure = JsonlWriter(self.out_dir / "structure.jsonl", append=append)
+        self.pages = JsonlWriter(self.run_dir / "pages.jsonl", append=append)
+        self.chunks = JsonlWriter(self.run_dir / "chunks.jsonl", append=append)
+        self.structure = JsonlWriter(self.run_dir / "structure.jsonl", append=append)
         self.journal = (JsonlWriter(jobdir / FRONTIER_JOURNAL, append=append)
                         if jobdir is not None else None)
         # An inventory crawl (extract=off) keeps its own throwaway state: it must neither
@@ -115,7 +132,7 @@ class CrawlSession:
         state_dir = (config.state_dir or self.out_dir) if config.extract else (
             self.out_dir / INVENTORY_STATE)
         self.incremental = Incremental(state_dir,
-                                       self.out_dir / "changes.jsonl",
+                                       self.run_dir / "changes.jsonl",
                                        run_id=run_id if self.resumed else None,
                                        reported=self.ledger.url_set("reported_pages"))
         # What the crawl learns about the site (versions, fragment-like parameters,
@@ -186,6 +203,7 @@ class CrawlSession:
         self.jobdir.mkdir(parents=True, exist_ok=True)
         write_json_atomic(self.jobdir / RUN_MARKER, {
             "run_id": self.incremental.run.run_id, "out_dir": str(self.out_dir),
+            "run_dir": self.run_dir.name,
             "status": status, "started_at": self.started_at, "resumes": self.resumes,
         })
 
@@ -242,7 +260,7 @@ class CrawlSession:
         self.site_model.save()
         updated = update_written_records(self)
         if self.config.extract:
-            add_inbound_links(self.out_dir)  # after aggregates left chunks.jsonl
+            add_inbound_links(self.run_dir)  # after aggregates left chunks.jsonl
         if self.stats is not None:
             self.stats.set_value("docscrawl/tracks_spilled", self.tracks.spilled)
             self.stats.set_value("docscrawl/discovery_deferred", self.tracks.deferred)
@@ -261,7 +279,19 @@ class CrawlSession:
         self._write_marker("finished")
         run = self._write_run("finished", finish_reason, updated=updated)
         self.ledger.close()
+        self._publish(finish_reason)
         return run
+
+    def _publish(self, finish_reason: str) -> None:
+        """Make this run the output users read. A graceful stop (Ctrl-C, SIGTERM) that cut
+        a re-crawl short keeps the previous output: the stopped run stays in
+        `OUT/.crawling` to be read, until the next crawl."""
+        if finish_reason == "shutdown" and (self.out_dir / "pages.jsonl").exists():
+            logger.warning("docscrawl: crawl stopped (%s) before its end: the previous "
+                           "output stays in %s; this run's files are in %s", finish_reason,
+                           self.out_dir, self.out_dir / CRAWLING)
+            return
+        publish(self.out_dir, self.run_dir)
 
     def _pause(self, finish_reason: str) -> dict[str, Any]:
         """JOBDIR crawl stopped early (Ctrl-C...): keep everything open for the resume."""
@@ -323,7 +353,7 @@ class CrawlSession:
             },
             "output": {name: str(self.out_dir / name) for name in OUTPUT_FILES},
         }
-        write_json_atomic(self.out_dir / "run.json", run)
+        write_json_atomic(self.run_dir / "run.json", run)
         return run
 
 

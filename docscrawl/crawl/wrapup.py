@@ -67,12 +67,12 @@ def _update_grown_records(session: CrawlSession) -> int:
     session.fields_to_store.update(relabels)  # the state follows once renames are applied
     grown = _grown_records(session, renames)
     if len(grown) or renames:
-        rewrite_jsonl(session.out_dir / "pages.jsonl",
+        rewrite_jsonl(session.run_dir / "pages.jsonl",
                       page_updater(grown, renames, relabels), leading=PAGE_LEADING_FIELDS)
     if renames:
         for name in ("structure.jsonl", "chunks.jsonl"):
-            rewrite_jsonl(session.out_dir / name, page_ref_updater(renames, relabels))
-        rewrite_jsonl(session.out_dir / "crawl_log.jsonl", log_updater(renames))
+            rewrite_jsonl(session.run_dir / name, page_ref_updater(renames, relabels))
+        rewrite_jsonl(session.run_dir / "crawl_log.jsonl", log_updater(renames))
     return len(grown) + sum(1 for new in set(renames.values()) if new not in grown)
 
 
@@ -82,10 +82,10 @@ def _backfill_versions(session: CrawlSession) -> int:
     if not session.version_cold or not session.site_model.versions.evidence():
         return 0
     updated: dict[str, dict[str, Any]] = {}
-    rewrite_jsonl(session.out_dir / "pages.jsonl",
+    rewrite_jsonl(session.run_dir / "pages.jsonl",
                   version_updater(session.site_model.versions, session.version_cold, updated))
     if updated:
-        rewrite_jsonl(session.out_dir / "chunks.jsonl", chunk_version_updater(updated))
+        rewrite_jsonl(session.run_dir / "chunks.jsonl", chunk_version_updater(updated))
     for canonical, version in updated.items():  # the state follows once renames are applied
         session.fields_to_store.setdefault(canonical, {})["version"] = version
     return len(updated)
@@ -100,16 +100,16 @@ def _mark_aggregates(session: CrawlSession) -> int:
     renames = resolve_renames(session.renames)
     back = {new: old for old, new in renames.items()}
     written = ((back.get(r.get("canonical_url"), r.get("canonical_url")),
-                r.get("markdown") or "") for r in read_jsonl(session.out_dir / "pages.jsonl"))
+                r.get("markdown") or "") for r in read_jsonl(session.run_dir / "pages.jsonl"))
     verdicts = session.aggregates.confirm(verdicts, written)
     if not verdicts:
         return 0
     found = {renames.get(url, url): [renames.get(p, p) for p in parts]
              for url, parts in verdicts.items()}
-    rewrite_jsonl(session.out_dir / "pages.jsonl", aggregate_updater(found))
+    rewrite_jsonl(session.run_dir / "pages.jsonl", aggregate_updater(found))
     if not session.config.keep_aggregates:
         dropped = [0]
-        rewrite_jsonl(session.out_dir / "chunks.jsonl", chunk_dropper(found, dropped))
+        rewrite_jsonl(session.run_dir / "chunks.jsonl", chunk_dropper(found, dropped))
         session.chunks.count -= dropped[0]
     if session.stats is not None:
         session.stats.set_value("docscrawl/aggregate_pages", len(found))

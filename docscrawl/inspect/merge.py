@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import heapq
 import os
-import shutil
 from collections import Counter
 from collections.abc import Iterator
 from datetime import datetime
@@ -37,7 +36,8 @@ from docscrawl.dedup.content import sha256_id
 from docscrawl.export.linkgraph import add_inbound_links
 from docscrawl.inspect.consolidate import MergePlan, PageSummary, plan_merge
 from docscrawl.inspect.output import OutputDir, OutputError, Progress
-from docscrawl.jsonl import dumps_line, write_json_atomic
+from docscrawl.jsonl import dumps_line, open_nofollow, write_json_atomic
+from docscrawl.runs import new_run_dir, publish, remove_stale_runs
 
 __all__ = ["merge_outputs"]
 
@@ -58,26 +58,28 @@ def merge_outputs(parts: list[OutputDir], dest: Path, *, force: bool = False,
     progress = progress or Progress(enabled=False)
     if not parts:
         raise OutputError("merge: no part directories given")
-    if any(part.path.resolve() == dest.resolve() for part in parts):
-        raise OutputError(f"merge: output {dest} is also one of the parts")
+    _refuse_overlap(parts, dest)
     for part in parts:
         part.require("pages.jsonl", "crawl_log.jsonl")
-    if dest.exists() and any(dest.iterdir()):
-        if not force:
-            raise OutputError(f"merge: {dest} is not empty (use --force to overwrite)")
-        shutil.rmtree(dest)
-    dest.mkdir(parents=True, exist_ok=True)
+    if dest.exists() and any(dest.iterdir()) and not force:
+        raise OutputError(f"merge: {dest} is not empty (use --force to overwrite)")
+    try:
+        remove_stale_runs(dest)
+        run_dir = new_run_dir(dest)  # published at the end: never a half-merged output
+    except OSError as exc:
+        raise OutputError(f"merge: {exc}") from None
 
     plan = plan_merge(_summaries(parts), _all_events(parts))
     kept = {page.kept for page in plan.pages}
     best = _plan_terminals(parts, kept)
     labels = _labels(parts)
-    pages_written = _write_pages(parts, plan, dest / "pages.jsonl")
-    chunks_written = _write_follow(parts, kept, plan, dest / "chunks.jsonl", dedupe_ids=True)
-    _write_follow(parts, kept, plan, dest / "structure.jsonl", dedupe_ids=False)
-    add_inbound_links(dest)  # each part saw only its own pages' links
+    pages_written = _write_pages(parts, plan, run_dir / "pages.jsonl")
+    chunks_written = _write_follow(parts, kept, plan, run_dir / "chunks.jsonl",
+                                   dedupe_ids=True)
+    _write_follow(parts, kept, plan, run_dir / "structure.jsonl", dedupe_ids=False)
+    add_inbound_links(run_dir)  # each part saw only its own pages' links
     counts, examples, first_ts, last_ts = _write_log(parts, labels, best, plan,
-                                                     dest / "crawl_log.jsonl")
+                                                     run_dir / "crawl_log.jsonl")
     progress.note(f"merge: {pages_written} pages, {chunks_written} chunks written to {dest}")
     run = _merged_run(parts, labels, counts, first_ts, last_ts)
     run.update({
@@ -89,8 +91,23 @@ def merge_outputs(parts: list[OutputDir], dest: Path, *, force: bool = False,
         "output": {name: str(dest / name) for name in
                    ("pages.jsonl", "chunks.jsonl", "structure.jsonl", "crawl_log.jsonl")},
     })
-    write_json_atomic(dest / "run.json", run)
+    write_json_atomic(run_dir / "run.json", run)
+    publish(dest, run_dir)
     return run
+
+
+def _refuse_overlap(parts: list[OutputDir], dest: Path) -> None:
+    """The destination must be none of the parts, nor hold one, nor lie inside one: the
+    merge writes there (and `--force` replaces what is there) while reading the parts."""
+    target = dest.resolve()
+    for part in parts:
+        source = part.path.resolve()
+        if target == source:
+            raise OutputError(f"merge: output {dest} is also one of the parts")
+        if target.is_relative_to(source):
+            raise OutputError(f"merge: output {dest} is inside part {part.path}")
+        if source.is_relative_to(target):
+            raise OutputError(f"merge: output {dest} contains part {part.path}")
 
 
 def _merged_run(parts: list[OutputDir], labels: list[str], counts: dict[str, Any],
@@ -182,7 +199,7 @@ def _plan_terminals(parts: list[OutputDir],
 
 
 def _open(path: Path) -> TextIO:
-    return path.open("w", encoding="utf-8")
+    return open_nofollow(path)
 
 
 def _close(handle: TextIO) -> None:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from docscrawl.jsonl import BadLine, read_jsonl
+from docscrawl.runs import published_dir, unfinished_dir
 
 __all__ = ["EXAMPLES", "OutputDir", "OutputError", "Progress"]
 
@@ -62,16 +63,24 @@ class Progress:
 
 
 class OutputDir:
-    """A crawl output directory, checked on open."""
+    """A crawl output directory, checked on open.
 
-    def __init__(self, path: Path, *, progress: Progress | None = None) -> None:
+    Its files are read from one run directory (`docscrawl.runs`), resolved on open: the
+    published run, or with `unfinished` the run a crawl left unfinished there (a killed
+    distributed worker's part, for `docscrawl merge`) when there is one."""
+
+    def __init__(self, path: Path, *, progress: Progress | None = None,
+                 unfinished: bool = False) -> None:
         self.path = Path(path)
         self.progress = progress or Progress(enabled=False)
         if not self.path.exists():
             raise OutputError(f"{self.path}: no such output directory")
         if not self.path.is_dir():
             raise OutputError(f"{self.path}: not a directory")
-        run_path = self.path / "run.json"
+        left = unfinished_dir(self.path) if unfinished else None
+        self.files = (left if left is not None and (left / "run.json").is_file()
+                      else published_dir(self.path))
+        run_path = self.files / "run.json"
         if not run_path.is_file():
             raise OutputError(f"{self.path}: no run.json (not a docscrawl output directory)")
         try:
@@ -86,7 +95,7 @@ class OutputDir:
 
     def has(self, name: str) -> bool:
         """True when the file exists."""
-        return (self.path / name).is_file()
+        return (self.files / name).is_file()
 
     def require(self, *names: str) -> None:
         """Raise OutputError naming the first missing file."""
@@ -96,7 +105,7 @@ class OutputDir:
 
     def records(self, name: str) -> Iterator[dict[str, Any]]:
         """Stream the JSON objects of one JSONL file (missing file: nothing)."""
-        path = self.path / name
+        path = self.files / name
         try:
             yield from read_jsonl(
                 path, strict=True, on_line=lambda lineno: self.progress.tick(name, lineno),

@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from docscrawl.jsonl import replacing
+from docscrawl.runs import published_dir
 from docscrawl.search.embed import Embedder, EmbedderError, load_embedder
 from docscrawl.search.fields import (
     EMBED_CHARS,
@@ -90,6 +92,9 @@ class SearchIndex:
 
     def __init__(self, out: Path, db: sqlite3.Connection, embedder: Embedder | None) -> None:
         self.out = out
+        # the published run's directory, resolved once per refresh: the index never mixes
+        # two runs' files, nor reads a run still being written (`docscrawl.runs`)
+        self.files = published_dir(out)
         self.db = db
         self.embedder = embedder
         self.affixes = SiteAffixes()
@@ -169,12 +174,12 @@ class SearchIndex:
 
     # -- keeping it up to date ---------------------------------------------------
     def _signature(self) -> str:
-        """The output files' identity: a file replaced (a re-crawl's end-of-crawl
-        rewrite), grown or touched changes it."""
-        parts = []
+        """The published run and its files' identity: a run published, a file replaced,
+        grown or touched changes it."""
+        parts = [self.files.name]
         for name in ("chunks.jsonl", "pages.jsonl", "run.json"):
             try:
-                stat = (self.out / name).stat()
+                stat = (self.files / name).stat()
                 parts.append(f"{name}:{stat.st_ino}:{stat.st_size}:{stat.st_mtime_ns}")
             except FileNotFoundError:
                 parts.append(f"{name}:-")
@@ -182,6 +187,7 @@ class SearchIndex:
 
     def refresh(self) -> Built:
         """Bring the index up to date with the output files; a no-op when unchanged."""
+        self.files = published_dir(self.out)
         signature = self._signature()
         if self.meta("signature") == signature:
             if self.embedder is not None and not self._vector_files_exist():
@@ -231,9 +237,8 @@ class SearchIndex:
                   "coarse": np.ascontiguousarray(full[:, :COARSE_DIMS], dtype=np.float32),
                   "full": full}
         for name, path in self.vector_files().items():
-            tmp = path.with_name(path.name + ".tmp.npy")
-            np.save(tmp, arrays[name])
-            os.replace(tmp, path)
+            with replacing(path, binary=True) as handle:
+                np.save(handle, arrays[name])
         self.set_meta("vector_versions", json.dumps(names))
 
     def count(self) -> int:
@@ -250,7 +255,7 @@ class SearchIndex:
         seed = self._seed_url()
         seed_version: str | None = None
         offset = 0
-        with (self.out / "pages.jsonl").open("rb") as handle:
+        with (self.files / "pages.jsonl").open("rb") as handle:
             for raw in handle:
                 line_offset, offset = offset, offset + len(raw)
                 line = raw.decode("utf-8", "replace")
@@ -292,7 +297,7 @@ class SearchIndex:
 
     def _seed_url(self) -> str | None:
         try:
-            run = json.loads((self.out / "run.json").read_text(encoding="utf-8"))
+            run = json.loads((self.files / "run.json").read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return None
         site = run.get("site") if isinstance(run, dict) else None
@@ -329,7 +334,7 @@ class SearchIndex:
         return built
 
     def _chunk_lines(self) -> Iterator[str]:
-        with (self.out / "chunks.jsonl").open(encoding="utf-8") as handle:
+        with (self.files / "chunks.jsonl").open(encoding="utf-8") as handle:
             for line in handle:
                 if line.startswith("{") and line.rstrip().endswith("}"):
                     yield line.rstrip("\n")
@@ -395,6 +400,9 @@ class SearchIndex:
                 (base, base.rstrip("/"), base.rstrip("/") + "/")).fetchone()
             if row is None:
                 return None
+            if self.files != published_dir(self.out):  # a newer run was published since
+                self.refresh()
+                continue
             record = self._page_at(int(row[1]))
             if record is not None and record.get("canonical_url") == row[0]:
                 return record
@@ -406,7 +414,7 @@ class SearchIndex:
     def _page_at(self, offset: int) -> dict[str, Any] | None:
         """The JSON object on the pages.jsonl line at byte `offset`, or None."""
         try:
-            with (self.out / "pages.jsonl").open("rb") as handle:
+            with (self.files / "pages.jsonl").open("rb") as handle:
                 handle.seek(offset)
                 record = json.loads(handle.readline())
         except (OSError, ValueError):

@@ -29,6 +29,7 @@ from docscrawl.discovery.frontier import Action
 from docscrawl.discovery.netguard import ALLOW_LINK_LOCAL_SETTING
 from docscrawl.discovery.pagetrack import PageTrack, track_from_fields
 from docscrawl.discovery.urls import normalize_url
+from docscrawl.runs import resumable_run_dir
 from docscrawl.spiders.admission import CrawlHooks
 from docscrawl.vocab import Meta
 
@@ -143,6 +144,10 @@ class CrawlLifecycle:
             logger.warning("docscrawl: JOBDIR %s belongs to a crawl into %s, not %s: "
                            "starting a new run", jobdir, marker.get("out_dir"),
                            self.config.out_dir)
+            resume = False
+        if resume and resumable_run_dir(self.config.out_dir, marker.get("run_dir")) is None:
+            logger.warning("docscrawl: JOBDIR %s: the interrupted run's directory is gone "
+                           "from %s: starting a new run", jobdir, self.config.out_dir)
             resume = False
         self._resume_run = (str(marker["run_id"]), True) if resume else (None, False)
         queue = jobdir / "requests.queue"

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from docscrawl.demo.server import StaticSite
+from docscrawl.runs import CRAWLING
 from tests.conftest import CONTRACT_CHECK, ROOT
 
 pytestmark = pytest.mark.e2e
@@ -85,7 +86,7 @@ def test_a_killed_worker_loses_nothing(redis_server, tmp_path: Path) -> None:
         site = f"{server.url}/docs/"
         victim = worker(site, tmp_path / "part-1", redis_server.url, key)
         survivor = worker(site, tmp_path / "part-2", redis_server.url, key)
-        pages = tmp_path / "part-1" / "pages.jsonl"
+        pages = tmp_path / "part-1" / CRAWLING / "pages.jsonl"  # the run being written
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
             if pages.exists() and pages.read_text(encoding="utf-8").count("\n") >= 20:

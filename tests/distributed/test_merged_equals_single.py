@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from docscrawl.demo.server import FixtureServer, StaticSite
+from docscrawl.runs import CRAWLING
 from tests.conftest import CONTRACT_CHECK, ROOT
 from tests.distributed.aliasite import make_alias_site
 from tests.distributed.compare import Output, differences
@@ -93,7 +94,8 @@ def test_merged_output_equals_a_single_process_crawl(
     killed_at = None
     if lines is not None:
         victim = workers["part-1"]
-        killed_at = wait_for_lines(tmp_path / "part-1" / "crawl_log.jsonl", lines, victim)
+        killed_at = wait_for_lines(tmp_path / "part-1" / CRAWLING / "crawl_log.jsonl",
+                                   lines, victim)
         if victim.poll() is None:
             os.killpg(victim.pid, signal.SIGKILL)
             victim.wait(timeout=30)

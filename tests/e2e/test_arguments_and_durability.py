@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from docscrawl.demo.server import StaticSite
+from docscrawl.runs import CRAWLING
 from tests.conftest import ROOT, run_crawl
 
 pytestmark = pytest.mark.e2e
@@ -76,7 +77,8 @@ def test_kill_9_mid_crawl_leaves_only_complete_valid_lines(tmp_path: Path) -> No
                                    stderr=subprocess.DEVNULL, start_new_session=True)
         try:
             deadline = time.monotonic() + 60
-            pages = out / "pages.jsonl"
+            live = out / CRAWLING  # the run being written (published at its end)
+            pages = live / "pages.jsonl"
             while time.monotonic() < deadline:
                 if pages.exists() and pages.read_text(encoding="utf-8").count("\n") >= 5:
                     break
@@ -87,11 +89,12 @@ def test_kill_9_mid_crawl_leaves_only_complete_valid_lines(tmp_path: Path) -> No
     assert process.returncode == -signal.SIGKILL
     written = 0
     for name in ("pages.jsonl", "structure.jsonl", "crawl_log.jsonl"):
-        text = (out / name).read_text(encoding="utf-8")
+        text = (live / name).read_text(encoding="utf-8")
         complete = text.split("\n")[:-1]  # the part after the last newline may be torn
         for line in complete:
             json.loads(line)
         written += len(complete)
-    assert len((out / "pages.jsonl").read_text(encoding="utf-8").split("\n")[:-1]) >= 5
-    assert json.loads((out / "run.json").read_text(encoding="utf-8"))["status"] == "running"
+    assert len((live / "pages.jsonl").read_text(encoding="utf-8").split("\n")[:-1]) >= 5
+    assert json.loads((live / "run.json").read_text(encoding="utf-8"))["status"] == "running"
+    assert not (out / "pages.jsonl").exists()  # nothing published: a first crawl, killed
     assert written > 10

@@ -27,6 +27,7 @@ from docscrawl.crawl.resume import (
 )
 from docscrawl.demo.server import StaticSite
 from docscrawl.jsonl import dumps_line
+from docscrawl.runs import CRAWLING
 from tests.conftest import ROOT, CrawlOutput, assert_log_invariants, crawl, read_jsonl
 
 PAGES = 300
@@ -158,7 +159,7 @@ def crawl_and_kill(command: list[str], out: Path, pages_at_least: int) -> None:
     try:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline and process.poll() is None:
-            if line_count(out / "pages.jsonl") >= pages_at_least:
+            if line_count(out / CRAWLING / "pages.jsonl") >= pages_at_least:
                 break
             time.sleep(0.02)
         assert process.poll() is None, "the crawl ended before it could be killed"
@@ -208,10 +209,10 @@ def test_kill_9_twice_then_resume_writes_every_page_once(tmp_path: Path) -> None
     with StaticSite(site) as server:
         command = crawl_command(f"{server.url}/docs/", out, jobdir)
         crawl_and_kill(command, out, 20)
-        first_run = json.loads((out / "run.json").read_text(encoding="utf-8"))
+        first_run = json.loads((out / CRAWLING / "run.json").read_text(encoding="utf-8"))
         assert first_run["status"] == "running" and not first_run["resumed"]
-        crawl_and_kill(command, out, line_count(out / "pages.jsonl") + 40)
-        killed = line_count(out / "pages.jsonl")
+        crawl_and_kill(command, out, line_count(out / CRAWLING / "pages.jsonl") + 40)
+        killed = line_count(out / CRAWLING / "pages.jsonl")
         result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
         assert result.returncode == 0, result.stderr[-3000:]
     assert killed < PAGES + 1
@@ -233,28 +234,29 @@ def test_resume_repairs_a_kill_between_the_files_and_the_state(tmp_path: Path) -
     with StaticSite(site) as server:
         command = crawl_command(f"{server.url}/docs/", out, jobdir)
         crawl_and_kill(command, out, 20)
+        live = out / CRAWLING  # the killed run, resumed below
         for name in ("pages.jsonl", "chunks.jsonl", "structure.jsonl", "crawl_log.jsonl",
                      "changes.jsonl"):
-            cut_torn_tail(out / name)
-        last = [e for e in read_jsonl(out / "crawl_log.jsonl") if e["event"] == "extracted"][-1]
+            cut_torn_tail(live / name)
+        last = [e for e in read_jsonl(live / "crawl_log.jsonl") if e["event"] == "extracted"][-1]
         canonical = last["canonical_url"]
         db = sqlite3.connect(out / "state.sqlite3")
         with db:
             db.execute("DELETE FROM pages WHERE canonical_url = ?", (canonical,))
         db.close()
-        changes = [c for c in read_jsonl(out / "changes.jsonl") if c["canonical_url"] != canonical]
-        write_lines(out / "changes.jsonl", changes)
+        changes = [c for c in read_jsonl(live / "changes.jsonl") if c["canonical_url"] != canonical]
+        write_lines(live / "changes.jsonl", changes)
         # The kill itself may have left a page between its lines and its logged outcome
         # (the crawl is killed right after a pages line): those are rolled back too.
-        logged = {e["canonical_url"] for e in read_jsonl(out / "crawl_log.jsonl")
+        logged = {e["canonical_url"] for e in read_jsonl(live / "crawl_log.jsonl")
                   if e["event"] in ("extracted", "unchanged") and e.get("canonical_url")}
         in_flight = {record.get("canonical_url") or record["metadata"]["canonical_url"]
                      for name in ("pages.jsonl", "structure.jsonl", "chunks.jsonl")
-                     for record in read_jsonl(out / name)} - logged
+                     for record in read_jsonl(live / name)} - logged
         ghost = f"{server.url}/docs/p299.html"  # lines written, outcome never logged
-        with (out / "pages.jsonl").open("a", encoding="utf-8") as handle:
+        with (live / "pages.jsonl").open("a", encoding="utf-8") as handle:
             handle.write(dumps_line({"canonical_url": ghost, "id": "sha256:x"}))
-        with (out / "chunks.jsonl").open("a", encoding="utf-8") as handle:
+        with (live / "chunks.jsonl").open("a", encoding="utf-8") as handle:
             handle.write(dumps_line({"id": "ghost", "metadata": {"canonical_url": ghost}}))
             handle.write('{"id": "torn", "metad')
         result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
@@ -281,12 +283,13 @@ def test_ctrl_c_pauses_and_the_resume_uses_scrapys_queue(tmp_path: Path) -> None
                                    stderr=subprocess.DEVNULL)
         try:
             deadline = time.monotonic() + 120
-            while time.monotonic() < deadline and line_count(out / "pages.jsonl") < 30:
+            live = out / CRAWLING / "pages.jsonl"
+            while time.monotonic() < deadline and line_count(live) < 30:
                 time.sleep(0.02)
             process.send_signal(signal.SIGINT)
         finally:
             process.wait(timeout=60)
-        paused = json.loads((out / "run.json").read_text(encoding="utf-8"))
+        paused = json.loads((out / CRAWLING / "run.json").read_text(encoding="utf-8"))
         assert paused["status"] == "paused" and not paused["complete"]
         assert "crawl_closed" not in paused["counts"]["failure_reasons"]
         assert (jobdir / "requests.queue" / "active.json").exists()

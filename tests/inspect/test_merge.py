@@ -149,9 +149,31 @@ def test_merge_refuses_a_non_empty_destination(make_output, tmp_path) -> None:
     result = docscrawl("merge", str(part), "-o", str(dest))
     assert result.returncode == 2 and "not empty" in result.stderr
     assert docscrawl("merge", str(part), "-o", str(dest), "--force").returncode == 0
-    assert not (dest / "keep.txt").exists()
+    assert (dest / "keep.txt").read_text() == "x"  # --force replaces the output only
+    assert len(read(dest / "pages.jsonl")) == len(read(part / "pages.jsonl"))
     result = docscrawl("merge", str(part), str(tmp_path / "missing"), "-o", str(dest), "--force")
     assert result.returncode == 2 and "no such output directory" in result.stderr
+
+
+@pytest.mark.e2e
+def test_merge_refuses_a_destination_that_is_holds_or_lies_in_a_part(
+    demo_out: Path, tmp_path: Path,
+) -> None:
+    """`merge OUT/part-1 -o OUT --force` deleted its own input and exited 0."""
+    out = tmp_path / "OUT"
+    part = out / "part-1"
+    shutil.copytree(demo_out, part, symlinks=True)
+    before = {path.relative_to(out): path.read_bytes()
+              for path in out.rglob("*") if path.is_file() and not path.is_symlink()}
+    for dest, says in ((out, "contains part"), (part, "is also one of the parts"),
+                       (part / "merged", "is inside part")):
+        result = docscrawl("merge", str(part), "-o", str(dest), "--force")
+        assert result.returncode == 2, (dest, result.stderr)
+        assert says in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    after = {path.relative_to(out): path.read_bytes()
+             for path in out.rglob("*") if path.is_file() and not path.is_symlink()}
+    assert after == before
+    assert len(read(part / "pages.jsonl")) == len(read(demo_out / "pages.jsonl"))
 
 
 @pytest.mark.e2e
