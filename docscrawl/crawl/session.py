@@ -307,6 +307,7 @@ class CrawlSession:
             "pages_written": self.pages.count,
             "chunks_written": self.chunks.count,
             "changes": dict(sorted(self.incremental.counts.items())),
+            "removed_reasons": dict(sorted(self.incremental.removed_reasons.items())),
             "state": str(self.incremental.store.path),
             "run_id": self.incremental.run.run_id,
             "records_updated_at_end": updated,

@@ -37,7 +37,7 @@ from docscrawl.extract.metadata import canonical_href
 from docscrawl.extract.page import PageStructure, page_structure
 from docscrawl.extract.quality import binary_reason
 from docscrawl.incremental.recrawl import body_hash
-from docscrawl.incremental.state import StateRow
+from docscrawl.incremental.state import FoundLink, StateRow
 from docscrawl.spiders.admission import Admission, build_admission
 from docscrawl.spiders.lifecycle import CrawlLifecycle
 from docscrawl.spiders.site_resources import (
@@ -194,7 +194,7 @@ class DocsSpider(CrawlLifecycle, SiteResources, scrapy.Spider):
             self._end(track, response, Event.FAILED, http_failure(response.status),
                       fetch_mode=fetch_mode)
             if response.status in (404, 410):
-                self.session.incremental.gone(track.key)
+                self.session.incremental.gone(track.key, http_failure(response.status))
             else:
                 self.session.incremental.kept(track.key)
             return
@@ -226,12 +226,12 @@ class DocsSpider(CrawlLifecycle, SiteResources, scrapy.Spider):
         # string object, the track's own, rather than one more per page.
         page_url = track.url if response.url == track.url else response.url
         # Links first: in distributed mode they must be queued before the page's outcome.
-        follow = list(self._follow_links(track, root, structure, page_url))
+        found = self._found_links(track, root, structure)
         if fetch_mode == "browser":  # client-side router links exist in a rendered DOM only
-            for url, region in hash_route_links(root, structure.base_url,
-                                                region_map=structure.regions):
-                follow.extend(self._discover(url, REGION_TO_DISCOVERY.get(region, "in_page"),
-                                             page_url, track.depth + 1))
+            found.extend((url, REGION_TO_DISCOVERY.get(region, "in_page"))
+                         for url, region in hash_route_links(root, structure.base_url,
+                                                             region_map=structure.regions))
+        follow = self._follow(found, page_url, track.depth + 1)
         if not self.config.extract:  # inventory crawl: the `fetched` event ends the page
             log.settle(track.url)
             yield from follow
@@ -251,6 +251,7 @@ class DocsSpider(CrawlLifecycle, SiteResources, scrapy.Spider):
             render_reason=response.meta.get("render_reason"),
             structure=structure,
             warnings=list(response.meta.get("render_warnings") or ()),
+            found_links=found,
         )
         # The item holds the tree now, and the extraction pipeline lets it go: nothing here
         # may keep it alive while the pipelines run (the response lives on until then).
@@ -278,37 +279,43 @@ class DocsSpider(CrawlLifecycle, SiteResources, scrapy.Spider):
                                     status=response.status)
             return
         track.observe(response.url)
-        follow: list[Request] = []
-        record = row.page_record or {}
-        for link in record.get("links") or []:
-            url = link.get("url") or ""
-            if link.get("target") != "fragment" and is_crawlable_url(url):
-                reason = REGION_TO_DISCOVERY.get(link.get("region") or "", "in_page")
-                follow.extend(self._discover(strip_fragment(url), reason, response.url,
-                                             track.depth + 1))
+        # The links the page had when it was parsed, head links included: the re-crawl
+        # reaches every page the page itself would lead to.
+        follow = self._follow(row.discovery_links or [], response.url, track.depth + 1)
         yield CarriedPage(
             track=track, row=row, final_url=response.url, status=response.status,
             etag=_header(response, "ETag"), last_modified=_header(response, "Last-Modified"),
             fetch_mode="http", body_digest=digest, elapsed_ms=latency_ms(response),
-            size=len(response.body), record=record,
+            size=len(response.body),
         )
         yield from follow
 
-    def _follow_links(self, track: PageTrack, root: Any, structure: PageStructure,
-                      page_url: str) -> Iterable[Request]:
+    def _found_links(self, track: PageTrack, root: Any,
+                     structure: PageStructure) -> list[FoundLink]:
+        """The links discovery follows from a parsed page, as (URL, discovery reason):
+        the declared canonical URL, then every link by region (head links included)."""
         base_url = structure.base_url
+        found: list[FoundLink] = []
         canonical = canonical_href(root, base_url)
         if canonical and is_crawlable_url(canonical):
-            yield from self._discover(strip_fragment(canonical), "canonical", page_url,
-                                      track.depth + 1)
+            found.append((strip_fragment(canonical), "canonical"))
         links = discovery_links(root, base_url, region_map=structure.regions)
         if (track.depth == 0 and self.session.template_sample is None  # the seed
                 and self.settings.getbool("DOCSCRAWL_TEMPLATE_WARMUP", True)):
             self.session.template_sample = sample_of(track.key, [lk.url for lk in links],
                                                      self._sample_key)
-        for link in links:
-            reason = REGION_TO_DISCOVERY.get(link.region, "in_page")
-            yield from self._discover(link.url, reason, page_url, track.depth + 1)
+        found.extend((link.url, REGION_TO_DISCOVERY.get(link.region, "in_page"))
+                     for link in links)
+        return found
+
+    def _follow(self, found: Iterable[FoundLink], page_url: str,
+                depth: int) -> list[Request]:
+        """Offer each found link to the frontier; the requests to make."""
+        follow: list[Request] = []
+        for url, reason in found:
+            if is_crawlable_url(url):
+                follow.extend(self._discover(url, reason, page_url, depth))
+        return follow
 
     def _follow_redirect(self, track: PageTrack, response: Response, location: str, *,
                          reason: str = "redirect") -> Iterable[Request]:
@@ -328,7 +335,7 @@ class DocsSpider(CrawlLifecycle, SiteResources, scrapy.Spider):
         refusal = self._redirect_refusal(target)
         if refusal is not None:
             reason, rule = refusal
-            self.session.incremental.gone(track.key)
+            self.session.incremental.gone(track.key, reason)
             log.record(track.url, "skipped", reason=reason, rule=rule, status=response.status,
                        redirect_chain=chain, redirect_to=target)
             return
