@@ -57,6 +57,7 @@ class SessionOptions:
     # `docscrawl.discovery.trackstore`), and the same for seen URLs (`docscrawl.discovery.seenurls`)
     tracks_in_memory: int = DEFAULT_KEEP
     seen_in_memory: int = SEEN_KEEP
+    url_limit: int = 2083  # Scrapy's URLLENGTH_LIMIT: longer URLs are skipped (0: none)
     jobdir: Path | None = None  # Scrapy's JOBDIR (pause and resume)
     # `resume` with `run_id`: continue the unfinished run whose files are in the output
     # directory (`docscrawl.crawl.resume`)
@@ -72,6 +73,7 @@ class SessionOptions:
                          settings.getint("DOCSCRAWL_TRAP_CHAIN_LIMIT")),
             tracks_in_memory=settings.getint("DOCSCRAWL_TRACKS_IN_MEMORY"),
             seen_in_memory=settings.getint("DOCSCRAWL_SEEN_URLS_IN_MEMORY"),
+            url_limit=settings.getint("URLLENGTH_LIMIT"),
             **fields,
         )
 
@@ -137,6 +139,7 @@ class CrawlSession:
             AddressGuard(_host_of(config.site)),
             max_pages=config.max_pages,
             max_depth=config.max_depth,
+            url_limit=options.url_limit,
             traps=TrapGuard(per_pattern=per_pattern, per_path_queries=per_query,
                             per_chain=per_chain),
             tracks=self.tracks,

@@ -21,7 +21,7 @@ from scrapy.utils.response import get_base_url
 from twisted.python.failure import Failure
 
 from docscrawl.config import CrawlConfig, build_config
-from docscrawl.crawl.crawllog import utc_now
+from docscrawl.crawl.crawllog import install_log_redaction, utc_now
 from docscrawl.crawl.failures import classify_failure
 from docscrawl.crawl.items import CarriedPage, FetchedPage
 from docscrawl.crawl.parse import is_html_type, response_root
@@ -31,7 +31,12 @@ from docscrawl.discovery.frontier import Action, origin_of
 from docscrawl.discovery.hashroutes import hash_route_links
 from docscrawl.discovery.pagetrack import PageTrack
 from docscrawl.discovery.refresh import meta_refresh_target
-from docscrawl.discovery.urls import is_crawlable_url, normalize_url, strip_fragment
+from docscrawl.discovery.urls import (
+    is_crawlable_url,
+    normalize_url,
+    strip_fragment,
+    without_userinfo,
+)
 from docscrawl.extract.links import discovery_links
 from docscrawl.extract.metadata import canonical_href
 from docscrawl.extract.page import PageStructure, page_structure
@@ -83,6 +88,7 @@ class DocsSpider(CrawlLifecycle, SiteResources, scrapy.Spider):
     @classmethod
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> Self:
         spider = super().from_crawler(crawler, *args, **kwargs)
+        install_log_redaction()  # no log line shows a URL's user:password
         config = build_config(
             spider.raw_args, output_root=crawler.settings.get("DOCSCRAWL_OUTPUT_ROOT")
         )
@@ -110,7 +116,9 @@ class DocsSpider(CrawlLifecycle, SiteResources, scrapy.Spider):
         self, url: str, reason: str, source: str | None, depth: int, *,
         lastmod: str | None = None, inherit: PageTrack | None = None,
     ) -> list[Request]:
-        """Offer one discovered URL to the frontier and act on its verdict."""
+        """Offer one discovered URL to the frontier and act on its verdict. A
+        `user:password@` in it is dropped first: never sent, never logged."""
+        url = without_userinfo(url)
         verdict = self.session.frontier.offer(url, reason, source, depth, lastmod=lastmod,
                                               inherit=inherit)
         if verdict.first:
@@ -323,7 +331,7 @@ class DocsSpider(CrawlLifecycle, SiteResources, scrapy.Spider):
         source ends with the outcome of the page the chain leads to (CrawlLog.redirected):
         never a `duplicate` of a URL that has no page. At most REDIRECT_MAX_TIMES hops."""
         log = self.session.log
-        target = strip_fragment(location)
+        target = without_userinfo(strip_fragment(location))
         chain = (*track.redirect_chain, response.url)
         limit = self.crawler.settings.getint("REDIRECT_MAX_TIMES")
         if target in chain or len(chain) > limit:
