@@ -27,8 +27,9 @@ _PAGE_COLUMNS = (
     "canonical_url, etag, last_modified, content_hash, body_hash, chunk_ids, page_record,"
     " chunk_records, last_seen_run, updated_at, structure_record, discovery_links"
 )
-# One link a page leads discovery to: (URL, discovery reason such as `sidebar`).
-FoundLink = tuple[str, str]
+# One link a page leads discovery to: (URL, discovery reason such as `sidebar`, navigation
+# rank, `docscrawl.discovery.budget`).
+FoundLink = tuple[str, str, int]
 
 
 def _now() -> str:
@@ -80,10 +81,10 @@ class StateRow:
     @property
     def discovery_links(self) -> list[FoundLink] | None:
         """The links discovery followed from the page when it was parsed, head links
-        included (`[url, reason]` pairs), or None for rows stored without them."""
+        included (`[url, reason, rank]`), or None for rows stored without them."""
         if self.discovery_links_json is None:
             return None
-        return [(url, reason) for url, reason in json.loads(self.discovery_links_json)]
+        return [(url, reason, rank) for url, reason, rank in json.loads(self.discovery_links_json)]
 
     @property
     def chunk_records(self) -> list[dict[str, Any]] | None:

@@ -24,7 +24,7 @@ def page(store: StateStore, url: str = URL, run: str = "r1", **kwargs: Any) -> N
         "chunk_records": [{"id": "sha256:a"}, {"id": "sha256:b"}],
         "structure_record": {"page_id": "sha256:p", "canonical_url": url, "blocks": []},
         "observed_urls": [url + "index.html", url.rstrip("/")], "body_hash": "sha256:body",
-        "discovery_links": [(url + "genindex.html", "primary_navigation")],
+        "discovery_links": [(url + "genindex.html", "primary_navigation", 0)],
     }
     values.update(kwargs)
     store.upsert_page(url, run_id=run, **values)
@@ -66,7 +66,7 @@ def test_page_round_trip_and_lookup_by_any_observed_url(tmp_path: Path) -> None:
         assert row.page_record_json == '{"id":"sha256:p","canonical_url":"' + URL + '"}'
         assert row.structure_record == {"page_id": "sha256:p", "canonical_url": URL,
                                         "blocks": []}
-        assert row.discovery_links == [(URL + "genindex.html", "primary_navigation")]
+        assert row.discovery_links == [(URL + "genindex.html", "primary_navigation", 0)]
 
 
 def test_upsert_replaces_and_aliases_follow_the_latest_canonical(tmp_path: Path) -> None:
@@ -290,10 +290,10 @@ def test_version_2_rows_are_kept_but_extracted_once_more(tmp_path: Path) -> None
         row = store.get(URL)
         assert row is not None and row.structure_record_json is not None
         assert row.discovery_links is None and not row.can_carry_over
-        store.mark_seen(URL, "r2", discovery_links=[(URL + "a.html", "sidebar")])
+        store.mark_seen(URL, "r2", discovery_links=[(URL + "a.html", "sidebar", 0)])
         row = store.get(URL)
         assert row is not None and row.can_carry_over
-        assert row.discovery_links == [(URL + "a.html", "sidebar")]
+        assert row.discovery_links == [(URL + "a.html", "sidebar", 0)]
 
 
 def test_failed_migration_is_refused_with_instructions_and_rolled_back(tmp_path: Path) -> None:
