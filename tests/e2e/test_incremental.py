@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from docscrawl.demo.server import StaticSite
+from docscrawl.inspect.summary import summarize
 from tests.conftest import SITES, CrawlOutput, assert_log_invariants, crawl, read_jsonl, run_crawl
 
 pytestmark = pytest.mark.e2e
@@ -77,6 +78,8 @@ def test_recrawl_reports_added_unchanged_changed_removed(tmp_path: Path) -> None
         assert removed["chunk_ids_to_delete"] and not removed["chunk_ids_to_add"]
         assert removed["removed_reason"] == "http_404"
         assert third.run["removed_reasons"] == {"http_404": 1}
+        summary = [line for line in summarize(out).splitlines() if "changes:" in line]
+        assert summary == ["  changes:  changed 1, removed 1 (http_404 1), unchanged 9"]
         assert_log_invariants(third)
 
         limited = crawl(seed, out, "max_pages=2")
