@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 
-from docscrawl.crawl.crawllog import CrawlLog
+import pytest
+
+from docscrawl.crawl.crawllog import CrawlLog, RedactingFilter
 from docscrawl.jsonl import JsonlWriter
 
 
@@ -65,3 +68,24 @@ def test_rewrite_parses_only_the_leading_fields_and_keeps_the_rest(tmp_path) -> 
                      "https://d.example/a2", "id": first["id"]}
     assert first["id"] != page["id"]
     assert second == {**other, "observed_urls": ["https://d.example/c/"]}  # parsed whole
+
+
+def test_lines_and_log_messages_never_show_url_credentials(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture,
+) -> None:
+    log = CrawlLog(JsonlWriter(tmp_path / "log.jsonl"))
+    url = "https://d.example/a"
+    log.discovered(url, {"reason": "in_page", "from": "https://u:pw1@d.example/"})
+    log.record(url, "skipped", reason="offsite_redirect",
+               rule="redirect to https://u:pw2@else.example/", redirect_chain=["https://u:pw3@d.example/b"],
+               redirect_to="https://u:pw4@else.example/")
+    log.close()
+    text = (tmp_path / "log.jsonl").read_text()
+    assert "pw" not in text and text.count("***@") == 4
+    logger = logging.getLogger("docscrawl.test.redaction")
+    caplog.handler.addFilter(RedactingFilter())
+    with caplog.at_level(logging.INFO):
+        logger.info("Crawled <GET %s>", "https://u:pw5@d.example/")
+        logger.info("plain https://u:pw6@d.example/ message")
+    assert [r.getMessage() for r in caplog.records] == [
+        "Crawled <GET https://***@d.example/>", "plain https://***@d.example/ message"]

@@ -43,6 +43,16 @@ def test_policies_in_order() -> None:
     assert (deep.reason, deep.rule) == ("max_depth", "max_depth=2")
 
 
+def test_an_over_long_url_is_skipped_without_limiting_the_crawl() -> None:
+    frontier = make_frontier(url_limit=80, max_pages=5)
+    url = SITE + "a" * 80 + ".html"
+    verdict = offer_and_admit(frontier, url)
+    assert (verdict.action, verdict.reason) == ("skip", "url_too_long")
+    assert verdict.rule == f"URLLENGTH_LIMIT=80 ({len(url)} characters)" and verdict.first
+    assert not frontier.limited and frontier.admitted == 0
+    assert offer_and_admit(frontier, SITE + "short.html").action == "fetch"
+
+
 def test_private_address_for_public_seed() -> None:
     frontier = Frontier(Scope(SITE, allow=(re.compile("."),)), AddressGuard("docs.example.com"))
     verdict = frontier.offer("http://127.0.0.1:8080/v2/", "in_page", SITE, 1)

@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from docscrawl.crawl.redirectwait import Outcome, RedirectWaits, Waiter, source_outcome
+from docscrawl.discovery.urls import redact_userinfo
 from docscrawl.jsonl import JsonlWriter
 from docscrawl.vocab import TERMINAL
 
@@ -182,7 +183,7 @@ class CrawlLog:
             "bytes": size,
         }
         line.update(extra)
-        self._writer.write(line)
+        self._writer.write(_redacted(line))
         self._count(event, reason, url, rule)
         if event in TERMINAL:  # outcome first: a worker publishes it before its task's ack
             self._release(url, Outcome.of_line(line))
@@ -242,3 +243,34 @@ class CrawlLog:
             self.failure_reasons[reason] += 1
             if self._stats is not None:
                 self._stats.inc_value(f"docscrawl/failed/{reason}")
+
+
+def _redacted(value: Any) -> Any:
+    """A crawl-log line with the `user:password` of every URL in it replaced by `***`
+    (discovery drops them from the URLs it follows; this keeps any other text clean)."""
+    if isinstance(value, str):
+        return redact_userinfo(value)
+    if isinstance(value, dict):
+        return {key: _redacted(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_redacted(item) for item in value]
+    return value
+
+
+class RedactingFilter(logging.Filter):
+    """A logging filter that redacts URL credentials from every message it passes, so no
+    log line (docscrawl's or Scrapy's) shows a `user:password@`."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.args or "@" in str(record.msg):
+            message = record.getMessage()
+            if "@" in message:
+                record.msg, record.args = redact_userinfo(message), None
+        return True
+
+
+def install_log_redaction() -> None:
+    """Put a `RedactingFilter` on every handler of the root logger (Scrapy's included)."""
+    for handler in logging.getLogger().handlers:
+        if not any(isinstance(f, RedactingFilter) for f in handler.filters):
+            handler.addFilter(RedactingFilter())

@@ -30,6 +30,9 @@ class FetchedPage:
     content_hash: str | None = None
     canonical_url: str | None = None
     warnings: list[dict[str, str]] = field(default_factory=list)
+    # the links discovery followed from the page, (URL, reason, navigation rank): stored
+    # for the re-crawl
+    found_links: list[tuple[str, str, int]] | None = None
 
     def __repr__(self) -> str:
         return f"<FetchedPage {self.track.url} -> {self.final_url} ({self.status})>"
@@ -51,6 +54,7 @@ class CarriedPage:
     elapsed_ms: float | None = None
     size: int | None = None
     record: dict[str, Any] | None = None  # the stored page record, when already parsed
+    found_links: list[tuple[str, str, int]] | None = None  # parsed again: its links
 
     def __repr__(self) -> str:
         return f"<CarriedPage {self.track.url} ({self.status})>"

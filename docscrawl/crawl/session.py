@@ -66,6 +66,7 @@ class SessionOptions:
     # `docscrawl.discovery.trackstore`), and the same for seen URLs (`docscrawl.discovery.seenurls`)
     tracks_in_memory: int = DEFAULT_KEEP
     seen_in_memory: int = SEEN_KEEP
+    url_limit: int = 2083  # Scrapy's URLLENGTH_LIMIT: longer URLs are skipped (0: none)
     jobdir: Path | None = None  # Scrapy's JOBDIR (pause and resume)
     # `resume` with `run_id`: continue the unfinished run whose files are in the output
     # directory (`docscrawl.crawl.resume`)
@@ -81,6 +82,7 @@ class SessionOptions:
                          settings.getint("DOCSCRAWL_TRAP_CHAIN_LIMIT")),
             tracks_in_memory=settings.getint("DOCSCRAWL_TRACKS_IN_MEMORY"),
             seen_in_memory=settings.getint("DOCSCRAWL_SEEN_URLS_IN_MEMORY"),
+            url_limit=settings.getint("URLLENGTH_LIMIT"),
             **fields,
         )
 
@@ -154,6 +156,7 @@ class CrawlSession:
             AddressGuard(_host_of(config.site)),
             max_pages=config.max_pages,
             max_depth=config.max_depth,
+            url_limit=options.url_limit,
             traps=TrapGuard(per_pattern=per_pattern, per_path_queries=per_query,
                             per_chain=per_chain),
             tracks=self.tracks,
@@ -337,6 +340,7 @@ class CrawlSession:
             "pages_written": self.pages.count,
             "chunks_written": self.chunks.count,
             "changes": dict(sorted(self.incremental.counts.items())),
+            "removed_reasons": dict(sorted(self.incremental.removed_reasons.items())),
             "state": str(self.incremental.store.path),
             "run_id": self.incremental.run.run_id,
             "records_updated_at_end": updated,

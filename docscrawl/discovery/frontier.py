@@ -2,9 +2,9 @@
 
 Pure bookkeeping with no Scrapy in it: the spider offers every discovered URL and turns
 the returned `Verdict` into a request or a crawl-log event. Policies run in a fixed order
-before any fetch: scope (default, `allow`, `deny`), private-address guard, file extensions
-that are never HTML, `max_depth`, then (once the origin's robots.txt is known) robots.txt,
-duplicate normalized URL, `max_pages` and crawler-trap caps.
+before any fetch: scope (default, `allow`, `deny`), URL length, private-address guard,
+file extensions that are never HTML, `max_depth`, then (once the origin's robots.txt is
+known) robots.txt, duplicate normalized URL, `max_pages` and crawler-trap caps.
 """
 
 from __future__ import annotations
@@ -90,6 +90,7 @@ class Frontier:
         *,
         max_pages: int | None = None,
         max_depth: int | None = None,
+        url_limit: int = 0,
         traps: TrapGuard | None = None,
         tracks: TrackStore | None = None,
         seen: SeenUrls | None = None,
@@ -101,6 +102,10 @@ class Frontier:
         self.traps = traps or TrapGuard()
         self.max_pages = max_pages
         self.max_depth = max_depth
+        # Scrapy's URLLENGTH_LIMIT (0: none): a longer URL is skipped here, with its reason,
+        # rather than dropped by Scrapy's UrlLengthMiddleware after it was logged discovered
+        # (it then stayed open and the crawl ended incomplete).
+        self.url_limit = url_limit
         self.robots: dict[str, RobotsPolicy] = {}
         self.admitted = 0
         self.limited = False  # True once max_pages/max_depth refused a URL: crawl incomplete
@@ -177,6 +182,10 @@ class Frontier:
         decision = self.scope.decide(url)
         if not decision.allowed:
             return Verdict(Action.SKIP, decision.reason, decision.rule, first=True)
+        if self.url_limit and len(url) > self.url_limit:
+            return Verdict(Action.SKIP, SkipReason.URL_TOO_LONG,
+                           f"URLLENGTH_LIMIT={self.url_limit} ({len(url)} characters)",
+                           first=True)
         blocked = self.guard.check(urlsplit(url).hostname or "")
         if blocked:
             return Verdict(Action.SKIP, SkipReason.PRIVATE_ADDRESS, blocked, first=True)

@@ -17,13 +17,16 @@ from urllib.parse import SplitResult, urlsplit
 import idna
 
 __all__ = [
+    "REDACTED",
     "SESSION_PARAMS",
     "TRACKING_PARAMS",
     "TRACKING_PREFIXES",
     "is_crawlable_url",
     "is_tracking_param",
     "normalize_url",
+    "redact_userinfo",
     "strip_fragment",
+    "without_userinfo",
 ]
 
 #: Query parameter names that only track the visitor (compared case-insensitively).
@@ -79,6 +82,33 @@ def is_tracking_param(name: str) -> bool:
 def strip_fragment(url: str) -> str:
     """Return *url* without its `#fragment` (and without a bare trailing `#`)."""
     return url.partition("#")[0]
+
+
+#: What stands for the `user:password` of a URL in anything logged or written.
+REDACTED = "***"
+# `scheme://userinfo@` at the start of a URL's authority (userinfo has no `/?#@` ... but a
+# password may hold `@`: the authority's last `@` ends it).
+_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)[^/?#\s\"'<>]*@")
+
+
+def without_userinfo(url: str) -> str:
+    """*url* without the `user:password@` of its authority (unchanged when it has none).
+
+    Discovery applies it to every URL found (links, redirects, sitemaps, robots.txt):
+    credentials written into a page's link are never sent, and the page is crawled under
+    its URL without them (the crawl's own credentials, `http_user`, go to the seed's
+    origin only)."""
+    if "@" not in url:
+        return url
+    return _USERINFO.sub(r"\1", url, count=1)
+
+
+def redact_userinfo(text: str) -> str:
+    """*text* with the `user:password` of every URL in it replaced by `***`: for what is
+    logged or written (crawl-log lines, Scrapy's log messages)."""
+    if "@" not in text:
+        return text
+    return _USERINFO.sub(rf"\1{REDACTED}@", text)
 
 
 def is_crawlable_url(url: str) -> bool:

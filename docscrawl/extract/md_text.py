@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from docscrawl.discovery.urls import redact_userinfo
 from docscrawl.extract.urls import join
 
 BR = "\x00"  # line-break sentinel inside inline Markdown
@@ -25,7 +26,7 @@ def join_url(base_url: str, href: str) -> str:
 
     Memoized: a page repeats its hrefs, and the function is pure."""
     joined = join(base_url, href)
-    return href if joined is None else joined
+    return redact_userinfo(href) if joined is None else joined
 
 
 def collapse(text: str) -> str:

@@ -10,6 +10,8 @@ from __future__ import annotations
 from functools import lru_cache
 from urllib.parse import SplitResult, urljoin, urlsplit
 
+from docscrawl.discovery.urls import without_userinfo
+
 JOIN_CACHE = 8192
 SPLIT_CACHE = 256
 
@@ -18,14 +20,16 @@ __all__ = ["fast_join", "join", "split"]
 
 @lru_cache(maxsize=JOIN_CACHE)
 def join(base_url: str, href: str) -> str | None:
-    """`urljoin(base_url, href)`, or None when the href is malformed (`http://[::1`)."""
+    """`urljoin(base_url, href)`, or None when the href is malformed (`http://[::1`).
+    A `user:password@` in the href is dropped: no record keeps it (the crawl never sends
+    it, `docscrawl.discovery.urls.without_userinfo`)."""
     joined = fast_join(base_url, href)
-    if joined is not None:
-        return joined
-    try:
-        return urljoin(base_url, href)
-    except ValueError:
-        return None
+    if joined is None:
+        try:
+            joined = urljoin(base_url, href)
+        except ValueError:
+            return None
+    return without_userinfo(joined)
 
 
 @lru_cache(maxsize=SPLIT_CACHE)

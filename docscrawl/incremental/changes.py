@@ -10,6 +10,9 @@ from typing import Any
 from docscrawl.incremental.state import Run, StateRow, StateStore
 
 CHANGE_KINDS = ("added", "changed", "unchanged", "removed")
+# `removed_reason` of a page that no link of a complete crawl led to (the others name
+# what the fetch said: `http_404`, `http_410`, or the skip reason of a redirect away).
+UNREACHABLE = "unreachable"
 
 
 def compute_change(
@@ -18,8 +21,9 @@ def compute_change(
     new_chunk_ids: list[str],
     *,
     canonical_url: str | None = None,
+    removed_reason: str | None = None,
 ) -> dict[str, Any]:
-    """One changes.jsonl line for a page.
+    """One changes.jsonl line for a page (`removed_reason`: why a gone page is removed).
 
     `old` is the state row before this run (None: never seen); `new_hash` None means the page
     is gone (404/410, redirected away, unreachable in a complete crawl). A page whose hash
@@ -42,7 +46,7 @@ def compute_change(
         delete = [i for i in old_ids if i not in kept_new]
         same = new_hash == old.content_hash and not add and not delete
         change = "unchanged" if same else "changed"
-    return {
+    line = {
         "canonical_url": url,
         "change": change,
         "old_content_hash": old.content_hash if old is not None else None,
@@ -50,6 +54,9 @@ def compute_change(
         "chunk_ids_to_add": _unique(add),
         "chunk_ids_to_delete": _unique(delete),
     }
+    if change == "removed":
+        line["removed_reason"] = removed_reason or UNREACHABLE
+    return line
 
 
 def removed_pages(store: StateStore, run: Run | str, complete: bool) -> list[dict[str, Any]]:
@@ -61,7 +68,8 @@ def removed_pages(store: StateStore, run: Run | str, complete: bool) -> list[dic
     if not complete:
         return []
     run_id = run.run_id if isinstance(run, Run) else run
-    return [compute_change(row, None, []) for row in store.unseen(run_id)]
+    return [compute_change(row, None, [], removed_reason=UNREACHABLE)
+            for row in store.unseen(run_id)]
 
 
 def _unique(ids: list[str]) -> list[str]:

@@ -15,7 +15,7 @@ from typing import Any
 
 from docscrawl.crawl.finalize import chunk_fields, page_ref_updater, page_updater
 from docscrawl.incremental.changes import compute_change, removed_pages
-from docscrawl.incremental.state import Run, StateRow, StateStore
+from docscrawl.incremental.state import FoundLink, Run, StateRow, StateStore
 from docscrawl.jsonl import JsonlWriter
 
 
@@ -36,6 +36,7 @@ class Incremental:
         self.changes = JsonlWriter(changes_path, append=run_id is not None)
         self._reported: MutableSet[str] = reported if reported is not None else set()
         self.counts: Counter[str] = Counter()
+        self.removed_reasons: Counter[str] = Counter()  # why the `removed` pages went
 
     def was_reported(self, canonical_url: str) -> bool:
         """True when the canonical URL has a changes line in this run."""
@@ -68,19 +69,21 @@ class Incremental:
 
     def fresh(self, record: dict[str, Any], chunks: list[dict[str, Any]], *,
               body_digest: str | None, extra_urls: list[str], record_line: str | None = None,
-              chunk_lines: str | None = None,
-              structure_line: str | None = None) -> dict[str, Any]:
+              chunk_lines: str | None = None, structure_line: str | None = None,
+              links: list[FoundLink] | None = None) -> dict[str, Any]:
         """A newly extracted page: compare with state, write its changes line, store it.
+        (A page that moved to a new canonical URL reports the old one `moved`.)
 
         `record_line`, `chunk_lines`, `structure_line`: the record, chunks and structure
-        record already serialized as JSON lines (stored as they are). Without a structure
-        line the page cannot be carried over by the next crawl: it is extracted again."""
+        record already serialized as JSON lines (stored as they are); `links`: the links
+        discovery followed from the page. Without a structure line or links the page
+        cannot be carried over by the next crawl: it is extracted again."""
         canonical = record["canonical_url"]
         old = self.store.get(canonical) or self.store.get(record["fetched_url"])
         chunk_ids = [chunk["id"] for chunk in chunks]
         change = compute_change(old, record["content_hash"], chunk_ids, canonical_url=canonical)
         if old is not None and old.canonical_url != canonical:
-            self._report(compute_change(old, None, []))  # the page moved to a new canonical
+            self._report(compute_change(old, None, [], removed_reason="moved"))
             self.store.forget([old.canonical_url])
         self._report(change)
         http = record.get("http") or {}
@@ -90,28 +93,31 @@ class Incremental:
             chunk_ids=chunk_ids, page_record=record, chunk_records=chunks,
             observed_urls=[*record["observed_urls"], *extra_urls], body_hash=body_digest,
             page_record_json=record_line, chunk_records_jsonl=chunk_lines,
-            structure_record_json=structure_line,
+            structure_record_json=structure_line, discovery_links=links,
         )
         return change
 
     def unchanged(self, row: StateRow, *, etag: str | None, last_modified: str | None,
-                  observed_urls: list[str], body_digest: str | None) -> None:
-        """A 304, or a page whose content hash did not change: carried over from state."""
+                  observed_urls: list[str], body_digest: str | None,
+                  links: list[FoundLink] | None = None) -> None:
+        """A 304, or a page whose content hash did not change: carried over from state
+        (`links`: the links of a page parsed again, kept for the next crawl)."""
         self._report(compute_change(row, row.content_hash, row.chunk_ids))
         self.store.mark_seen(row.canonical_url, self.run.run_id, etag=etag,
                              last_modified=last_modified, observed_urls=observed_urls,
-                             body_hash=body_digest)
+                             body_hash=body_digest, discovery_links=links)
 
     def add_aliases(self, canonical_url: str, urls: list[str]) -> None:
         """URLs found serving a page already stored: the next crawl maps them to it."""
         self.store.mark_seen(canonical_url, self.run.run_id, observed_urls=urls)
 
-    def gone(self, url: str) -> bool:
-        """A known page answered 404/410 or redirected away: report it removed."""
+    def gone(self, url: str, reason: str) -> bool:
+        """A known page answered 404/410 or redirected away (`reason`: `http_404`, or
+        the skip reason of the redirect): report it removed."""
         row = self.store.get(url)
         if row is None:
             return False
-        self._report(compute_change(row, None, []))
+        self._report(compute_change(row, None, [], removed_reason=reason))
         self.store.forget([row.canonical_url])
         return True
 
@@ -138,6 +144,7 @@ class Incremental:
             content_hash=row.content_hash or "", chunk_ids=row.chunk_ids, page_record=record,
             chunk_records=chunks, observed_urls=record.get("observed_urls", []),
             body_hash=row.body_hash, structure_record=structure,
+            discovery_links_json=row.discovery_links_json,
         )
 
     def set_fields(self, canonical_url: str, fields: dict[str, Any]) -> None:
@@ -157,6 +164,7 @@ class Incremental:
             last_modified=row.last_modified, content_hash=row.content_hash or "",
             chunk_ids=row.chunk_ids, page_record=record, chunk_records=chunks,
             body_hash=row.body_hash, structure_record_json=row.structure_record_json,
+            discovery_links_json=row.discovery_links_json,
         )
 
     def set_aggregate(self, canonical_url: str, parts: list[str], *, keep_chunks: bool) -> None:
@@ -172,6 +180,7 @@ class Incremental:
             page_record={**row.page_record, "aggregate_of": parts},
             chunk_records=(row.chunk_records or []) if keep_chunks else [],
             body_hash=row.body_hash, structure_record_json=row.structure_record_json,
+            discovery_links_json=row.discovery_links_json,
         )
 
     def finish(self, *, complete: bool) -> int:
@@ -191,4 +200,6 @@ class Incremental:
             return
         self._reported.add(line["canonical_url"])
         self.counts[line["change"]] += 1
+        if line["change"] == "removed":
+            self.removed_reasons[line["removed_reason"]] += 1
         self.changes.write(line)

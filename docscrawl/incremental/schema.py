@@ -13,13 +13,14 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 APPLICATION_ID = 0x44435354  # "DCST" in the SQLite header: marks the file as ours
 SQLITE_MAGIC = b"SQLite format 3\x00"
 TABLES: dict[int, frozenset[str]] = {  # our tables, per schema version
     0: frozenset({"docscrawl_schema", "pages"}),
     1: frozenset({"docscrawl_schema", "pages", "url_aliases", "runs"}),
     2: frozenset({"docscrawl_schema", "pages", "url_aliases", "runs"}),
+    3: frozenset({"docscrawl_schema", "pages", "url_aliases", "runs"}),
 }
 _PAGES_V1 = """CREATE TABLE pages (
     canonical_url TEXT PRIMARY KEY,
@@ -42,11 +43,15 @@ _ADDED_IN_V1 = (
 )
 # v2: the page's structure.jsonl line, so an unchanged page is carried over whole.
 _ADDED_IN_V2 = ("ALTER TABLE pages ADD COLUMN structure_record TEXT",)
+# v3: the links the page was found to have (head `<link rel>` included, as discovery
+# follows them), so a carried-over page leads the re-crawl where the page itself would.
+_ADDED_IN_V3 = ("ALTER TABLE pages ADD COLUMN discovery_links TEXT",)
 _SCHEMA = (
     "CREATE TABLE docscrawl_schema (version INTEGER NOT NULL, updated_at TEXT)",
     _PAGES_V1,
     *_ADDED_IN_V1,
     *_ADDED_IN_V2,
+    *_ADDED_IN_V3,
 )
 
 
@@ -74,8 +79,15 @@ def _migrate_1_to_2(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
+def _migrate_2_to_3(conn: sqlite3.Connection) -> None:
+    """Schema 2 kept only the page record's links (no head links): such rows are
+    re-extracted once, so that the re-crawl follows every link the page has."""
+    for statement in _ADDED_IN_V3:
+        conn.execute(statement)
+
+
 MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
-    0: _migrate_0_to_1, 1: _migrate_1_to_2,
+    0: _migrate_0_to_1, 1: _migrate_1_to_2, 2: _migrate_2_to_3,
 }
 
 

@@ -25,8 +25,11 @@ from docscrawl.incremental.schema import StateError, check_and_migrate, check_he
 DB_NAME = "state.sqlite3"
 _PAGE_COLUMNS = (
     "canonical_url, etag, last_modified, content_hash, body_hash, chunk_ids, page_record,"
-    " chunk_records, last_seen_run, updated_at, structure_record"
+    " chunk_records, last_seen_run, updated_at, structure_record, discovery_links"
 )
+# One link a page leads discovery to: (URL, discovery reason such as `sidebar`, navigation
+# rank, `docscrawl.discovery.budget`).
+FoundLink = tuple[str, str, int]
 
 
 def _now() -> str:
@@ -63,6 +66,7 @@ class StateRow:
     last_seen_run: str | None
     updated_at: str | None
     structure_record_json: str | None = None  # schema 2; None in rows stored before
+    discovery_links_json: str | None = None  # schema 3; None in rows stored before
 
     @property
     def page_record(self) -> dict[str, Any] | None:
@@ -73,6 +77,14 @@ class StateRow:
         if self.structure_record_json is None:
             return None
         return json.loads(self.structure_record_json)
+
+    @property
+    def discovery_links(self) -> list[FoundLink] | None:
+        """The links discovery followed from the page when it was parsed, head links
+        included (`[url, reason, rank]`), or None for rows stored without them."""
+        if self.discovery_links_json is None:
+            return None
+        return [(url, reason, rank) for url, reason, rank in json.loads(self.discovery_links_json)]
 
     @property
     def chunk_records(self) -> list[dict[str, Any]] | None:
@@ -86,13 +98,15 @@ class StateRow:
         re-extraction (rows stored by older schemas lack some: such pages are fetched and
         extracted in full once)."""
         return (self.page_record_json is not None and self.chunk_records_jsonl is not None
-                and self.structure_record_json is not None)
+                and self.structure_record_json is not None
+                and self.discovery_links_json is not None)
 
     @classmethod
     def from_sql(cls, row: tuple[Any, ...]) -> StateRow:
-        url, etag, modified, digest, body, ids, record, chunks, seen, updated, structure = row
+        (url, etag, modified, digest, body, ids, record, chunks, seen, updated, structure,
+         links) = row
         return cls(url, etag, modified, digest, body, json.loads(ids or "[]"), record, chunks,
-                   seen, updated, structure)
+                   seen, updated, structure, links)
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,12 +210,17 @@ class StateStore:
         chunk_records_jsonl: str | None = None,
         structure_record_json: str | None = None,
         structure_record: dict[str, Any] | None = None,
+        discovery_links: Iterable[FoundLink] | None = None,
+        discovery_links_json: str | None = None,
     ) -> None:
         """Store a freshly extracted page, seen in `run_id`, in one transaction.
 
         `page_record_json` / `chunk_records_jsonl` / `structure_record_json`, when given,
         are the records already serialized (one JSON object per line) and stored as is;
-        `structure_record` is the page's structure.jsonl record."""
+        `structure_record` is the page's structure.jsonl record; `discovery_links` (or
+        its stored text) the links discovery followed from the page."""
+        if discovery_links_json is None and discovery_links is not None:
+            discovery_links_json = _dumps([list(link) for link in discovery_links])
         if page_record_json is None and page_record is not None:
             page_record_json = _dumps(page_record)
         if chunk_records_jsonl is None and chunk_records is not None:
@@ -210,7 +229,7 @@ class StateStore:
             structure_record_json = _dumps(structure_record)
         with self._write() as conn:
             conn.execute(
-                f"INSERT OR REPLACE INTO pages ({_PAGE_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                f"INSERT OR REPLACE INTO pages ({_PAGE_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
                 (
                     canonical_url, etag, last_modified, content_hash, body_hash,
                     _dumps(list(chunk_ids)),
@@ -218,6 +237,7 @@ class StateStore:
                     chunk_records_jsonl,
                     run_id, _now(),
                     None if structure_record_json is None else structure_record_json.rstrip("\n"),
+                    discovery_links_json,
                 ),
             )
             _add_aliases(conn, canonical_url, observed_urls)
@@ -231,15 +251,19 @@ class StateStore:
         last_modified: str | None = None,
         observed_urls: Iterable[str] = (),
         body_hash: str | None = None,
+        discovery_links: Iterable[FoundLink] | None = None,
     ) -> bool:
-        """Record that an unchanged page was seen in `run_id` (new validators kept when
-        given). False when the canonical URL is unknown."""
+        """Record that an unchanged page was seen in `run_id` (new validators and
+        discovery links kept when given). False when the canonical URL is unknown."""
+        links = (None if discovery_links is None
+                 else _dumps([list(link) for link in discovery_links]))
         with self._write() as conn:
             cursor = conn.execute(
                 "UPDATE pages SET last_seen_run = ?, etag = COALESCE(?, etag),"
-                " last_modified = COALESCE(?, last_modified), body_hash = COALESCE(?, body_hash)"
+                " last_modified = COALESCE(?, last_modified), body_hash = COALESCE(?, body_hash),"
+                " discovery_links = COALESCE(?, discovery_links)"
                 " WHERE canonical_url = ?",
-                (run_id, etag, last_modified, body_hash, canonical_url),
+                (run_id, etag, last_modified, body_hash, links, canonical_url),
             )
             if cursor.rowcount:
                 _add_aliases(conn, canonical_url, observed_urls)

@@ -20,6 +20,13 @@ def summarize(out_dir: Path) -> str:
         f"{events.get('discovered', 0)} URLs discovered",
         "  events:   " + ", ".join(f"{k} {v}" for k, v in sorted(events.items())),
     ]
+    changes = run.get("changes") or {}
+    if changes:
+        # removed only when a fetch said so, or no link leads there any more: say which
+        why = ", ".join(f"{k} {v}" for k, v in sorted((run.get("removed_reasons") or {}).items()))
+        lines.append("  changes:  " + ", ".join(
+            f"{k} {v}" + (f" ({why})" if k == "removed" and why else "")
+            for k, v in sorted(changes.items())))
     skips = counts.get("skip_reasons", {})
     if skips:
         lines.append("  skipped:  " + ", ".join(f"{k} {v}" for k, v in sorted(skips.items())))

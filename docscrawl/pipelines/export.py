@@ -77,7 +77,7 @@ class ExportPipeline(SessionPipeline):
         session.incremental.fresh(record, chunks, body_digest=item.body_digest,
                                   extra_urls=[item.track.key], record_line=record_line,
                                   chunk_lines="".join(chunk_lines),
-                                  structure_line=structure_line)
+                                  structure_line=structure_line, links=item.found_links)
         item.extract = None  # nothing per page stays in memory after it is written
         return record  # the item is the page record: Scrapy's -O / FEEDS write it
 
@@ -103,5 +103,5 @@ class ExportPipeline(SessionPipeline):
         )
         session.incremental.unchanged(row, etag=etag, last_modified=last_modified,
                                       observed_urls=list(track.observed),
-                                      body_digest=item.body_digest)
+                                      body_digest=item.body_digest, links=item.found_links)
         return record or {"id": page_id(row.canonical_url), "canonical_url": row.canonical_url}

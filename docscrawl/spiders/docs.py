@@ -21,24 +21,30 @@ from scrapy.utils.response import get_base_url
 from twisted.python.failure import Failure
 
 from docscrawl.config import CrawlConfig, build_config
-from docscrawl.crawl.crawllog import utc_now
+from docscrawl.crawl.crawllog import install_log_redaction, utc_now
 from docscrawl.crawl.failures import classify_failure
 from docscrawl.crawl.items import CarriedPage, FetchedPage
 from docscrawl.crawl.parse import is_html_type, response_root
 from docscrawl.crawl.session import CrawlSession
 from docscrawl.crawl.template_warmup import sample_of
+from docscrawl.discovery.budget import Budget, declared_indexes, is_link_listing, link_rank
 from docscrawl.discovery.frontier import Action, origin_of
 from docscrawl.discovery.hashroutes import hash_route_links
 from docscrawl.discovery.pagetrack import PageTrack
 from docscrawl.discovery.refresh import meta_refresh_target
-from docscrawl.discovery.urls import is_crawlable_url, normalize_url, strip_fragment
+from docscrawl.discovery.urls import (
+    is_crawlable_url,
+    normalize_url,
+    strip_fragment,
+    without_userinfo,
+)
 from docscrawl.extract.links import discovery_links
 from docscrawl.extract.metadata import canonical_href
 from docscrawl.extract.page import PageStructure, page_structure
 from docscrawl.extract.quality import binary_reason
 from docscrawl.incremental.recrawl import body_hash
-from docscrawl.incremental.state import StateRow
-from docscrawl.spiders.admission import Admission, build_admission
+from docscrawl.incremental.state import FoundLink, StateRow
+from docscrawl.spiders.admission import Admission, LocalAdmission, build_admission
 from docscrawl.spiders.lifecycle import CrawlLifecycle
 from docscrawl.spiders.site_resources import (
     REDIRECT_STATUSES,
@@ -79,10 +85,14 @@ class DocsSpider(CrawlLifecycle, SiteResources, scrapy.Spider):
         self._resume_run: tuple[str | None, bool] = (None, False)
         self.admission: Admission
         self.offer = self._discover
+        # max_pages: candidates wait here and go out by navigation rank (discovery.budget)
+        self._budget: Budget | None = None
+        self._index_keys: set[str] = set()  # pages some page declares its index
 
     @classmethod
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> Self:
         spider = super().from_crawler(crawler, *args, **kwargs)
+        install_log_redaction()  # no log line shows a URL's user:password
         config = build_config(
             spider.raw_args, output_root=crawler.settings.get("DOCSCRAWL_OUTPUT_ROOT")
         )
@@ -98,6 +108,9 @@ class DocsSpider(CrawlLifecycle, SiteResources, scrapy.Spider):
     async def start(self) -> AsyncIterator[Request]:
         """Seed the crawl; robots.txt of the seed's origin is fetched first."""
         seed = strip_fragment(self.session.config.site)
+        if (self.config.max_pages is not None and not self.session.resumed
+                and isinstance(self.admission, LocalAdmission)):
+            self._budget = Budget()
         if self.session.resumed:  # robots.txt is not kept: fetch it again (and sitemaps)
             for request in self.robots_request_once(origin_of(seed)):
                 yield request
@@ -109,30 +122,48 @@ class DocsSpider(CrawlLifecycle, SiteResources, scrapy.Spider):
     def _discover(
         self, url: str, reason: str, source: str | None, depth: int, *,
         lastmod: str | None = None, inherit: PageTrack | None = None,
+        rank: int | None = None,
     ) -> list[Request]:
-        """Offer one discovered URL to the frontier and act on its verdict."""
+        """Offer one discovered URL to the frontier and act on its verdict. A
+        `user:password@` in it is dropped first: never sent, never logged."""
+        url = without_userinfo(url)
         verdict = self.session.frontier.offer(url, reason, source, depth, lastmod=lastmod,
                                               inherit=inherit)
         if verdict.first:
             self.session.journal_offer(url, reason, source, depth, lastmod, inherit)
             self.admission.discovered(url, {"reason": reason, "from": source})
+        if rank is None:
+            rank = link_rank(reason)
         if verdict.action == Action.KNOWN:
+            if self._budget is not None and self._budget.promote(url, rank, depth):
+                return self._release()
             return []
         if verdict.action == Action.SKIP:
             self.admission.refused(url, verdict, {"reason": reason, "from": source})
             return []
-        return self._admit_or_park(url, reason, source, depth, lastmod, inherit)
+        return self._admit_or_park(url, reason, source, depth, lastmod, inherit, rank)
 
     def _admit_or_park(
         self, url: str, reason: str, source: str | None, depth: int,
-        lastmod: str | None, inherit: PageTrack | None,
+        lastmod: str | None, inherit: PageTrack | None, rank: int,
     ) -> list[Request]:
         origin = origin_of(url)
         if origin not in self.session.frontier.robots:
             self._parked.setdefault(origin, []).append(
-                lambda: self._admit_or_park(url, reason, source, depth, lastmod, inherit)
+                lambda: self._admit_or_park(url, reason, source, depth, lastmod, inherit, rank)
             )
             return self.robots_request_once(origin)
+        if self._budget is not None and inherit is None and self._needs_slot(url):
+            self._budget.hold(url, rank, depth, (url, reason, source, depth, lastmod))
+            return self._release()
+        return self._admit(url, reason, source, depth, lastmod, inherit)
+
+    def _admit(
+        self, url: str, reason: str, source: str | None, depth: int,
+        lastmod: str | None, inherit: PageTrack | None = None,
+        place: tuple[int, int] | None = None,
+    ) -> list[Request]:
+        """The frontier's last word on `url`: a skip, or the requests fetching it."""
         verdict = self.session.frontier.admit(
             url, reason, source, depth, lastmod=lastmod, inherit=inherit
         )
@@ -141,8 +172,50 @@ class DocsSpider(CrawlLifecycle, SiteResources, scrapy.Spider):
             self.admission.refused(url, verdict, discovery)
             return []
         assert verdict.track is not None
+        if place is not None and self._budget is not None:
+            self._budget.started(verdict.track.key, place)
         return self.admission.admitted(url, verdict.track, inherited=inherit is not None,
                                        discovery=discovery)
+
+    # -- the max_pages budget (docscrawl.discovery.budget) ------------------------------
+
+    def _needs_slot(self, url: str) -> bool:
+        """True when admitting `url` now would take a max_pages slot (robots.txt allows
+        it, no page claimed its key, slots are left): it waits for its turn instead."""
+        frontier = self.session.frontier
+        if frontier.max_pages is None or frontier.admitted >= frontier.max_pages:
+            return False
+        if frontier.robots_verdict(url) is not None:
+            return False
+        try:
+            return frontier.owner_of(frontier.page_key(url)) is None
+        except ValueError:
+            return False
+
+    def _release(self) -> list[Request]:
+        """Hand out the candidates whose turn came, while slots are left; once the budget
+        is spent, every candidate left is refused (`max_pages`)."""
+        budget = self._budget
+        if budget is None or not len(budget):
+            return []
+        frontier = self.session.frontier
+        requests: list[Request] = []
+        while frontier.max_pages is not None and frontier.admitted < frontier.max_pages:
+            taken = budget.take()
+            if taken is None:
+                return requests
+            place, offer = taken
+            requests.extend(self._admit(*offer, place=place))
+        for offer in budget.drain():
+            requests.extend(self._admit(*offer))
+        return requests
+
+    def _release_when_idle(self) -> list[Request]:
+        """The engine is idle: no page is in flight any more; the next rank may go."""
+        if self._budget is None:
+            return []
+        self._budget.settle()
+        return self._release()
 
     def page_request(self, track: PageTrack, url: str) -> Request:
         """The request fetching a claimed page (conditional when the state knows it)."""
@@ -172,10 +245,17 @@ class DocsSpider(CrawlLifecycle, SiteResources, scrapy.Spider):
     # -- pages ------------------------------------------------------------------------
 
     def parse_page(self, response: Response) -> Iterable[Any]:
-        """A page response: redirect, HTTP error, non-HTML, or an HTML page to extract."""
+        """A page response: redirect, HTTP error, non-HTML, or an HTML page to extract.
+        With a max_pages budget, the candidates whose turn came follow its links."""
         track = self._live_track(response.meta[TRACK])
         if track is None:
             return
+        yield from self._parse_page(track, response)
+        if self._budget is not None:
+            self._budget.answered(track.key)
+            yield from self._release()
+
+    def _parse_page(self, track: PageTrack, response: Response) -> Iterable[Any]:
         log = self.session.log
         fetch_mode = "browser" if "playwright" in response.flags else "http"
         log.record(track.url, "fetched", status=response.status, fetch_mode=fetch_mode,
@@ -194,7 +274,7 @@ class DocsSpider(CrawlLifecycle, SiteResources, scrapy.Spider):
             self._end(track, response, Event.FAILED, http_failure(response.status),
                       fetch_mode=fetch_mode)
             if response.status in (404, 410):
-                self.session.incremental.gone(track.key)
+                self.session.incremental.gone(track.key, http_failure(response.status))
             else:
                 self.session.incremental.kept(track.key)
             return
@@ -226,12 +306,13 @@ class DocsSpider(CrawlLifecycle, SiteResources, scrapy.Spider):
         # string object, the track's own, rather than one more per page.
         page_url = track.url if response.url == track.url else response.url
         # Links first: in distributed mode they must be queued before the page's outcome.
-        follow = list(self._follow_links(track, root, structure, page_url))
+        found = self._found_links(track, root, structure)
         if fetch_mode == "browser":  # client-side router links exist in a rendered DOM only
             for url, region in hash_route_links(root, structure.base_url,
                                                 region_map=structure.regions):
-                follow.extend(self._discover(url, REGION_TO_DISCOVERY.get(region, "in_page"),
-                                             page_url, track.depth + 1))
+                reason = REGION_TO_DISCOVERY.get(region, "in_page")
+                found.append((url, reason, link_rank(reason)))
+        follow = self._follow(found, page_url, track.depth + 1)
         if not self.config.extract:  # inventory crawl: the `fetched` event ends the page
             log.settle(track.url)
             yield from follow
@@ -251,6 +332,7 @@ class DocsSpider(CrawlLifecycle, SiteResources, scrapy.Spider):
             render_reason=response.meta.get("render_reason"),
             structure=structure,
             warnings=list(response.meta.get("render_warnings") or ()),
+            found_links=found,
         )
         # The item holds the tree now, and the extraction pipeline lets it go: nothing here
         # may keep it alive while the pipelines run (the response lives on until then).
@@ -278,29 +360,32 @@ class DocsSpider(CrawlLifecycle, SiteResources, scrapy.Spider):
                                     status=response.status)
             return
         track.observe(response.url)
-        follow: list[Request] = []
-        record = row.page_record or {}
-        for link in record.get("links") or []:
-            url = link.get("url") or ""
-            if link.get("target") != "fragment" and is_crawlable_url(url):
-                reason = REGION_TO_DISCOVERY.get(link.get("region") or "", "in_page")
-                follow.extend(self._discover(strip_fragment(url), reason, response.url,
-                                             track.depth + 1))
+        # The links the page had when it was parsed, head links included: the re-crawl
+        # reaches every page the page itself would lead to.
+        follow = self._follow(row.discovery_links or [], response.url, track.depth + 1)
         yield CarriedPage(
             track=track, row=row, final_url=response.url, status=response.status,
             etag=_header(response, "ETag"), last_modified=_header(response, "Last-Modified"),
             fetch_mode="http", body_digest=digest, elapsed_ms=latency_ms(response),
-            size=len(response.body), record=record,
+            size=len(response.body),
         )
         yield from follow
 
-    def _follow_links(self, track: PageTrack, root: Any, structure: PageStructure,
-                      page_url: str) -> Iterable[Request]:
+    def _found_links(self, track: PageTrack, root: Any,
+                     structure: PageStructure) -> list[FoundLink]:
+        """The links discovery follows from a parsed page, as (URL, discovery reason,
+        navigation rank): the declared canonical URL, then every link by region (head
+        links included). The body links of an index page rank last."""
         base_url = structure.base_url
+        found: list[FoundLink] = []
+        for href in declared_indexes(root):
+            target = urljoin(base_url, href)
+            if is_crawlable_url(target):
+                self._index_keys.add(self._page_key(target))
+        on_index = track.key in self._index_keys or is_link_listing(structure.main_el)
         canonical = canonical_href(root, base_url)
         if canonical and is_crawlable_url(canonical):
-            yield from self._discover(strip_fragment(canonical), "canonical", page_url,
-                                      track.depth + 1)
+            found.append((strip_fragment(canonical), "canonical", link_rank("canonical")))
         links = discovery_links(root, base_url, region_map=structure.regions)
         if (track.depth == 0 and self.session.template_sample is None  # the seed
                 and self.settings.getbool("DOCSCRAWL_TEMPLATE_WARMUP", True)):
@@ -308,7 +393,23 @@ class DocsSpider(CrawlLifecycle, SiteResources, scrapy.Spider):
                                                      self._sample_key)
         for link in links:
             reason = REGION_TO_DISCOVERY.get(link.region, "in_page")
-            yield from self._discover(link.url, reason, page_url, track.depth + 1)
+            found.append((link.url, reason, link_rank(reason, on_index_page=on_index)))
+        return found
+
+    def _page_key(self, url: str) -> str:
+        try:
+            return self.session.frontier.page_key(url)
+        except ValueError:
+            return url
+
+    def _follow(self, found: Iterable[FoundLink], page_url: str,
+                depth: int) -> list[Request]:
+        """Offer each found link to the frontier; the requests to make."""
+        follow: list[Request] = []
+        for url, reason, rank in found:
+            if is_crawlable_url(url):
+                follow.extend(self._discover(url, reason, page_url, depth, rank=rank))
+        return follow
 
     def _follow_redirect(self, track: PageTrack, response: Response, location: str, *,
                          reason: str = "redirect") -> Iterable[Request]:
@@ -316,7 +417,7 @@ class DocsSpider(CrawlLifecycle, SiteResources, scrapy.Spider):
         source ends with the outcome of the page the chain leads to (CrawlLog.redirected):
         never a `duplicate` of a URL that has no page. At most REDIRECT_MAX_TIMES hops."""
         log = self.session.log
-        target = strip_fragment(location)
+        target = without_userinfo(strip_fragment(location))
         chain = (*track.redirect_chain, response.url)
         limit = self.crawler.settings.getint("REDIRECT_MAX_TIMES")
         if target in chain or len(chain) > limit:
@@ -328,7 +429,7 @@ class DocsSpider(CrawlLifecycle, SiteResources, scrapy.Spider):
         refusal = self._redirect_refusal(target)
         if refusal is not None:
             reason, rule = refusal
-            self.session.incremental.gone(track.key)
+            self.session.incremental.gone(track.key, reason)
             log.record(track.url, "skipped", reason=reason, rule=rule, status=response.status,
                        redirect_chain=chain, redirect_to=target)
             return
@@ -351,12 +452,12 @@ class DocsSpider(CrawlLifecycle, SiteResources, scrapy.Spider):
             return "private_address", f"{blocked} (redirect to {target})"
         return None
 
-    def page_failed(self, failure: Failure) -> None:
+    def page_failed(self, failure: Failure) -> list[Request]:
         """Download errors: too large, DNS, timeouts, refused connections..."""
         request = failure.request  # type: ignore[attr-defined]
         track = self._live_track(request.meta[TRACK])
         if track is None:
-            return
+            return []
         reason, rule = classify_failure(failure)
         event = "skipped" if reason == "too_large" else "failed"
         refused = (self.session.frontier.guard.refused_at_connect(
@@ -369,6 +470,10 @@ class DocsSpider(CrawlLifecycle, SiteResources, scrapy.Spider):
         self.session.log.record(track.url, event, reason=reason, rule=rule,
                                 redirect_chain=track.redirect_chain)
         self.session.incremental.kept(track.key)
+        if self._budget is None:
+            return []
+        self._budget.answered(track.key)
+        return self._release()
 
 
 def body_refusal(response: Response, content_type: str) -> tuple[Event, str, str] | None:

@@ -25,6 +25,7 @@ from docscrawl.crawl.parse import is_html_type
 from docscrawl.crawl.politeness import politeness_summary
 from docscrawl.crawl.resume import read_marker
 from docscrawl.crawl.session import CrawlSession, SessionOptions
+from docscrawl.discovery.budget import BODY
 from docscrawl.discovery.frontier import Action
 from docscrawl.discovery.netguard import ALLOW_LINK_LOCAL_SETTING
 from docscrawl.discovery.pagetrack import PageTrack, track_from_fields
@@ -53,7 +54,7 @@ class CrawlLifecycle:
     _jobdir: Path | None
     _resume_run: tuple[str | None, bool]
     # and, from the spider and SiteResources: page_request, _admit_or_park,
-    # robots_request_once
+    # _release_when_idle, robots_request_once
 
     # -- resume (JOBDIR) ---------------------------------------------------------------
 
@@ -104,7 +105,7 @@ class CrawlLifecycle:
             inherit = track_from_fields(offer["inherit"]) if offer.get("inherit") else None
             requests.extend(self._admit_or_park(
                 url, offer.get("reason") or "resume", offer.get("source"),
-                depth if depth is not None else 1, offer.get("lastmod"), inherit))
+                depth if depth is not None else 1, offer.get("lastmod"), inherit, BODY))
         return requests
 
     # -- signals ----------------------------------------------------------------------
@@ -158,8 +159,14 @@ class CrawlLifecycle:
 
     def _on_idle(self, spider: scrapy.Spider) -> None:
         """Distributed mode: an idle worker stays open while the shared crawl has work.
+        A max_pages crawl hands out the candidates that waited for the pages in flight.
         A resumed crawl requests the pages the interrupted run left open, once idle."""
         if self.admission.keep_open():
+            raise DontCloseSpider
+        budgeted = self._release_when_idle()  # max_pages: the next rank's turn
+        if budgeted:
+            for request in budgeted:
+                self._schedule(request)
             raise DontCloseSpider
         if self.session.resumed:
             requests = self._resume_requests()

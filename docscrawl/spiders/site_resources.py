@@ -19,7 +19,7 @@ from docscrawl.crawl.failures import classify_failure
 from docscrawl.discovery.frontier import origin_of
 from docscrawl.discovery.robots import RobotsPolicy
 from docscrawl.discovery.sitemaps import SitemapError, iter_sitemap, parse_llms_txt
-from docscrawl.discovery.urls import is_crawlable_url, strip_fragment
+from docscrawl.discovery.urls import is_crawlable_url, strip_fragment, without_userinfo
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -89,7 +89,7 @@ class SiteResources:
         location = response.headers.get("Location")
         hops = response.meta["robots_hops"]
         if response.status in REDIRECT_STATUSES and location and hops < MAX_ROBOTS_REDIRECTS:
-            target = urljoin(response.url, location.decode("latin-1"))
+            target = without_userinfo(urljoin(response.url, location.decode("latin-1")))
             if is_crawlable_url(target):
                 yield self._robots_request(target, origin, hops=hops + 1)
                 return
@@ -168,7 +168,7 @@ class SiteResources:
         return robots is None or robots.decide(url).allowed
 
     def _sitemap_request(self, url: str, reason: str, *, depth: int) -> Iterable[Request]:
-        url = strip_fragment(url)
+        url = without_userinfo(strip_fragment(url))
         if url in self._sitemaps_requested or len(self._sitemaps_requested) >= MAX_SITEMAPS:
             return
         if depth > MAX_SITEMAP_DEPTH or not self._resource_allowed(url):

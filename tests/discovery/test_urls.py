@@ -12,7 +12,9 @@ from docscrawl.discovery.urls import (
     is_crawlable_url,
     is_tracking_param,
     normalize_url,
+    redact_userinfo,
     strip_fragment,
+    without_userinfo,
 )
 
 NORMALIZE_CASES = [
@@ -212,3 +214,21 @@ def test_is_crawlable_url(url: str, expected: bool) -> None:
 ])
 def test_session_ids_are_normalized_away(url: str, expected: str) -> None:
     assert normalize_url(url) == expected
+
+
+@pytest.mark.parametrize(("url", "stripped", "redacted"), [
+    ("http://u:pw@docs.example/a", "http://docs.example/a", "http://***@docs.example/a"),
+    ("https://u:p@ss@docs.example:8443/a?x=y@z", "https://docs.example:8443/a?x=y@z",
+     "https://***@docs.example:8443/a?x=y@z"),  # the authority's last @ ends the userinfo
+    ("HTTP://token@docs.example/", "HTTP://docs.example/", "HTTP://***@docs.example/"),
+    ("https://docs.example/a?mail=a@b.example", "https://docs.example/a?mail=a@b.example",
+     "https://docs.example/a?mail=a@b.example"),
+    ("mailto:team@docs.example", "mailto:team@docs.example", "mailto:team@docs.example"),
+])
+def test_userinfo_is_dropped_from_urls_and_redacted_from_text(
+    url: str, stripped: str, redacted: str,
+) -> None:
+    assert without_userinfo(url) == stripped
+    assert redact_userinfo(url) == redacted
+    assert redact_userinfo(f"redirect to {url} (from https://a:b@x.example/)") == (
+        f"redirect to {redacted} (from https://***@x.example/)")

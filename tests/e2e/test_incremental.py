@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from docscrawl.demo.server import StaticSite
+from docscrawl.inspect.summary import summarize
 from tests.conftest import SITES, CrawlOutput, assert_log_invariants, crawl, read_jsonl, run_crawl
 
 pytestmark = pytest.mark.e2e
@@ -75,10 +76,40 @@ def test_recrawl_reports_added_unchanged_changed_removed(tmp_path: Path) -> None
         assert not set(changed["chunk_ids_to_delete"]) & configure_chunks
         removed = third_changes["guide/orphan.html"]
         assert removed["chunk_ids_to_delete"] and not removed["chunk_ids_to_add"]
+        assert removed["removed_reason"] == "http_404"
+        assert third.run["removed_reasons"] == {"http_404": 1}
+        summary = [line for line in summarize(out).splitlines() if "changes:" in line]
+        assert summary == ["  changes:  changed 1, removed 1 (http_404 1), unchanged 9"]
         assert_log_invariants(third)
 
         limited = crawl(seed, out, "max_pages=2")
         assert "removed" not in {c["change"] for c in changes(limited).values()}
+
+
+SPHINX_DOC = Path("/usr/share/doc/sphinx-doc/html")
+
+
+def test_unchanged_sphinx_site_recrawled_removes_nothing(tmp_path: Path) -> None:
+    """Sphinx links `genindex.html` (and `_modules/` pages, through `[source]` anchors the
+    Markdown drops) in ways a page record's links do not keep (`<link rel="index">` in
+    the head): a re-crawl carrying pages over follows the links the pages had when
+    parsed, so an unchanged site loses no page."""
+    if not SPHINX_DOC.is_dir():
+        pytest.skip(f"{SPHINX_DOC} is not installed")
+    out = tmp_path / "out"
+    with StaticSite(SPHINX_DOC) as server:
+        first = crawl(f"{server.url}/", out, timeout=600)
+        genindex = first.terminal(f"{server.url}/genindex.html")
+        assert genindex["event"] == "extracted"
+        second = crawl(f"{server.url}/", out, timeout=600)
+    kinds = [line["change"] for line in read_jsonl(out / "changes.jsonl")]
+    assert kinds.count("removed") == 0, [
+        line["canonical_url"] for line in read_jsonl(out / "changes.jsonl")
+        if line["change"] == "removed"][:5]
+    assert kinds.count("unchanged") == len(first.pages) == len(second.pages)
+    assert second.terminal(f"{server.url}/genindex.html")["event"] == "unchanged"
+    assert second.run["removed_reasons"] == {}
+    assert_log_invariants(second)
 
 
 def test_corrupt_state_is_refused_in_one_line(demo_site: StaticSite, tmp_path: Path) -> None:

@@ -38,6 +38,7 @@ def test_compute_change(
     assert line == {
         "canonical_url": URL, "change": change, "old_content_hash": old_hash,
         "new_content_hash": new_hash, "chunk_ids_to_add": add, "chunk_ids_to_delete": delete,
+        **({"removed_reason": "unreachable"} if change == "removed" else {}),
     }
 
 

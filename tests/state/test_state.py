@@ -24,6 +24,7 @@ def page(store: StateStore, url: str = URL, run: str = "r1", **kwargs: Any) -> N
         "chunk_records": [{"id": "sha256:a"}, {"id": "sha256:b"}],
         "structure_record": {"page_id": "sha256:p", "canonical_url": url, "blocks": []},
         "observed_urls": [url + "index.html", url.rstrip("/")], "body_hash": "sha256:body",
+        "discovery_links": [(url + "genindex.html", "primary_navigation", 0)],
     }
     values.update(kwargs)
     store.upsert_page(url, run_id=run, **values)
@@ -65,6 +66,7 @@ def test_page_round_trip_and_lookup_by_any_observed_url(tmp_path: Path) -> None:
         assert row.page_record_json == '{"id":"sha256:p","canonical_url":"' + URL + '"}'
         assert row.structure_record == {"page_id": "sha256:p", "canonical_url": URL,
                                         "blocks": []}
+        assert row.discovery_links == [(URL + "genindex.html", "primary_navigation", 0)]
 
 
 def test_upsert_replaces_and_aliases_follow_the_latest_canonical(tmp_path: Path) -> None:
@@ -258,6 +260,7 @@ def test_version_1_rows_are_kept_but_extracted_once_more(tmp_path: Path) -> None
         page(store, structure_record=None)
     conn = sqlite3.connect(tmp_path / DB_NAME)  # back to the schema 1 layout
     conn.execute("ALTER TABLE pages DROP COLUMN structure_record")
+    conn.execute("ALTER TABLE pages DROP COLUMN discovery_links")
     conn.execute("UPDATE docscrawl_schema SET version = 1")
     conn.commit()
     conn.close()
@@ -272,10 +275,31 @@ def test_version_1_rows_are_kept_but_extracted_once_more(tmp_path: Path) -> None
         assert row is not None and row.can_carry_over
 
 
+def test_version_2_rows_are_kept_but_extracted_once_more(tmp_path: Path) -> None:
+    """Schema 2 stored no discovery links (a carried-over page followed only its record's
+    anchors, not its head links): its pages are extracted once more, then carried over."""
+    with StateStore.open(tmp_path) as store:
+        page(store, discovery_links=None)
+    conn = sqlite3.connect(tmp_path / DB_NAME)  # back to the schema 2 layout
+    conn.execute("ALTER TABLE pages DROP COLUMN discovery_links")
+    conn.execute("UPDATE docscrawl_schema SET version = 2")
+    conn.commit()
+    conn.close()
+    with StateStore.open(tmp_path) as store:
+        assert store.schema_version == SCHEMA_VERSION
+        row = store.get(URL)
+        assert row is not None and row.structure_record_json is not None
+        assert row.discovery_links is None and not row.can_carry_over
+        store.mark_seen(URL, "r2", discovery_links=[(URL + "a.html", "sidebar", 0)])
+        row = store.get(URL)
+        assert row is not None and row.can_carry_over
+        assert row.discovery_links == [(URL + "a.html", "sidebar", 0)]
+
+
 def test_failed_migration_is_refused_with_instructions_and_rolled_back(tmp_path: Path) -> None:
     path = tmp_path / DB_NAME
     _version_0(path, extra_column=", page_record TEXT")  # clashes with the migration
-    with pytest.raises(StateError, match="could not be migrated from schema 0 to 2") as caught:
+    with pytest.raises(StateError, match="could not be migrated from schema 0 to 3") as caught:
         StateStore.open(tmp_path)
     assert "delete it for a full re-crawl" in str(caught.value)
     conn = sqlite3.connect(path)
