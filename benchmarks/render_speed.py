@@ -75,13 +75,13 @@ def main() -> None:
     print(f"\nrender speed: {options.pages} client-rendered pages, {os.cpu_count()} cores, "
           f"load average {min(loads):.1f}-{max(loads):.1f} at round starts; "
           f"before {options.before}, after {options.after or 'working tree'}")
-    print(f"{'':<8}{'pages/s steady (median, each round)':<44}{'pages/s wall':<30}")
+    print("pages/s: median (each round)")
     for name, runs in results.items():
-        steady = [r["steady_pages_s"] for r in runs]
-        wall = [r["wall_pages_s"] for r in runs]
-        print(f"{name:<8}{statistics.median(steady):5.2f} ("
-              + ", ".join(f"{v:.2f}" for v in steady) + ")".ljust(22)
-              + f"{statistics.median(wall):5.2f} (" + ", ".join(f"{v:.2f}" for v in wall) + ")")
+        for metric in ("steady_pages_s", "wall_pages_s"):
+            values = [r[metric] for r in runs]
+            print(f"  {name:<7}{metric.replace('_pages_s', ''):<7}"
+                  f"{statistics.median(values):5.2f} ("
+                  + ", ".join(f"{v:.2f}" for v in values) + ")")
     for metric in ("steady_pages_s", "wall_pages_s"):
         ratios = [a[metric] / b[metric] for a, b in zip(results["after"], results["before"],
                                                          strict=True)]

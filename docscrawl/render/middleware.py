@@ -272,7 +272,17 @@ class RenderMiddleware:
         for the seed's origin fetched with the credentials, redirects not followed.
 
         A pooled page comes back here for each render: its init scripts and pop-up
-        handler stay (added once), the last render's guard is replaced by this one's."""
+        handler stay (added once), the last render's guard is replaced by this one's.
+        scrapy-playwright only logs an exception raised here and navigates anyway: a page
+        that could not get its guard is closed instead, so the render fails."""
+        try:
+            await self._guard_page(page, request)
+        except BaseException:
+            with contextlib.suppress(Exception):
+                await page.close()
+            raise
+
+    async def _guard_page(self, page: Page, request: Request) -> None:
         from docscrawl.render.playwright_handler import TRACK_REQUESTS_JS
 
         if page not in self._prepared:

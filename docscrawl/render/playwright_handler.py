@@ -194,8 +194,10 @@ class LazyPlaywrightHandler(ScrapyPlaywrightDownloadHandler):
         try:
             page = None
             while page is None and self._idle:
-                candidate = self._idle.pop()
-                page = None if candidate.is_closed() else candidate
+                page = self._idle.pop()
+                if page.is_closed():  # crashed or closed while pooled
+                    await self._discard(page)
+                    page = None
             if page is None:
                 page = await super()._create_page(request, spider)
                 self._uses[page] = 0
@@ -226,11 +228,14 @@ class LazyPlaywrightHandler(ScrapyPlaywrightDownloadHandler):
                 self._leases.release()
 
     async def _discard(self, page: Page) -> None:
-        self._uses.pop(page, None)
+        """Close a page of the pool for good (it may be closed already) and count it."""
+        if page not in self._uses:
+            return
+        del self._uses[page]
         if not page.is_closed():
             with contextlib.suppress(PlaywrightError):
                 await page.close()
-            self.stats.inc_value("playwright/page_count/closed")
+        self.stats.inc_value("playwright/page_count/closed")
 
     async def _drain(self) -> None:
         """Close the pooled pages (before the crawl's stats are written)."""
