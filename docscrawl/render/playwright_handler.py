@@ -42,7 +42,7 @@ from docscrawl.render.browser import (
 
 __all__ = ["PAGE_USES", "TRACK_REQUESTS_JS", "LazyPlaywrightHandler", "wait_for_content"]
 
-PAGE_USES = 50  # renders per pooled page before it is closed (bounds what a page accumulates)
+PAGE_USES = 10  # renders per pooled page before it is closed: its renderer grows with use
 BUSY_FACTOR = 10  # quiet time, in settle times, that counts while a fetch is in flight
 LEASE = "docscrawl_page"  # request meta: the pooled page this render holds
 
