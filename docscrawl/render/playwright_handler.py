@@ -242,8 +242,8 @@ class LazyPlaywrightHandler(ScrapyPlaywrightDownloadHandler):
         while self._idle:
             await self._discard(self._idle.pop())
 
-    def _spider_closed(self) -> Any:
-        return self._deferred_from_coro(self._drain())
+    async def _spider_closed(self) -> None:
+        await self._drain()
 
     async def _close(self) -> None:
         await self._drain()
