@@ -147,7 +147,8 @@ def _children_cpu() -> float:
 
 
 def crawl(site: str, out: Path, *args: str, settings: dict[str, str],
-          sample: bool = False) -> dict[str, float]:
+          sample: bool = False, tree: Path = ROOT) -> dict[str, float]:
+    """One `scrapy crawl docs` of `site` with the docscrawl of `tree` (a checkout)."""
     command = [sys.executable, "-m", "scrapy", "crawl", "docs", "-a", f"site={site}",
                "-a", f"out={out}", *[f"-a{a}" for a in args]]
     for key, value in {"LOG_LEVEL": "WARNING", "DOCSCRAWL_PROGRESS_INTERVAL": "0",
@@ -155,8 +156,9 @@ def crawl(site: str, out: Path, *args: str, settings: dict[str, str],
         command += ["-s", f"{key}={value}"]
     start = time.monotonic()
     cpu_before = _children_cpu()
-    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE, text=True)
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    process = subprocess.Popen(command, cwd=tree, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, text=True, env=env)
     sampler = MemorySampler(process.pid) if sample else None
     if sampler:
         sampler.start()

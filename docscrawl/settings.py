@@ -83,7 +83,7 @@ PLAYWRIGHT_DOWNLOAD_TIMEOUT = 5_000  # ms; downloads are refused anyway
 # Chromium binary; empty: $DOCSCRAWL_CHROMIUM_PATH, /usr/bin/chromium, Playwright's own.
 DOCSCRAWL_CHROMIUM_PATH = ""
 DOCSCRAWL_RENDER_MIN_TEXT_CHARS = 200  # less main-content text than this: sparse
-DOCSCRAWL_RENDER_SETTLE_MS = 300  # DOM quiet this long (with content) = rendered
+DOCSCRAWL_RENDER_SETTLE_MS = 100  # quiet this long (content there, no fetch in flight) = rendered
 DOCSCRAWL_RENDER_WAIT_MS = 10_000  # longest wait for main content after the page loads
 DOCSCRAWL_RENDER_RETRIES = 1  # a timed-out or crashed render is retried this often
 

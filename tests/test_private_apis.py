@@ -44,9 +44,11 @@ def test_protego_parser_internals_used_by_robots_rules() -> None:
 
 def test_scrapy_playwright_handler_hooks_overridden_by_docscrawl() -> None:
     """docscrawl.render.playwright_handler overrides these to start the browser lazily (and its
-    guard proxy with it, stopped in `_close`)."""
+    guard proxy with it, stopped in `_close`) and to pool pages (`_create_page`; a page kept
+    open with `playwright_include_page`)."""
     from scrapy_playwright.handler import ScrapyPlaywrightDownloadHandler
 
-    for name in ("_launch", "_download_request", "_maybe_launch_in_thread", "_close"):
+    for name in ("_launch", "_download_request", "_maybe_launch_in_thread", "_close",
+                 "_create_page"):
         assert callable(getattr(ScrapyPlaywrightDownloadHandler, name, None)), (
             f"ScrapyPlaywrightDownloadHandler.{name} disappeared")

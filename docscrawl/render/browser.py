@@ -25,6 +25,7 @@ import importlib.util
 import os
 import shutil
 import subprocess
+import weakref
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -150,14 +151,14 @@ class DownloadHandler(HTTP11DownloadHandler):
 
     The Playwright handler is built at the first request marked `meta["playwright"]`
     (the render middleware marks only pages that need the browser), so Playwright is
-    imported only when a page is rendered.
+    imported only when a page is rendered. The http and https handlers
+    share it: one browser per crawl.
     """
 
     lazy = False
 
     def __init__(self, crawler: Crawler) -> None:
         super().__init__(crawler=crawler)  # keeps the crawler as `self._crawler`
-        self._browser: LazyPlaywrightHandler | None = None
         install_head_limit(crawler.settings.getint("DOCSCRAWL_MAX_HEADER_BYTES",
                                                    DEFAULT_MAX_HEADER_BYTES))
 
@@ -167,14 +168,20 @@ class DownloadHandler(HTTP11DownloadHandler):
         return await super().download_request(request)
 
     def browser(self) -> LazyPlaywrightHandler:
-        """The Playwright handler, imported and built on first use."""
-        if self._browser is None:
+        """The crawl's Playwright handler, imported and built on first use."""
+        browser = _BROWSERS.get(self._crawler)
+        if browser is None:
             from docscrawl.render.playwright_handler import LazyPlaywrightHandler
 
-            self._browser = LazyPlaywrightHandler(self._crawler)
-        return self._browser
+            browser = _BROWSERS[self._crawler] = LazyPlaywrightHandler(self._crawler)
+        return browser
 
     async def close(self) -> None:
         await super().close()
-        if self._browser is not None:
-            await self._browser.close()
+        browser = _BROWSERS.pop(self._crawler, None)  # the first handler to close closes it
+        if browser is not None:
+            await browser.close()
+
+
+_BROWSERS: weakref.WeakKeyDictionary[Crawler, LazyPlaywrightHandler] = (
+    weakref.WeakKeyDictionary())

@@ -41,6 +41,7 @@ import asyncio
 import contextlib
 import logging
 import sys
+import weakref
 from typing import TYPE_CHECKING, Any, Self
 from urllib.parse import urlsplit
 
@@ -78,6 +79,7 @@ CONTEXT_NAME = "docscrawl"
 BLOCKED_RESOURCES = frozenset({"image", "font", "media"})
 DISABLE_POPUPS_JS = "window.open = () => null;"
 CONDITIONAL_HEADERS = ("If-None-Match", "If-Modified-Since")
+GUARD_PATTERN = "**/*"  # the per-render request guard's route
 
 
 class RenderMiddleware:
@@ -95,6 +97,7 @@ class RenderMiddleware:
         # Why no browser can render (None: one can): pages needing it fail with this.
         self.browser_problem = browser_problem
         self._credentials: dict[str, str] | None = None
+        self._prepared: weakref.WeakSet[Page] = weakref.WeakSet()  # pages with init scripts
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -105,7 +108,7 @@ class RenderMiddleware:
         return cls(
             crawler, mode=mode, browser_problem=problem,
             min_text_chars=settings.getint("DOCSCRAWL_RENDER_MIN_TEXT_CHARS", 200),
-            settle_ms=settings.getint("DOCSCRAWL_RENDER_SETTLE_MS", 300),
+            settle_ms=settings.getint("DOCSCRAWL_RENDER_SETTLE_MS", 100),
             wait_ms=settings.getint("DOCSCRAWL_RENDER_WAIT_MS", 10_000),
             retries=settings.getint("DOCSCRAWL_RENDER_RETRIES", 1),
         )
@@ -266,9 +269,29 @@ class RenderMiddleware:
 
     async def _prepare_page(self, page: Page, request: Request) -> None:
         """Before navigation: abort heavy and out-of-scope requests, no pop-ups; requests
-        for the seed's origin fetched with the credentials, redirects not followed."""
-        await page.add_init_script(DISABLE_POPUPS_JS)
-        page.on("popup", _close_popup)
+        for the seed's origin fetched with the credentials, redirects not followed.
+
+        A pooled page comes back here for each render: its init scripts and pop-up
+        handler stay (added once), the last render's guard is replaced by this one's.
+        scrapy-playwright only logs an exception raised here and navigates anyway: a page
+        that could not get its guard is closed instead, so the render fails."""
+        try:
+            await self._guard_page(page, request)
+        except BaseException:
+            with contextlib.suppress(Exception):
+                await page.close()
+            raise
+
+    async def _guard_page(self, page: Page, request: Request) -> None:
+        from docscrawl.render.playwright_handler import TRACK_REQUESTS_JS
+
+        if page not in self._prepared:
+            await page.add_init_script(DISABLE_POPUPS_JS)
+            await page.add_init_script(TRACK_REQUESTS_JS)
+            page.on("popup", _close_popup)
+            self._prepared.add(page)
+        else:
+            await page.unroute(GUARD_PATTERN)
         origin = origin_of(request.url)
         credentials = self.credentials
         site_origin = origin_of(self._spider.config.site) if credentials else None
@@ -294,7 +317,7 @@ class RenderMiddleware:
             else:
                 await route.fallback()
 
-        await page.route("**/*", guard)
+        await page.route(GUARD_PATTERN, guard)
 
     def _browser_request_allowed(self, browser_request: BrowserRequest, page: Page,
                                  origin: str) -> bool:

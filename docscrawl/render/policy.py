@@ -13,15 +13,22 @@ The rules, in order:
 5. a page made by a static-site generator (Sphinx, MkDocs, mdBook, rustdoc, Javadoc,
    DocBook, Hugo, Antora...) is complete: its text is in the HTML by construction (its
    search page is a JavaScript widget with nothing to render without a query);
-6. `empty_app_root`: an application root (`#app`, `#root`, `#__next`, `#__nuxt`,
+6. a server-rendered page is complete: an application root (rule 7's, or Docusaurus's
+   `#__docusaurus`, SvelteKit's `#svelte`, any `[data-server-rendered]`) already holds a
+   heading and `RENDERED_ROOT_CHARS` of text outside `nav`, `header`, `footer` and `aside`.
+   The framework rendered the page at build time and the browser would only hydrate it:
+   a landing page (VitePress `layout: home`, Docusaurus's home) has little text, all of it
+   in the HTML;
+7. `empty_app_root`: an application root (`#app`, `#root`, `#__next`, `#__nuxt`,
    `#___gatsby`, `#q-app`, `[data-reactroot]`) that is empty (under 40 characters) and not
    marked `data-server-rendered`;
-7. `noscript_requires_javascript`: a `<noscript>` asking to enable JavaScript;
-8. `little_text`: main-content text under `max(min_text_chars, body bytes x
+8. `noscript_requires_javascript`: a `<noscript>` asking to enable JavaScript;
+9. `little_text`: main-content text under `max(min_text_chars, body bytes x
    MIN_TEXT_RATIO)`, capped at `STRONG_TEXT_CHARS`: little text for the page's size.
 
 Main-content text is the text of the profile selector's element, else of `main`,
-`[role=main]` or `article`, else of `body` without `nav`, `header`, `footer` and `aside`;
+`[role=main]` or `article` (all of the outermost matches: a landing page's feature cards
+are several `article`s), else of `body` without `nav`, `header`, `footer` and `aside`;
 scripts, styles, templates and noscript never count.
 """
 
@@ -49,9 +56,14 @@ MIN_TEXT_CHARS = 200
 MIN_TEXT_RATIO = 0.005  # characters of text per byte of HTML below which a page is sparse
 STRONG_TEXT_CHARS = 1000  # this much main-content text: never sparse (rule 3)
 EMPTY_ROOT_CHARS = 40  # "Loading..." and a spinner label fit under this
+RENDERED_ROOT_CHARS = 80  # a hero's name and tagline: more than any loading placeholder
 
 APP_ROOT_SELECTORS = ("#app", "#root", "#__next", "#__nuxt", "#___gatsby", "#q-app",
                       "[data-reactroot]")
+# Roots a framework hydrates: when one holds the page, the page was rendered on the server.
+HYDRATION_ROOT_SELECTORS = (*APP_ROOT_SELECTORS, "#__docusaurus", "#svelte",
+                            "[data-server-rendered]")
+_HEADINGS = ("h1", "h2", "h3")
 # (name, what to look for, needle): `script` = a script src containing needle, `tag`,
 # `id`, `class`, `text` = inline script text containing needle.
 CLIENT_GENERATORS: tuple[tuple[str, str, str], ...] = (
@@ -99,6 +111,8 @@ def sparse_reason(
         return "client_generator"
     if detect_profile(root) in STATIC_GENERATORS:
         return None
+    if _server_rendered(root):
+        return None
     if _empty_app_root(root):
         return "empty_app_root"
     if any(_NOSCRIPT_JS.search(_all_text(el)) for el in root.iter("noscript")):
@@ -114,9 +128,9 @@ def main_text_chars(root: etree._Element, main_selector: str | None = None) -> i
     for css in (main_selector, "main", "[role=main]", "article"):
         if not css:
             continue
-        found = _safe_select(root, css)
+        found = _outermost(_safe_select(root, css))
         if found:
-            return max(_text_chars(el) for el in found)
+            return sum(_text_chars(el) for el in found)
     body = root.find("body")
     return _text_chars(body if body is not None else root, skip=_CHROME)
 
@@ -134,6 +148,34 @@ def _client_generator(root: etree._Element) -> str | None:
             ):
                 return name
     return None
+
+
+def _server_rendered(root: etree._Element) -> bool:
+    """True when a hydration root already holds the page (rule 6): a heading with text and
+    `RENDERED_ROOT_CHARS` of text, both outside the navigation chrome. An app shell's root
+    is empty or holds a loading placeholder; a pre-rendered navigation bar alone does not
+    count."""
+    for css in HYDRATION_ROOT_SELECTORS:
+        for el in _safe_select(root, css):
+            if (_content_heading(el)
+                    and _text_chars(el, skip=_CHROME) >= RENDERED_ROOT_CHARS):
+                return True
+    return False
+
+
+def _content_heading(el: etree._Element) -> bool:
+    """True when `el` holds a heading with text outside `nav`, `header`, `footer`, `aside`."""
+    for heading in el.iter(*_HEADINGS):
+        if (not any(anc.tag in _CHROME for anc in _ancestors_below(heading, el))
+                and _all_text(heading).strip()):
+            return True
+    return False
+
+
+def _outermost(found: list[etree._Element]) -> list[etree._Element]:
+    """The elements of `found` not inside another one of them."""
+    chosen = set(found)
+    return [el for el in found if not any(anc in chosen for anc in el.iterancestors())]
 
 
 def _empty_app_root(root: etree._Element) -> bool:

@@ -185,3 +185,39 @@ def test_a_browser_that_fails_to_launch(spa_site: FixtureServer, tmp_path: Path)
     output = CrawlOutput(tmp_path / "always", result)
     assert output.run["finish_reason"] == "browser_unavailable"
     assert output.terminal("/guide/")["reason"] == "browser_unavailable"
+
+
+def test_server_rendered_landing_pages_are_not_rendered(tmp_path: Path) -> None:
+    """A VitePress and a Docusaurus home page (little text, all of it server-rendered) are
+    kept as fetched; the empty Vite app root next to them is rendered."""
+    with StaticSite(SITES / "ssr_home") as server:
+        output = crawl(f"{server.url}/", tmp_path / "out")
+    for suffix in ("/vitepress/", "/docusaurus/"):
+        page = output.page(suffix)
+        assert page["fetch_mode"] == "http", suffix
+        assert not [e for e in output.events(suffix) if e["event"] == "rendered"], suffix
+        fetched = [e for e in output.events(suffix) if e["event"] == "fetched"]
+        assert [e["fetch_mode"] for e in fetched] == ["http"], suffix
+    app = output.page("/vite-app/")
+    assert app["fetch_mode"] == "browser"
+    assert app["main_heading"] == "Trellis user guide"
+    rendered = [e for e in output.events("/vite-app/") if e["event"] == "rendered"]
+    assert [e["reason"] for e in rendered] == ["empty_app_root"]
+
+
+def test_browser_pages_are_reused(spa_site: FixtureServer, tmp_path: Path) -> None:
+    """Two browser pages serve every render of the site (each goes back to the pool after
+    a clean render) and are closed at the end; every page is still read whole."""
+    output = crawl(f"{spa_site.url}/", tmp_path / "out",
+                   settings={"PLAYWRIGHT_MAX_PAGES_PER_CONTEXT": "2"})
+    rendered = [e for e in output.log if e["event"] == "rendered"]
+    opened = re.search(r"'playwright/page_count': (\d+)", output.result.stderr)
+    closed = re.search(r"'playwright/page_count/closed': (\d+)", output.result.stderr)
+    assert opened and closed
+    assert len(rendered) >= len(SPA_PAGES)
+    assert int(opened.group(1)) <= 2
+    assert closed.group(1) == opened.group(1)
+    for suffix, (title, headings, _) in SPA_PAGES.items():
+        page = output.page(suffix)
+        assert page["main_heading"] == title
+        assert [h["text"] for h in page["headings"]] == [title, *headings]

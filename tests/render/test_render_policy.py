@@ -76,3 +76,44 @@ SPA_SHELLS = [p for p in sorted((SITES / "spa").glob("*/**/index.html"))
 @pytest.mark.parametrize("path", SPA_SHELLS, ids=lambda p: str(p.relative_to(SITES)))
 def test_spa_shells_are_sparse(path: Path) -> None:
     assert reason(path.read_text(encoding="utf-8")) == "client_generator"
+
+
+# Landing pages a framework rendered at build time (VitePress `layout: home`, Docusaurus's
+# classic home page): little text, all of it in the HTML. The Vite app next to them is an
+# empty application root that its module script fills in the browser.
+SSR_HOME = SITES / "ssr_home"
+
+
+@pytest.mark.parametrize("name", ["vitepress", "docusaurus"])
+def test_server_rendered_landing_pages_are_complete(name: str) -> None:
+    page = (SSR_HOME / name / "index.html").read_text(encoding="utf-8")
+    assert reason(page) is None
+
+
+def test_an_empty_vite_app_root_is_still_sparse() -> None:
+    page = (SSR_HOME / "vite-app" / "index.html").read_text(encoding="utf-8")
+    assert reason(page) == "empty_app_root"
+
+
+@pytest.mark.parametrize("markup", [
+    # a pre-rendered navigation bar around an empty content area
+    "<html><body><div id=root><nav><h2>Docs</h2><a href=/a>Getting started with the tool"
+    "</a><a href=/b>Configuration reference</a><a href=/c>Command line</a></nav>"
+    "<div class=content>Loading…</div></div><script src=a.js></script></body></html>",
+    # text, but no heading: a loading screen with a long message
+    "<html><body><div id=__next><p>" + "Please wait while the documentation loads. " * 3
+    + "</p></div><script src=a.js></script></body></html>",
+    # a heading and nothing else
+    "<html><body><div id=app><h1>Loading</h1></div><script src=a.js></script></body></html>",
+])
+def test_app_shells_with_chrome_or_placeholders_stay_sparse(markup: str) -> None:
+    assert reason(markup) is not None
+
+
+def test_main_text_counts_every_outermost_article() -> None:
+    cards = "".join(f"<article><h2>Card {n}</h2><p>{'word ' * 20}</p></article>"
+                    for n in range(4))
+    root = html.fromstring(f"<html><body><div>{cards}</div></body></html>")
+    one = main_text_chars(html.fromstring(f"<html><body>{cards[:cards.index('</article>')]}"
+                                          "</article></body></html>"))
+    assert main_text_chars(root) >= 4 * one
