@@ -23,7 +23,7 @@ from docscrawl.crawl.template_warmup import Warmup
 from docscrawl.extract.model import PageExtract
 from docscrawl.extract.page import extract_page
 from docscrawl.extract.quality import soft_404_reason
-from docscrawl.extract.site_versions import page_signals
+from docscrawl.extract.site_versions import home_link_texts, page_signals
 from docscrawl.extract.template_table import TemplateTable
 from docscrawl.pipelines.base import SessionPipeline
 
@@ -103,9 +103,11 @@ class ExtractPipeline(SessionPipeline):
         if site.wants_page():
             homes = (link.text for link in extract.links if link.url in site.home)
             index = structure.index if structure is not None else None
+            base = structure.base_url if structure is not None else url
             site.observe(page_signals(root, homes, site.scope,
                                       classes=index.classes if index is not None else (),
-                                      ids=index.ids if index is not None else ()))
+                                      ids=index.ids if index is not None else (),
+                                      home_attributes=home_link_texts(root, base, site.home)))
         extract.version, extract.warnings = site.apply(extract.version, extract.warnings)
         self.session.site_observed(url)
 
