@@ -9,6 +9,9 @@ they rendered (`without_blocks`): the page is never rendered twice.
 from __future__ import annotations
 
 import dataclasses
+import json
+import re
+from collections.abc import Iterable
 
 from lxml import etree
 
@@ -24,7 +27,8 @@ from docscrawl.extract.template_table import (
     template_blocks,
 )
 
-__all__ = ["TEMPLATE_WARNING", "Dropped", "placed", "template_elements", "template_warning",
+__all__ = ["TEMPLATE_WARNING", "Dropped", "common_path", "locator_css", "own_content_root",
+           "placed", "template_elements", "template_fix", "template_warning",
            "with_template_regions", "without_blocks"]
 
 Dropped = dict[etree._Element, tuple[TemplateBlock, Region]]
@@ -187,3 +191,55 @@ def placed(links: list[Link], left_out: list[Link], dropped: Dropped) -> list[Li
             link.heading_path = list(source.heading_path)
             link.container_label = link.container_label or source.container_label
     return links
+
+
+# -- naming the fix: the element that holds a page's own content ------------------------
+
+def common_path(locators: Iterable[str]) -> str:
+    """The deepest element locator holding every one of `locators` (XPath paths from the
+    root); a single block's own locator gives its parent."""
+    parts = [p.split("/") for p in locators]
+    if not parts:
+        return ""
+    common: list[str] = []
+    for steps in zip(*parts, strict=False):
+        if len(set(steps)) != 1:
+            break
+        common.append(steps[0])
+    if len(common) == min(len(p) for p in parts):
+        common = common[:-1]
+    return "/".join(common)
+
+
+def own_content_root(blocks: Iterable[Block], main_locator: str | None) -> str | None:
+    """The element inside the main element holding every block with text that is left
+    (the page's own content), when it is deeper than the main element; else None."""
+    root = common_path(b.locator for b in blocks if b.text_chars and b.locator)
+    main = main_locator or ""
+    return root if root and root != main and root.startswith(main) else None
+
+
+_STEP = re.compile(r"^([A-Za-z][\w-]*)(?:\[(\d+)\])?$")
+
+
+def locator_css(locator: str) -> str | None:
+    """`/html/body/div/div[2]` as `html > body > div:nth-of-type(1) > div:nth-of-type(2)`
+    (an XPath position counts siblings of the same tag, as `nth-of-type` does): a site
+    profile's `main` selector for the element."""
+    steps = []
+    for step in locator.strip("/").split("/"):
+        match = _STEP.match(step)
+        if not match:
+            return None
+        tag, position = match.groups()
+        steps.append(tag if tag in ("html", "body") else f"{tag}:nth-of-type({position or 1})")
+    return " > ".join(steps) or None
+
+
+def template_fix(selector: str | None) -> str:
+    """What to do about a site template inside the main content: one sentence, said by
+    the crawl's warning and by `docscrawl check`'s template leak."""
+    profile = json.dumps({"selectors": {"main": selector or "CSS"}})
+    return ("give the crawl a site profile, -a config=FILE holding " + profile
+            + ("" if selector else ", CSS naming the element of the pages' own content")
+            + " (docs/extraction-rules.md, Site profile)")

@@ -3,7 +3,11 @@
 What one page cannot show but the site does, read from pages.jsonl only:
 
 7. template leak: share of pages whose Markdown holds a text line that appears on most
-   pages (a template the main content swallowed);
+   pages (a template the main content swallowed) at an edge of the Markdown or next to
+   another such line: template comes in runs, while a lone repeated line between the
+   page's own lines is content (Node.js's "Stability: 2 - Stable" under each page's
+   title). A failure names the fix: a site profile whose `main` selector names the element
+   holding the pages' own blocks (read from structure.jsonl);
 8. heading-path roots: share of pages whose heading paths start at the site's most common
    first entry (a site title or a section label in place of the page's own title);
 9. code languages: code blocks whose markup names a language (`code_language_unread`
@@ -22,6 +26,7 @@ import re
 from collections import Counter
 from typing import Any
 
+from docscrawl.extract.template_content import common_path, locator_css, template_fix
 from docscrawl.extract.version_token import url_version
 from docscrawl.inspect.output import EXAMPLES, OutputDir
 
@@ -33,25 +38,68 @@ CODE_LANGUAGE_WARNING = "code_language_unread"
 _LINK_TARGET = re.compile(r"\]\([^)]*\)")
 
 
+def _digest(text: str) -> int:
+    digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8)
+    return int.from_bytes(digest.digest(), "big")
+
+
+def _row(raw: str) -> tuple[str, int | None]:
+    """A Markdown line without link targets, and its digest when it is a prose line
+    (no heading, table, fence or rule; 20+ characters)."""
+    text = _LINK_TARGET.sub("]", raw).strip()
+    if len(text) < LINE_MIN_CHARS or text.startswith(("#", "```", "|", "---")):
+        return text, None
+    return text, _digest(text)
+
+
 def _lines(markdown: str | None) -> set[int]:
-    """Digests of the Markdown's prose lines (no heading, table, fence or rule; link
-    targets dropped; 20+ characters)."""
-    out: set[int] = set()
-    for raw in (markdown or "").splitlines():
-        text = _LINK_TARGET.sub("]", raw).strip()
-        if len(text) < LINE_MIN_CHARS or text.startswith(("#", "```", "|", "---")):
-            continue
-        digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8)
-        out.add(int.from_bytes(digest.digest(), "big"))
-    return out
+    """Digests of the Markdown's prose lines."""
+    return {d for raw in (markdown or "").splitlines() if (d := _row(raw)[1]) is not None}
+
+
+def _leaked(markdown: str | None, common: set[int]) -> set[int]:
+    """The common lines of a page that read as template: at the first or last non-empty
+    line, or next to another common line."""
+    rows = [d if d in common else None for raw in (markdown or "").splitlines()
+            if (row := _row(raw))[0] for d in [row[1]]]
+    last = len(rows) - 1
+    return {d for i, d in enumerate(rows) if d is not None and (
+        i in (0, last) or (i > 0 and rows[i - 1] is not None)
+        or (i < last and rows[i + 1] is not None))}
 
 
 def _line_text(markdown: str | None, wanted: set[int]) -> str | None:
     for raw in (markdown or "").splitlines():
-        text = _LINK_TARGET.sub("]", raw).strip()
-        if _lines(text) & wanted:
+        text, digest = _row(raw)
+        if digest in wanted:
             return text
     return None
+
+
+MAX_FIX_PAGES = 200  # leaked pages whose blocks are read to name the content element
+
+
+def _content_selector(out: OutputDir, leaked_pages: dict[str, set[int]]) -> str | None:
+    """A CSS selector for the element holding the leaked pages' own blocks (the deepest
+    ancestor of their blocks with text and no leaked line), when most of them agree on
+    one deeper than the main element chosen; else None."""
+    if not out.has("structure.jsonl"):
+        return None
+    votes: Counter[str] = Counter()
+    for record in out.records("structure.jsonl"):
+        common = leaked_pages.get(str(record.get("canonical_url")))
+        if common is None:
+            continue
+        own = [str(b.get("locator") or "") for b in record.get("blocks") or ()
+               if isinstance(b, dict) and b.get("text_chars") and b.get("locator")
+               and not _lines(str(b.get("markdown") or "")) & common]
+        main = str(record.get("main_locator") or "")
+        if own and (root := common_path(own)) and root != main and root.startswith(main):
+            votes[root] += 1
+    if not votes:
+        return None
+    root, n = votes.most_common(1)[0]
+    return locator_css(root) if n * 2 > sum(votes.values()) else None
 
 
 class SiteScan:
@@ -105,7 +153,8 @@ class SiteScan:
 
 
 def template_leak(out: OutputDir, max_share: float, result: Any) -> dict[str, Any]:
-    """Pages whose Markdown holds a line repeated on most pages (two passes)."""
+    """Pages whose Markdown holds a run of lines repeated on most pages (two passes; a
+    third over structure.jsonl names the fix when the check fails)."""
     counts: Counter[int] = Counter()
     pages = 0
     for page in out.records("pages.jsonl"):
@@ -117,22 +166,30 @@ def template_leak(out: OutputDir, max_share: float, result: Any) -> dict[str, An
     common = {k for k, v in counts.items() if pages and v >= COMMON_SHARE * pages}
     leaked = 0
     examples: list[dict[str, Any]] = []
+    leaked_pages: dict[str, set[int]] = {}
     if common and pages >= MIN_PAGES:
         for page in out.records("pages.jsonl"):
-            hit = _lines(page.get("markdown")) & common
+            hit = _leaked(page.get("markdown"), common)
             if hit:
                 leaked += 1
+                if len(leaked_pages) < MAX_FIX_PAGES:
+                    leaked_pages[str(page.get("canonical_url"))] = hit
                 if len(examples) < EXAMPLES:
                     examples.append({"page": page.get("canonical_url"),
                                      "line": (_line_text(page.get("markdown"), hit) or "")[:100],
                                      "on_pages": max(counts[h] for h in hit)})
     value = leaked / pages if pages >= MIN_PAGES else None
+    details: dict[str, Any] = {"pages": pages, "leaked": leaked, "common_lines": len(common)}
+    figure = (f"{leaked}/{pages} pages hold a run of text lines that appears on half the "
+              f"pages or more ({len(common)} such lines; sites of {MIN_PAGES}+ pages)")
+    if value is not None and value > max_share:
+        selector = _content_selector(out, leaked_pages)
+        details["fix"] = ("the main content holds the site's template: "
+                          + template_fix(selector))
+        details["main_selector"] = selector
+        figure += "; fix: " + details["fix"]
     return result("template_leak", "Template leak", value, max_share, higher_is_better=False,
-                  figure=f"{leaked}/{pages} pages hold a text line that appears on half the "
-                         f"pages or more ({len(common)} such lines; sites of {MIN_PAGES}+ "
-                         f"pages)",
-                  details={"pages": pages, "leaked": leaked, "common_lines": len(common)},
-                  examples=examples)
+                  figure=figure, details=details, examples=examples)
 
 
 def heading_roots(scan: SiteScan, max_share: float, result: Any) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections import Counter
 from typing import Any, Self
 
 from scrapy.crawler import Crawler
@@ -24,6 +25,12 @@ from docscrawl.extract.model import PageExtract
 from docscrawl.extract.page import extract_page
 from docscrawl.extract.quality import soft_404_reason
 from docscrawl.extract.site_versions import home_link_texts, page_signals
+from docscrawl.extract.template_content import (
+    TEMPLATE_WARNING,
+    locator_css,
+    own_content_root,
+    template_fix,
+)
 from docscrawl.extract.template_table import TemplateTable
 from docscrawl.pipelines.base import SessionPipeline
 
@@ -32,6 +39,7 @@ logger = logging.getLogger(__name__)
 QUIET_SECONDS = 2.0  # held pages are released when no page arrived for this long...
 CHECK_SECONDS = 0.5  # ... and the downloader is idle (checked this often)
 MAX_HELD = 48  # pages held at most while the sample is incomplete (then: give up)
+TEMPLATE_WARN_AFTER = 12  # pages judged by the frozen table before the template warning
 
 
 class ExtractPipeline(SessionPipeline):
@@ -44,6 +52,8 @@ class ExtractPipeline(SessionPipeline):
         self._last_arrival = 0.0
         self._loop: task.LoopingCall | None = None
         self._warmup: Warmup | None = None
+        self._judged = 0  # pages extracted with the frozen table (up to TEMPLATE_WARN_AFTER)
+        self._roots: Counter[str | None] = Counter()  # own-content roots of template pages
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -86,6 +96,8 @@ class ExtractPipeline(SessionPipeline):
                 self._watch()
                 await maybe_deferred_to_future(waiter)
         item.extract = self._extract(item, model)
+        if model.frozen and self._judged < TEMPLATE_WARN_AFTER:
+            self._note_template(item.extract, item.final_url)
         self._site_version(item.root, item.structure, item.extract, item.final_url)
         item.root = item.structure = None  # the tree is no longer needed: free it early
         extract = item.extract
@@ -95,6 +107,26 @@ class ExtractPipeline(SessionPipeline):
                                     status=item.status, fetch_mode=item.fetch_mode)
             raise DropItem(f"soft 404 {item.final_url}", log_level="DEBUG")
         return item
+
+    def _note_template(self, extract: PageExtract, url: str) -> None:
+        """Warn once, after the first pages judged by the frozen table, when most of them
+        had the site's template inside their main content around one element holding
+        their own content: the template is left out, and a site profile naming that
+        element would keep it out without learning it."""
+        self._judged += 1
+        if any(w.code == TEMPLATE_WARNING for w in extract.warnings):
+            self._roots[own_content_root(extract.blocks, extract.main_locator)] += 1
+        pages = sum(self._roots.values())
+        if self._judged < TEMPLATE_WARN_AFTER or pages * 2 < self._judged:
+            return
+        root, votes = self._roots.most_common(1)[0]
+        selector = locator_css(root) if root and votes * 2 > pages else None
+        if selector is None:  # repeated prose between the page's own blocks: no profile helps
+            return
+        logger.warning("docscrawl: %d of the first %d pages have the site's template inside "
+                       "their main content (e.g. %s); its repeated blocks are left out "
+                       "(template_in_main); to keep it out without learning it, %s",
+                       pages, self._judged, url, template_fix(selector))
 
     def _site_version(self, root: Any, structure: Any, extract: PageExtract, url: str) -> None:
         """Feed the page's version signals to the site's model, then add what every page
