@@ -54,6 +54,7 @@ class ExtractPipeline(SessionPipeline):
         self._warmup: Warmup | None = None
         self._judged = 0  # pages extracted with the frozen table (up to TEMPLATE_WARN_AFTER)
         self._roots: Counter[str | None] = Counter()  # own-content roots of template pages
+        self._example: str | None = None
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -63,6 +64,8 @@ class ExtractPipeline(SessionPipeline):
         if self._held:
             self.warm.give_up()
         self._release()
+        if 0 < self._judged < TEMPLATE_WARN_AFTER:
+            self._template_warning()
 
     @property
     def template_table(self) -> TemplateTable:
@@ -109,15 +112,22 @@ class ExtractPipeline(SessionPipeline):
         return item
 
     def _note_template(self, extract: PageExtract, url: str) -> None:
-        """Warn once, after the first pages judged by the frozen table, when most of them
-        had the site's template inside their main content around one element holding
-        their own content: the template is left out, and a site profile naming that
-        element would keep it out without learning it."""
+        """Count the first pages judged by the frozen table: those with the site's
+        template inside their main content, and the element holding their own content."""
         self._judged += 1
+        self._example = self._example or url
         if any(w.code == TEMPLATE_WARNING for w in extract.warnings):
             self._roots[own_content_root(extract.blocks, extract.main_locator)] += 1
+        if self._judged == TEMPLATE_WARN_AFTER:
+            self._template_warning()
+
+    def _template_warning(self) -> None:
+        """Warn once (after TEMPLATE_WARN_AFTER pages, or at the end of a smaller crawl)
+        when most pages had the site's template inside their main content around one
+        element holding their own content: the template is left out, and a site profile
+        naming that element keeps it out without learning it."""
         pages = sum(self._roots.values())
-        if self._judged < TEMPLATE_WARN_AFTER or pages * 2 < self._judged:
+        if self._judged < self.template_table.min_pages or pages * 2 < self._judged:
             return
         root, votes = self._roots.most_common(1)[0]
         selector = locator_css(root) if root and votes * 2 > pages else None
@@ -126,7 +136,7 @@ class ExtractPipeline(SessionPipeline):
         logger.warning("docscrawl: %d of the first %d pages have the site's template inside "
                        "their main content (e.g. %s); its repeated blocks are left out "
                        "(template_in_main); to keep it out without learning it, %s",
-                       pages, self._judged, url, template_fix(selector))
+                       pages, self._judged, self._example, template_fix(selector))
 
     def _site_version(self, root: Any, structure: Any, extract: PageExtract, url: str) -> None:
         """Feed the page's version signals to the site's model, then add what every page
