@@ -7,6 +7,8 @@ whose menu bar (the book title as h1) and a banner sit inside the chosen main el
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from docscrawl.extract.markdown import render_main
@@ -15,6 +17,7 @@ from docscrawl.extract.page import extract_page, page_structure
 from docscrawl.extract.template_content import template_elements, without_blocks
 from docscrawl.extract.template_table import (
     TemplateTable,
+    list_items,
     page_signatures,
     sign_blocks,
     template_blocks,
@@ -188,3 +191,24 @@ def test_a_link_in_a_left_out_block_keeps_where_it_sits() -> None:
     assert read_more.heading_path == ["Struct Type20", "Trait Implementations"]
     (own,) = [link for link in page.links if link.text == "Type21"]
     assert own.region == "main_content" and own.heading_path == read_more.heading_path
+
+
+NODE = Path(__file__).resolve().parents[2] / "fixtures/sites/nodejs/docs/latest-v18.x/api"
+
+
+def test_a_menu_list_most_of_whose_items_repeat_is_template() -> None:
+    """Node.js 18's header list: its items but the page's own TOC picker repeat, so the
+    list as a whole repeats nowhere; item by item it is template."""
+    pages = {p.name: html_root(p.read_text(encoding="utf-8")) for p in sorted(NODE.glob("*.html"))
+             if p.name != "index.html"}
+    base = "http://127.0.0.1/docs/latest-v18.x/api/"
+    model = TemplateTable()
+    for name, root in pages.items():
+        model.observe(extract_page(root, base + name).signatures)
+    for name, root in pages.items():
+        cold, warm = extract_page(root, base + name), extract_page(root, base + name,
+                                                                   template_table=model)
+        assert "Table of contents" in cold.markdown.split("\n## ", 1)[0], name
+        assert warm.markdown.startswith("## "), (name, warm.markdown[:120])
+        assert "Other versions" not in warm.markdown and "View as JSON" not in warm.markdown
+        assert list_items("- a\n  - b\n\n- [c](x)\n1. d") == ["- a - b", "- [c](x)", "1. d"]

@@ -82,3 +82,35 @@ def test_code_language_unread_versions_and_cross_version_merges(make_output) -> 
 def test_versions_are_not_judged_on_a_mostly_unversioned_site(make_output) -> None:
     found = checks(make_output, pages(30))
     assert found["version_coverage"]["value"] is None and found["version_coverage"]["passed"]
+
+
+MENU = ["- [Table of contents](#)", "- [Index of every module](index.html)",
+        "- [Other versions of these docs](versions.html)"]
+STABLE = "> Stability: 2 - Stable, a status line"
+
+
+def test_template_leak_counts_runs_and_edges_and_names_the_fix(make_output) -> None:
+    """A lone line repeated between a page's own lines (Node.js's stability status under
+    each title) is content; a run of repeated menu lines is template, and the failure
+    names a `main` selector for the element holding the pages' own blocks."""
+    def markdown(i: int, menu: bool) -> str:
+        own = f"## Module {i}\n\n{STABLE}\n\nWhat module {i} does, in its own words."
+        return "\n\n".join([*MENU, own] if menu else [own]) + "\n"
+
+    clean = pages(30, markdown=lambda i: markdown(i, False))
+    assert checks(make_output, clean)["template_leak"]["value"] == 0
+
+    leaky = pages(30, markdown=lambda i: markdown(i, True))
+    structure = [{"canonical_url": p["canonical_url"], "main_locator": "/html/body/div",
+                  "blocks": [{"markdown": "\n".join(MENU), "text_chars": 80,
+                              "locator": "/html/body/div/div[2]/header/ul"},
+                             {"markdown": p["markdown"].split("\n\n", 3)[3], "text_chars": 60,
+                              "locator": "/html/body/div/div[2]/div/h2"},
+                             {"markdown": "What it does.", "text_chars": 13,
+                              "locator": "/html/body/div/div[2]/div/p"}]} for p in leaky]
+    result = run_checks(OutputDir(make_output("leaky", pages=leaky, structure=structure)))
+    leak = {c["name"]: c for c in result["checks"]}["template_leak"]
+    assert not leak["passed"] and leak["value"] == 1.0
+    assert leak["details"]["main_selector"] == (
+        "html > body > div:nth-of-type(1) > div:nth-of-type(2) > div:nth-of-type(1)")
+    assert '"main": "html > body' in leak["figure"]
