@@ -10,11 +10,12 @@ every page shares is evidence for every page:
   chrome (source `sidebar`): links to the site's home page (their text, their `title`
   attribute and the `alt` of a logo inside them: docbook-xsl's navheader links home as
   `<a accesskey="h" title="PostgreSQL 15.20 Documentation">Home</a>`), the `title` of a
-  `<link rel="home|start|top">`, and short text named as a version (`[class*=version]`,
-  `#projectnumber`, `.caption`). A number counts once `min_pages` pages were seen and at
-  least `share` of them show it, and keeps counting while half of them do; numbers that
-  disagree with each other cancel out (never a guess). Each signal keeps where it was read
-  (`VersionEvidence.where`), so the evidence names its place in the template.
+  `<link rel="home|start|top">`, short text named as a version (`[class*=version]`,
+  `#projectnumber`, `.caption`) or labelled as one ("Library Version: 4.8.3"). A number
+  counts once `min_pages` pages were seen and at least `share` of them show it, and keeps
+  counting while half of them do; numbers that disagree with each other cancel out (never
+  a guess; `docscrawl check`'s template version names what was shown). Each signal keeps
+  where it was read (`VersionEvidence.where`): the evidence names its place in the template.
 * the scope: a bare number or an underscore release (`/en/14/`, `/docs/16/`, `1_81_0`) in
   the crawl's start directory is on every page's URL; it is not a version alone (bare
   numbers are usually chapters or years) but becomes `url` evidence once a shared signal
@@ -122,6 +123,30 @@ def home_link_texts(root: etree._Element, base_url: str, home: frozenset[str]
     return found
 
 
+_VERSION_TEXT = etree.XPath("//body//text()[contains(translate(., 'VERSION', 'version'),"
+                            " 'version')]")
+# A short text labelled as a version: "Version: 2.1", "Library Version: 4.8.3" (gi-docgen's
+# namespace box). Not "New in version 3.2:" (Sphinx notes name when a feature came).
+LABEL_RE = re.compile(r"^(?:[\w.-]+\s+){0,2}version\s*:\s*(v?\d[\w.\-]*)$", re.IGNORECASE)
+MAX_LABELS = 20  # text nodes naming "version" read per page
+
+
+def _version_labels(root: etree._Element) -> list[str]:
+    """Texts of short elements that label a version, wherever the page shows them."""
+    out = []
+    for node in _VERSION_TEXT(root)[:MAX_LABELS]:
+        parent = node.getparent()
+        if parent is None or len(parent) > 2:
+            continue
+        text = " ".join("".join(parent.itertext()).split())
+        if len(text) <= MAX_LABEL_CHARS and LABEL_RE.match(text):
+            out.append(text)
+    return out
+
+
+MAX_LABEL_CHARS = 60
+
+
 def page_signals(root: etree._Element, home_texts: Iterable[str],
                  scope: Iterable[str] = (), *, classes: Iterable[str] = (),
                  ids: Iterable[str] = (), home_attributes: Iterable[tuple[str, str]] = (),
@@ -143,6 +168,8 @@ def page_signals(root: etree._Element, home_texts: Iterable[str],
     for where, text in chrome:
         if len(text) <= MAX_CHROME_CHARS:
             found.update(("sidebar", n, where) for n in _numbers(text))
+    for text in _version_labels(root):
+        found.update(("sidebar", n, "version label") for n in _numbers(text))
     for el in _chrome(root, classes, ids)[:10]:
         if el.tag in ("html", "body") or len(el) > MAX_CHROME_CHILDREN:
             continue

@@ -13,7 +13,11 @@ What one page cannot show but the site does, read from pages.jsonl only:
 9. code languages: code blocks whose markup names a language (`code_language_unread`
    warnings) against all code blocks;
 10. version coverage: pages without a version on a site where most pages have one;
-11. cross-version merges: pages whose merged URLs name two versions.
+11. cross-version merges: pages whose merged URLs name two versions;
+12. template version: pages without a version on a site whose template states one: a
+    version number in the `<title>` of most pages (pages.jsonl), or in a place of the
+    template the crawl saw on most pages (`site_model.json`'s version signals: a home
+    link's title, a version label...), whether or not the crawl made it evidence.
 
 Each returns the same result dict as the six checks of `check` (`check._result`).
 Memory: line counts are kept as 64-bit digests, pruned when they pass `MAX_LINES`.
@@ -22,18 +26,22 @@ Memory: line counts are kept as 64-bit digests, pruned when they pass `MAX_LINES
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections import Counter
 from typing import Any
 
 from docscrawl.extract.template_content import common_path, locator_css, template_fix
-from docscrawl.extract.version_token import url_version
+from docscrawl.extract.version_token import IN_TEXT_RE, url_version
+from docscrawl.incremental.site_model import SITE_MODEL_FILE
 from docscrawl.inspect.output import EXAMPLES, OutputDir
 
 LINE_MIN_CHARS = 20  # shorter lines ("Parameters", "Returns") repeat legitimately
 COMMON_SHARE = 0.5  # a line on this share of pages is template
 MIN_PAGES = 20  # fewer pages: a repeated line proves nothing
 MAX_LINES = 500_000  # line digests kept while counting
+MAX_TITLE_NUMBERS = 10_000  # distinct numbers counted in page titles
+TEMPLATE_SHARE = 0.8  # a version shown on this share of pages is the template's
 CODE_LANGUAGE_WARNING = "code_language_unread"
 _LINK_TARGET = re.compile(r"\]\([^)]*\)")
 
@@ -117,6 +125,7 @@ class SiteScan:
         self.versions: Counter[str] = Counter()
         self.cross_version: list[dict[str, Any]] = []
         self.cross_version_pages = 0
+        self.title_numbers: Counter[str] = Counter()  # pages whose <title> names each number
 
     def add(self, page: dict[str, Any]) -> None:
         self.pages += 1
@@ -143,6 +152,9 @@ class SiteScan:
             self.versions[str(value)] += 1
         elif len(self.unversioned) < 50_000:
             self.unversioned.append(url)
+        title = page.get("title")
+        if isinstance(title, str) and len(self.title_numbers) < MAX_TITLE_NUMBERS:
+            self.title_numbers.update({m.group(1) for m in IN_TEXT_RE.finditer(title)})
         urls = [url, *(str(u) for u in page.get("observed_urls") or ())]
         named = {v for v in (url_version(u) for u in urls) if v}
         if len(named) > 1:
@@ -241,3 +253,45 @@ def cross_version_merges(scan: SiteScan, max_merges: int, result: Any) -> dict[s
                   float(scan.cross_version_pages), max_merges, higher_is_better=False,
                   figure=f"{scan.cross_version_pages} pages merge URLs of different versions",
                   details={"pages": scan.cross_version_pages}, examples=scan.cross_version)
+
+
+def template_versions(out: OutputDir, scan: SiteScan) -> list[dict[str, Any]]:
+    """Version numbers the site's template states: in the titles of most pages, and the
+    crawl's version signals seen on most of the pages it read (`site_model.json`)."""
+    found = [{"value": v, "where": "page title", "pages": n, "of": scan.pages}
+             for v, n in scan.title_numbers.most_common(5)
+             if scan.pages >= MIN_VERSION_PAGES and n >= TEMPLATE_SHARE * scan.pages]
+    try:
+        model = json.loads((out.path / SITE_MODEL_FILE).read_text(encoding="utf-8"))
+        versions = model.get("versions") or {}
+        seen = int(versions.get("pages") or 0)
+        rows = [(str(r[1]), str(r[3]) if len(r) > 3 else "", int(r[2]))
+                for r in versions.get("counts") or () if isinstance(r, list) and len(r) >= 3]
+    except (OSError, ValueError, TypeError, AttributeError):
+        return found
+    known = {(f["value"], f["where"]) for f in found}
+    found += [{"value": v, "where": w or "site chrome", "pages": n, "of": seen}
+              for v, w, n in sorted(rows, key=lambda r: -r[2])
+              if seen >= MIN_VERSION_PAGES and n >= TEMPLATE_SHARE * seen
+              and (v, w or "site chrome") not in known]
+    return found[:10]
+
+
+MIN_VERSION_PAGES = 3  # pages read before a number shown on most of them says anything
+
+
+def template_version(out: OutputDir, scan: SiteScan, max_share: float,
+                     result: Any) -> dict[str, Any]:
+    """Pages without a version on a site whose template states one."""
+    stated = template_versions(out, scan)
+    missing = scan.pages - scan.versioned
+    value = missing / scan.pages if stated and scan.pages else None
+    named = "; ".join(f"{s['value']} ({s['where']}, {s['pages']}/{s['of']} pages)"
+                      for s in stated[:3]) or "no version"
+    return result("template_version", "Template version", value, max_share,
+                  higher_is_better=False,
+                  figure=f"{missing}/{scan.pages} pages have no version; the template "
+                         f"states {named}",
+                  details={"unversioned": missing, "stated": stated},
+                  examples=[{"page": url, "stated": stated[0]["value"]}
+                            for url in scan.unversioned[:EXAMPLES]] if stated else [])

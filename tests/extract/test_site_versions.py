@@ -113,3 +113,24 @@ def test_slug_of_a_release_series_agrees_and_the_state_round_trips() -> None:
     older.restore({"pages": 3, "counts": [["title", "1.4", 3]]})
     assert [(e.source, e.value, e.where) for e in older.evidence()] == [
         ("url", "14", "start directory"), ("title", "1.4", None)]
+
+
+GSK = Path("/usr/share/doc/libgtk-4-doc/gsk4/class.BroadwayRenderer.html")
+SCRAPY = Path("/usr/share/doc/python-scrapy-doc/html/topics/commands.html")
+
+
+def test_labelled_versions_are_read_and_feature_notes_are_not() -> None:
+    """gi-docgen's namespace box ("API Version: 4.0", "Library Version: 4.8.3") labels
+    two versions that disagree: both are shown, neither becomes evidence (never a guess;
+    `docscrawl check` names them). Sphinx's "New in version 2.1:" notes are not labels."""
+    if not GSK.exists() or not SCRAPY.exists():
+        pytest.skip("libgtk-4-doc or python-scrapy-doc is not installed")
+    gsk = page_signals(html_root(GSK.read_text(encoding="utf-8")), [])
+    assert gsk == {("sidebar", "4.0", "version label"), ("sidebar", "4.8.3", "version label")}
+    notes = page_signals(html_root(SCRAPY.read_text(encoding="utf-8")), [])
+    assert "New in version" in SCRAPY.read_text(encoding="utf-8")
+    assert {where for _, _, where in notes} <= {"page title"}
+    site = SiteVersions("http://d.test/gsk4/")
+    for _ in range(4):
+        site.observe(gsk)
+    assert site.evidence() == [] and len(site.shown()) == 2

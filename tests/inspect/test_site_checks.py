@@ -3,6 +3,7 @@ real crawl cannot produce: 20+ pages, a leaked template, merged versions)."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from docscrawl.inspect.check import run_checks
@@ -114,3 +115,24 @@ def test_template_leak_counts_runs_and_edges_and_names_the_fix(make_output) -> N
     assert leak["details"]["main_selector"] == (
         "html > body > div:nth-of-type(1) > div:nth-of-type(2) > div:nth-of-type(1)")
     assert '"main": "html > body' in leak["figure"]
+
+
+def test_template_version_names_a_version_the_records_lack(make_output) -> None:
+    """The crawl saw "15.20" in every page's home link title (site_model.json) while the
+    records have no version: the check fails and names it; versioned records pass."""
+    model = {"versions": {"pages": 20, "counts": [["sidebar", "15.20", 19, "home link title"],
+                                                   ["sidebar", "2.1", 3, "version label"]]}}
+    bare = make_output("bare", pages=pages(25, title=lambda i: f"Chapter {i}"))
+    (bare / "site_model.json").write_text(json.dumps(model), encoding="utf-8")
+    found = {c["name"]: c for c in run_checks(OutputDir(bare))["checks"]}["template_version"]
+    assert not found["passed"] and found["value"] == 1.0
+    assert [(s["value"], s["where"]) for s in found["details"]["stated"]] == [
+        ("15.20", "home link title")]
+    versioned = make_output("versioned", pages=pages(
+        25, title=lambda i: f"Chapter {i} - Acme 3.1 Documentation",
+        version={"value": "3.1", "status": "inferred", "evidence": []}))
+    found = {c["name"]: c for c in run_checks(OutputDir(versioned))["checks"]}
+    assert found["template_version"]["passed"]
+    assert found["template_version"]["details"]["stated"][0]["where"] == "page title"
+    unstated = checks(make_output, pages(25, title=lambda i: f"Chapter {i}"))
+    assert unstated["template_version"]["value"] is None
