@@ -1,5 +1,5 @@
 """`docscrawl check OUT`: the extraction checks of the navigation-context seed, the
-chunk checks, a crawl-log invariant, and five site-wide checks (`docscrawl.inspect.site_checks`).
+chunk checks, a crawl-log invariant, and six site-wide checks (`docscrawl.inspect.site_checks`).
 
 1. heading coverage: share of main-content chunks with a non-empty heading path
    (from chunks.jsonl; from structure.jsonl's blocks when no chunk was written);
