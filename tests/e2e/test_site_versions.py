@@ -77,6 +77,29 @@ def test_a_version_in_the_template_home_link_versions_every_page(tmp_path: Path)
         assert wheres & {"home link title", "page title"}, page["final_url"]
 
 
+FLASK = Path("/usr/share/doc/python-flask-doc/html")
+
+
+def test_a_sphinx_theme_states_its_version_in_the_home_link(tmp_path: Path) -> None:
+    """Sphinx (Pallets theme, Debian's python-flask-doc): the relbar's home link reads
+    "Flask Documentation (2.2.x)" on every page; the evidence names that place."""
+    if not FLASK.is_dir():
+        pytest.skip(f"{FLASK} is not installed (apt-get install python-flask-doc)")
+    (tmp_path / "site" / "en").mkdir(parents=True)
+    (tmp_path / "site" / "en" / "2.2.x").symlink_to(FLASK)
+    with StaticSite(tmp_path / "site") as server:
+        result = run_crawl(server.url + "/en/2.2.x/", tmp_path / "out", "render=never",
+                           "max_pages=20")
+    assert result.returncode == 0, result.stderr[-2000:]
+    out = CrawlOutput(tmp_path / "out", result)
+    assert len(out.pages) == 20
+    for page in out.pages:
+        version = page["version"]
+        assert (version["value"], version["status"]) == ("2.2.x", "consistent")
+        site = {(e["source"], e["where"]) for e in version["evidence"] if e["site"]}
+        assert ("sidebar", "home link text") in site, page["final_url"]
+
+
 def test_the_model_is_kept_for_the_next_crawl(versions_site: FixtureServer,
                                               tmp_path: Path) -> None:
     """A re-crawl starts from what the last one learned (site_model.json in the state
