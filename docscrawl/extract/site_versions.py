@@ -11,7 +11,8 @@ every page shares is evidence for every page:
   attribute and the `alt` of a logo inside them: docbook-xsl's navheader links home as
   `<a accesskey="h" title="PostgreSQL 15.20 Documentation">Home</a>`), the `title` of a
   `<link rel="home|start|top">`, short text named as a version (`[class*=version]`,
-  `#projectnumber`, `.caption`) or labelled as one ("Library Version: 4.8.3"). A number
+  `#projectnumber`, `.caption`) or labelled as one ("Library Version: 4.8.3", not
+  "API Version: 4.0"). A number
   counts once `min_pages` pages were seen and at least `share` of them show it, and keeps
   counting while half of them do; numbers that disagree with each other cancel out (never
   a guess; `docscrawl check`'s template version names what was shown). Each signal keeps
@@ -126,8 +127,11 @@ def home_link_texts(root: etree._Element, base_url: str, home: frozenset[str]
 _VERSION_TEXT = etree.XPath("//body//text()[contains(translate(., 'VERSION', 'version'),"
                             " 'version')]")
 # A short text labelled as a version: "Version: 2.1", "Library Version: 4.8.3" (gi-docgen's
-# namespace box). Not "New in version 3.2:" (Sphinx notes name when a feature came).
-LABEL_RE = re.compile(r"^(?:[\w.-]+\s+){0,2}version\s*:\s*(v?\d[\w.\-]*)$", re.IGNORECASE)
+# namespace box). Not "New in version 3.2:" (Sphinx notes name when a feature came), nor an
+# interface's version ("API Version: 4.0", the GIR namespace Gsk-4.0; an ABI version): that
+# names the interface a release implements, not the release documented.
+LABEL_RE = re.compile(r"^((?:[\w.-]+\s+){0,2})version\s*:\s*(v?\d[\w.\-]*)$", re.IGNORECASE)
+INTERFACE_WORDS = frozenset({"api", "abi"})
 MAX_LABELS = 20  # text nodes naming "version" read per page
 
 
@@ -139,7 +143,8 @@ def _version_labels(root: etree._Element) -> list[str]:
         if parent is None or len(parent) > 2:
             continue
         text = " ".join("".join(parent.itertext()).split())
-        if len(text) <= MAX_LABEL_CHARS and LABEL_RE.match(text):
+        match = LABEL_RE.match(text) if len(text) <= MAX_LABEL_CHARS else None
+        if match and not INTERFACE_WORDS & set(match.group(1).lower().split()):
             out.append(text)
     return out
 
