@@ -27,7 +27,8 @@ from docscrawl.extract.template_table import (
     template_blocks,
 )
 
-__all__ = ["TEMPLATE_WARNING", "Dropped", "common_path", "locator_css", "own_content_root",
+__all__ = ["TEMPLATE_WARNING", "Dropped", "common_path", "content_root", "locator_css",
+           "own_content_root",
            "placed", "template_elements", "template_fix", "template_warning",
            "with_template_regions", "without_blocks"]
 
@@ -195,9 +196,10 @@ def placed(links: list[Link], left_out: list[Link], dropped: Dropped) -> list[Li
 
 # -- naming the fix: the element that holds a page's own content ------------------------
 
-def common_path(locators: Iterable[str]) -> str:
+def common_path(locators: Iterable[str], *, inclusive: bool = False) -> str:
     """The deepest element locator holding every one of `locators` (XPath paths from the
-    root); a single block's own locator gives its parent."""
+    root): blocks are held by their parent (a single block's locator gives its parent);
+    `inclusive` elements may hold themselves (the roots of several pages' content)."""
     parts = [p.split("/") for p in locators]
     if not parts:
         return ""
@@ -206,17 +208,30 @@ def common_path(locators: Iterable[str]) -> str:
         if len(set(steps)) != 1:
             break
         common.append(steps[0])
-    if len(common) == min(len(p) for p in parts):
+    if not inclusive and len(common) == min(len(p) for p in parts):
         common = common[:-1]
     return "/".join(common)
 
 
-def own_content_root(blocks: Iterable[Block], main_locator: str | None) -> str | None:
-    """The element inside the main element holding every block with text that is left
-    (the page's own content), when it is deeper than the main element; else None."""
-    root = common_path(b.locator for b in blocks if b.text_chars and b.locator)
+def content_root(roots: Iterable[str | None], main_locator: str | None) -> str | None:
+    """The deepest element holding the own content (`own_content_root`) of more than half
+    the pages voting, when it is deeper than the main element: a page unlike the others
+    (an index that is all menus) does not hide what most pages share."""
+    votes = [r for r in roots if r]
     main = main_locator or ""
-    return root if root and root != main and root.startswith(main) else None
+    held: dict[str, int] = {}
+    for root in votes:
+        path = root
+        while path.startswith(main) and path != main:
+            held[path] = held.get(path, 0) + 1
+            path = path.rpartition("/")[0]
+    best = [p for p, n in held.items() if n * 2 > len(votes)]
+    return max(best, key=lambda p: p.count("/"), default=None)
+
+
+def own_content_root(blocks: Iterable[Block]) -> str | None:
+    """The element holding every block of the page's own with text (None: no such block)."""
+    return common_path(b.locator for b in blocks if b.text_chars and b.locator) or None
 
 
 _STEP = re.compile(r"^([A-Za-z][\w-]*)(?:\[(\d+)\])?$")

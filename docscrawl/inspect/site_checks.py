@@ -31,7 +31,12 @@ import re
 from collections import Counter
 from typing import Any
 
-from docscrawl.extract.template_content import common_path, locator_css, template_fix
+from docscrawl.extract.template_content import (
+    common_path,
+    content_root,
+    locator_css,
+    template_fix,
+)
 from docscrawl.extract.version_token import IN_TEXT_RE, url_version
 from docscrawl.incremental.site_model import SITE_MODEL_FILE
 from docscrawl.inspect.output import EXAMPLES, OutputDir
@@ -88,12 +93,12 @@ MAX_FIX_PAGES = 200  # leaked pages whose blocks are read to name the content el
 
 
 def _content_selector(out: OutputDir, leaked_pages: dict[str, set[int]]) -> str | None:
-    """A CSS selector for the element holding the leaked pages' own blocks (the deepest
-    ancestor of their blocks with text and no leaked line), when most of them agree on
-    one deeper than the main element chosen; else None."""
+    """A CSS selector for the element holding the leaked pages' own blocks (those with
+    text and no leaked line), when it is deeper than the main element chosen; else None."""
     if not out.has("structure.jsonl"):
         return None
-    votes: Counter[str] = Counter()
+    roots: list[str | None] = []
+    main: str | None = None
     for record in out.records("structure.jsonl"):
         common = leaked_pages.get(str(record.get("canonical_url")))
         if common is None:
@@ -101,13 +106,10 @@ def _content_selector(out: OutputDir, leaked_pages: dict[str, set[int]]) -> str 
         own = [str(b.get("locator") or "") for b in record.get("blocks") or ()
                if isinstance(b, dict) and b.get("text_chars") and b.get("locator")
                and not _lines(str(b.get("markdown") or "")) & common]
-        main = str(record.get("main_locator") or "")
-        if own and (root := common_path(own)) and root != main and root.startswith(main):
-            votes[root] += 1
-    if not votes:
-        return None
-    root, n = votes.most_common(1)[0]
-    return locator_css(root) if n * 2 > sum(votes.values()) else None
+        main = main or str(record.get("main_locator") or "")
+        roots.append(common_path(own) if own else None)
+    root = content_root(roots, main)
+    return locator_css(root) if root else None
 
 
 class SiteScan:

@@ -27,6 +27,7 @@ from docscrawl.extract.quality import soft_404_reason
 from docscrawl.extract.site_versions import home_link_texts, page_signals
 from docscrawl.extract.template_content import (
     TEMPLATE_WARNING,
+    content_root,
     locator_css,
     own_content_root,
     template_fix,
@@ -55,6 +56,7 @@ class ExtractPipeline(SessionPipeline):
         self._judged = 0  # pages extracted with the frozen table (up to TEMPLATE_WARN_AFTER)
         self._roots: Counter[str | None] = Counter()  # own-content roots of template pages
         self._example: str | None = None
+        self._main: str | None = None  # the main element of the first page with template
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -117,7 +119,8 @@ class ExtractPipeline(SessionPipeline):
         self._judged += 1
         self._example = self._example or url
         if any(w.code == TEMPLATE_WARNING for w in extract.warnings):
-            self._roots[own_content_root(extract.blocks, extract.main_locator)] += 1
+            self._roots[own_content_root(extract.blocks)] += 1
+            self._main = self._main or extract.main_locator
         if self._judged == TEMPLATE_WARN_AFTER:
             self._template_warning()
 
@@ -129,8 +132,8 @@ class ExtractPipeline(SessionPipeline):
         pages = sum(self._roots.values())
         if self._judged < self.template_table.min_pages or pages * 2 < self._judged:
             return
-        root, votes = self._roots.most_common(1)[0]
-        selector = locator_css(root) if root and votes * 2 > pages else None
+        root = content_root(self._roots.elements(), self._main)
+        selector = locator_css(root) if root else None
         if selector is None:  # repeated prose between the page's own blocks: no profile helps
             return
         logger.warning("docscrawl: %d of the first %d pages have the site's template inside "

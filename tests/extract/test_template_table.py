@@ -14,7 +14,12 @@ import pytest
 from docscrawl.extract.markdown import render_main
 from docscrawl.extract.model import Block
 from docscrawl.extract.page import extract_page, page_structure
-from docscrawl.extract.template_content import template_elements, without_blocks
+from docscrawl.extract.template_content import (
+    content_root,
+    locator_css,
+    template_elements,
+    without_blocks,
+)
 from docscrawl.extract.template_table import (
     TemplateTable,
     list_items,
@@ -212,3 +217,15 @@ def test_a_menu_list_most_of_whose_items_repeat_is_template() -> None:
         assert warm.markdown.startswith("## "), (name, warm.markdown[:120])
         assert "Other versions" not in warm.markdown and "View as JSON" not in warm.markdown
         assert list_items("- a\n  - b\n\n- [c](x)\n1. d") == ["- a - b", "- [c](x)", "1. d"]
+
+
+def test_the_content_root_most_pages_share_names_a_main_selector() -> None:
+    """The deepest element holding the own content of more than half the pages; a page
+    unlike the others (an index that is all menus) does not hide it; none at the main."""
+    main = "/html/body/div"
+    api = "/html/body/div/div[2]/div"
+    assert content_root([api] * 8 + ["/html", None], main) == api
+    assert content_root([api + "/section[1]"] * 2 + [api + "/section[2]"] * 2, main) == api
+    assert content_root([api, main, main], main) is None
+    assert locator_css(api) == "html > body > div:nth-of-type(1) > div:nth-of-type(2)" \
+        " > div:nth-of-type(1)"
