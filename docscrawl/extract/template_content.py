@@ -27,8 +27,8 @@ from docscrawl.extract.template_table import (
     template_blocks,
 )
 
-__all__ = ["TEMPLATE_WARNING", "Dropped", "common_path", "content_root", "locator_css",
-           "own_content_root",
+__all__ = ["TEMPLATE_WARNING", "Dropped", "TemplateNotice", "common_path", "content_root",
+           "locator_css", "own_content_root",
            "placed", "template_elements", "template_fix", "template_warning",
            "with_template_regions", "without_blocks"]
 
@@ -222,7 +222,7 @@ def content_root(roots: Iterable[str | None], main_locator: str | None) -> str |
     held: dict[str, int] = {}
     for root in votes:
         path = root
-        while path.startswith(main) and path != main:
+        while path.startswith(main + "/"):
             held[path] = held.get(path, 0) + 1
             path = path.rpartition("/")[0]
     best = [p for p, n in held.items() if n * 2 > len(votes)]
@@ -258,3 +258,38 @@ def template_fix(selector: str | None) -> str:
     return ("give the crawl a site profile, -a config=FILE holding " + profile
             + ("" if selector else ", CSS naming the element of the pages' own content")
             + " (docs/extraction-rules.md, Site profile)")
+
+
+class TemplateNotice:
+    """The crawl's one warning about a template inside the main content: fed the first
+    pages judged by the frozen table (`add`), it says (`message`) whether most of them
+    had template blocks around one element holding their own content, and names a site
+    profile `main` selector for it (with it the template stays out without learning)."""
+
+    def __init__(self, min_pages: int) -> None:
+        self.min_pages = min_pages
+        self.judged = 0
+        self.roots: list[str | None] = []  # own-content roots of the pages with template
+        self.example: str | None = None
+        self.main: str | None = None
+
+    def add(self, url: str, blocks: Iterable[Block], warnings: Iterable[ExtractionWarning],
+            main_locator: str | None) -> None:
+        self.judged += 1
+        if any(w.code == TEMPLATE_WARNING for w in warnings):
+            self.roots.append(own_content_root(blocks))
+            self.example = self.example or url
+            self.main = self.main or main_locator
+
+    def message(self) -> str | None:
+        """The warning, or None (too few pages, template on too few, no such element)."""
+        if self.judged < self.min_pages or len(self.roots) * 2 < self.judged:
+            return None
+        root = content_root(self.roots, self.main)
+        selector = locator_css(root) if root else None
+        if selector is None:  # repeated prose between the page's own blocks: no profile helps
+            return None
+        return (f"{len(self.roots)} of the first {self.judged} pages have the site's template "
+                f"inside their main content (e.g. {self.example}); its repeated blocks are "
+                f"left out (template_in_main); to keep it out without learning it, "
+                + template_fix(selector))

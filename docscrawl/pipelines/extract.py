@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import logging
 import time
-from collections import Counter
 from typing import Any, Self
 
 from scrapy.crawler import Crawler
@@ -25,13 +24,7 @@ from docscrawl.extract.model import PageExtract
 from docscrawl.extract.page import extract_page
 from docscrawl.extract.quality import soft_404_reason
 from docscrawl.extract.site_versions import home_link_texts, page_signals
-from docscrawl.extract.template_content import (
-    TEMPLATE_WARNING,
-    content_root,
-    locator_css,
-    own_content_root,
-    template_fix,
-)
+from docscrawl.extract.template_content import TemplateNotice
 from docscrawl.extract.template_table import TemplateTable
 from docscrawl.pipelines.base import SessionPipeline
 
@@ -53,10 +46,7 @@ class ExtractPipeline(SessionPipeline):
         self._last_arrival = 0.0
         self._loop: task.LoopingCall | None = None
         self._warmup: Warmup | None = None
-        self._judged = 0  # pages extracted with the frozen table (up to TEMPLATE_WARN_AFTER)
-        self._roots: Counter[str | None] = Counter()  # own-content roots of template pages
-        self._example: str | None = None
-        self._main: str | None = None  # the main element of the first page with template
+        self._notice: TemplateNotice | None = None  # the first pages the frozen table judged
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -66,7 +56,7 @@ class ExtractPipeline(SessionPipeline):
         if self._held:
             self.warm.give_up()
         self._release()
-        if 0 < self._judged < TEMPLATE_WARN_AFTER:
+        if self._notice is not None and self._notice.judged < TEMPLATE_WARN_AFTER:
             self._template_warning()
 
     @property
@@ -101,7 +91,7 @@ class ExtractPipeline(SessionPipeline):
                 self._watch()
                 await maybe_deferred_to_future(waiter)
         item.extract = self._extract(item, model)
-        if model.frozen and self._judged < TEMPLATE_WARN_AFTER:
+        if model.frozen and (self._notice is None or self._notice.judged < TEMPLATE_WARN_AFTER):
             self._note_template(item.extract, item.final_url)
         self._site_version(item.root, item.structure, item.extract, item.final_url)
         item.root = item.structure = None  # the tree is no longer needed: free it early
@@ -114,32 +104,16 @@ class ExtractPipeline(SessionPipeline):
         return item
 
     def _note_template(self, extract: PageExtract, url: str) -> None:
-        """Count the first pages judged by the frozen table: those with the site's
-        template inside their main content, and the element holding their own content."""
-        self._judged += 1
-        self._example = self._example or url
-        if any(w.code == TEMPLATE_WARNING for w in extract.warnings):
-            self._roots[own_content_root(extract.blocks)] += 1
-            self._main = self._main or extract.main_locator
-        if self._judged == TEMPLATE_WARN_AFTER:
+        """Feed the template notice the first pages judged by the frozen table; warn once
+        (after TEMPLATE_WARN_AFTER pages, or at the end of a smaller crawl)."""
+        notice = self._notice = self._notice or TemplateNotice(self.template_table.min_pages)
+        notice.add(url, extract.blocks, extract.warnings, extract.main_locator)
+        if notice.judged == TEMPLATE_WARN_AFTER:
             self._template_warning()
 
     def _template_warning(self) -> None:
-        """Warn once (after TEMPLATE_WARN_AFTER pages, or at the end of a smaller crawl)
-        when most pages had the site's template inside their main content around one
-        element holding their own content: the template is left out, and a site profile
-        naming that element keeps it out without learning it."""
-        pages = sum(self._roots.values())
-        if self._judged < self.template_table.min_pages or pages * 2 < self._judged:
-            return
-        root = content_root(self._roots.elements(), self._main)
-        selector = locator_css(root) if root else None
-        if selector is None:  # repeated prose between the page's own blocks: no profile helps
-            return
-        logger.warning("docscrawl: %d of the first %d pages have the site's template inside "
-                       "their main content (e.g. %s); its repeated blocks are left out "
-                       "(template_in_main); to keep it out without learning it, %s",
-                       pages, self._judged, self._example, template_fix(selector))
+        if self._notice is not None and (message := self._notice.message()):
+            logger.warning("docscrawl: %s", message)
 
     def _site_version(self, root: Any, structure: Any, extract: PageExtract, url: str) -> None:
         """Feed the page's version signals to the site's model, then add what every page

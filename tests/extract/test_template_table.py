@@ -12,9 +12,11 @@ from pathlib import Path
 import pytest
 
 from docscrawl.extract.markdown import render_main
-from docscrawl.extract.model import Block
+from docscrawl.extract.model import Block, ExtractionWarning
 from docscrawl.extract.page import extract_page, page_structure
 from docscrawl.extract.template_content import (
+    TEMPLATE_WARNING,
+    TemplateNotice,
     content_root,
     locator_css,
     template_elements,
@@ -229,3 +231,24 @@ def test_the_content_root_most_pages_share_names_a_main_selector() -> None:
     assert content_root([api, main, main], main) is None
     assert locator_css(api) == "html > body > div:nth-of-type(1) > div:nth-of-type(2)" \
         " > div:nth-of-type(1)"
+
+
+def test_the_template_notice_speaks_once_most_pages_share_a_content_element() -> None:
+    """The crawl's warning: most judged pages had template blocks around one element."""
+    def page(locator: str) -> list[Block]:
+        words = "Own words of the page"
+        return [Block(0, "paragraph", words, [], None, locator + "/p", len(words))]
+
+    api = "/html/body/div/div[2]/div"
+    notice = TemplateNotice(min_pages=3)
+    warned = [ExtractionWarning(TEMPLATE_WARNING, "left out")]
+    for i in range(3):
+        notice.add(f"http://d.test/{i}.html", page(api), warned, "/html/body/div")
+    notice.add("http://d.test/plain.html", page(api), [], "/html/body/div")
+    message = notice.message() or ""
+    assert message.startswith("3 of the first 4 pages") and "http://d.test/0.html" in message
+    assert '"main": "html > body > div:nth-of-type(1) > div:nth-of-type(2) > ' in message
+    quiet = TemplateNotice(min_pages=3)
+    for i in range(3):
+        quiet.add(f"http://d.test/{i}.html", page("/html/body/div"), warned, "/html/body/div")
+    assert quiet.message() is None  # the content is the whole main element: no profile helps
