@@ -2,7 +2,9 @@
 
 Two generator families built from hand-written fixtures (tests/template_sites.py): a
 Sphinx theme with its header and footer inside the article element, and a book generator
-whose menu bar (the book title as h1) and a banner sit inside the chosen main element.
+whose menu bar (the book title as h1) and a banner sit inside the chosen main element; and
+Node.js 18's own generator (fixtures/sites/nodejs/, real pages), whose header menu list
+repeats item by item but not as a whole.
 """
 
 from __future__ import annotations
