@@ -11,7 +11,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 # crawls, and the real generator output (documentation packages) the tests read.
 TEST_PACKAGES := chromium redis-server \
   python-scrapy-doc python-pytest-doc sphinx-doc python-flask-doc mkdocs-doc cargo-doc \
-  git-doc cmake-doc libglib2.0-doc
+  git-doc cmake-doc libglib2.0-doc postgresql-doc-15 libgtk-4-doc
 
 # Installs the missing ones when run as root; otherwise names the command and stops.
 define ensure_debian_packages

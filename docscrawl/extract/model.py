@@ -115,6 +115,9 @@ class VersionEvidence:
     source: str  # url, canonical, selector, banner, meta, sidebar, title
     value: str
     site: bool = False  # a signal every page of the site shares (`extract/site_versions.py`)
+    # Where a site signal was read ("home link title", "version label"...); None for the
+    # page's own evidence, whose `source` says it.
+    where: str | None = None
 
 
 @dataclass(slots=True)

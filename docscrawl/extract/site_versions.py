@@ -7,10 +7,16 @@ tree under `/product/17/docs/api/` whose every title ends "(Product 17 & Kit 17)
 every page shares is evidence for every page:
 
 * shared signals: a version number in the `<title>` (source `title`), or in the site's
-  chrome (source `sidebar`): the text of links to the site's home page and short text
-  named as a version (`[class*=version]`, `#projectnumber`, `.caption`). A number counts
-  once `min_pages` pages were seen and at least `share` of them show it, and keeps counting
-  while half of them do; numbers that disagree with each other cancel out (never a guess).
+  chrome (source `sidebar`): links to the site's home page (their text, their `title`
+  attribute and the `alt` of a logo inside them: docbook-xsl's navheader links home as
+  `<a accesskey="h" title="PostgreSQL 15.20 Documentation">Home</a>`), the `title` of a
+  `<link rel="home|start|top">`, short text named as a version (`[class*=version]`,
+  `#projectnumber`, `.caption`) or labelled as one ("Library Version: 4.8.3", not
+  "API Version: 4.0"). A number
+  counts once `min_pages` pages were seen and at least `share` of them show it, and keeps
+  counting while half of them do; numbers that disagree with each other cancel out (never
+  a guess; `docscrawl check`'s template version names what was shown). Each signal keeps
+  where it was read (`VersionEvidence.where`): the evidence names its place in the template.
 * the scope: a bare number or an underscore release (`/en/14/`, `/docs/16/`, `1_81_0`) in
   the crawl's start directory is on every page's URL; it is not a version alone (bare
   numbers are usually chapters or years) but becomes `url` evidence once a shared signal
@@ -30,7 +36,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote, urljoin, urlsplit
 
 from lxml import etree
 
@@ -38,7 +44,7 @@ from docscrawl.extract.model import ExtractionWarning, VersionEvidence, VersionI
 from docscrawl.extract.version import numbers_agree, verdict
 from docscrawl.extract.version_token import IN_TEXT_RE, is_alias
 
-__all__ = ["SiteVersions", "page_signals"]
+__all__ = ["SiteSignal", "SiteVersions", "home_link_texts", "page_signals"]
 
 MIN_PAGES = 3
 SHARE = 0.8
@@ -94,30 +100,87 @@ def _numbers(text: str) -> list[str]:
     return [m.group(1).replace(" ", "") for m in IN_TEXT_RE.finditer(text)]
 
 
+Signal = tuple[str, str, str]  # (source, number, where)
+HOME_RELS = frozenset({"home", "start", "top"})
+_TITLED_LINKS = etree.XPath("//a[@href][@title or .//img[@alt]]")
+_HEAD_LINKS = etree.XPath("//head/link[@rel][@title]")
+
+
+def home_link_texts(root: etree._Element, base_url: str, home: frozenset[str]
+                    ) -> list[tuple[str, str]]:
+    """(where, text) of what links to the site's home page say besides their text: the
+    `title` attribute and a logo's `alt` (only links carrying one are looked at), and the
+    `title` of `<link rel="home|start|top">` in the head."""
+    found: list[tuple[str, str]] = []
+    for a in _TITLED_LINKS(root):
+        href = (a.get("href") or "").split("#", 1)[0]
+        if href and urljoin(base_url, href) in home:
+            if title := a.get("title"):
+                found.append(("home link title", title))
+            found.extend(("home logo alt", alt) for alt in a.xpath(".//img/@alt") if alt)
+    for link in _HEAD_LINKS(root):
+        if HOME_RELS & set((link.get("rel") or "").lower().split()):
+            found.append(("head link title", link.get("title") or ""))
+    return found
+
+
+_VERSION_TEXT = etree.XPath("//body//text()[contains(translate(., 'VERSION', 'version'),"
+                            " 'version')]")
+# A short text labelled as a version: "Version: 2.1", "Library Version: 4.8.3" (gi-docgen's
+# namespace box). Not "New in version 3.2:" (Sphinx notes name when a feature came), nor an
+# interface's version ("API Version: 4.0", the GIR namespace Gsk-4.0; an ABI version): that
+# names the interface a release implements, not the release documented.
+LABEL_RE = re.compile(r"^((?:[\w.-]+\s+){0,2})version\s*:\s*(v?\d[\w.\-]*)$", re.IGNORECASE)
+INTERFACE_WORDS = frozenset({"api", "abi"})
+MAX_LABELS = 20  # text nodes naming "version" read per page
+
+
+def _version_labels(root: etree._Element) -> list[str]:
+    """Texts of short elements that label a version, wherever the page shows them."""
+    out = []
+    for node in _VERSION_TEXT(root)[:MAX_LABELS]:
+        parent = node.getparent()
+        if parent is None or len(parent) > 2:
+            continue
+        text = " ".join("".join(parent.itertext()).split())
+        match = LABEL_RE.match(text) if len(text) <= MAX_LABEL_CHARS else None
+        if match and not INTERFACE_WORDS & set(match.group(1).lower().split()):
+            out.append(text)
+    return out
+
+
+MAX_LABEL_CHARS = 60
+
+
 def page_signals(root: etree._Element, home_texts: Iterable[str],
                  scope: Iterable[str] = (), *, classes: Iterable[str] = (),
-                 ids: Iterable[str] = ()) -> set[tuple[str, str]]:
-    """(source, number) pairs a page shows where a site shows its version.
+                 ids: Iterable[str] = (), home_attributes: Iterable[tuple[str, str]] = (),
+                 ) -> set[Signal]:
+    """(source, number, where) of what a page shows where a site shows its version.
 
     `home_texts`: texts of the page's links to the site's home page (the caller has the
-    page's resolved links); `scope`: bare numbers of the start directory, which also count
-    when the title writes them bare ("(Product 17 & Kit 17)" under `/product/17/`);
-    `classes`, `ids`: the page's class tokens and ids (`DocIndex`)."""
-    found: set[tuple[str, str]] = set()
+    page's resolved links); `home_attributes`: (where, text) pairs of `home_link_texts`;
+    `scope`: bare numbers of the start directory, which also count when the title writes
+    them bare ("(Product 17 & Kit 17)" under `/product/17/`); `classes`, `ids`: the page's
+    class tokens and ids (`DocIndex`)."""
+    found: set[Signal] = set()
     for title in _first_title(root):
         text = " ".join(title.itertext())
-        found.update(("title", n) for n in _numbers(text))
+        found.update(("title", n, "page title") for n in _numbers(text))
         words = set(_WORD_NUMBER.findall(text))
-        found.update(("title", n) for n in scope if n in words)
-    for text in home_texts:
+        found.update(("title", n, "page title") for n in scope if n in words)
+    chrome = [*(("home link text", t) for t in home_texts), *home_attributes]
+    for where, text in chrome:
         if len(text) <= MAX_CHROME_CHARS:
-            found.update(("sidebar", n) for n in _numbers(text))
+            found.update(("sidebar", n, where) for n in _numbers(text))
+    for text in _version_labels(root):
+        found.update(("sidebar", n, "version label") for n in _numbers(text))
     for el in _chrome(root, classes, ids)[:10]:
         if el.tag in ("html", "body") or len(el) > MAX_CHROME_CHILDREN:
             continue
         text = " ".join("".join(el.itertext()).split())
         if text and len(text) <= MAX_CHROME_CHARS:
-            found.update(("sidebar", n) for n in _numbers(text))
+            found.update(("sidebar", n, "version label") for n in _numbers(text))
     return found
 
 
@@ -140,6 +203,7 @@ def home_urls(site_url: str) -> frozenset[str]:
 class SiteSignal:
     source: str
     value: str
+    where: str
 
 
 class SiteVersions:
@@ -151,8 +215,8 @@ class SiteVersions:
         self.scope = scope_numbers(site_url)
         self.home = home_urls(site_url)
         self.pages = 0
-        self.counts: dict[tuple[str, str], int] = {}
-        self.established: set[tuple[str, str]] = set()  # signals that were shared enough
+        self.counts: dict[Signal, int] = {}
+        self.established: set[Signal] = set()  # signals that were shared enough
         self._cached: list[VersionEvidence] | None = None
         self.offered = 0  # pages offered to `wants_page`
 
@@ -161,7 +225,7 @@ class SiteVersions:
         self.offered += 1
         return self.pages < FULL_PAGES or self.offered % SAMPLE_EVERY == 0
 
-    def observe(self, signals: set[tuple[str, str]]) -> None:
+    def observe(self, signals: set[Signal]) -> None:
         """Count one page's signals (each page read once; see `wants_page`)."""
         self.pages += 1
         for key in signals:
@@ -177,25 +241,33 @@ class SiteVersions:
             self._cached = self._evidence()
         return self._cached
 
-    def _evidence(self) -> list[VersionEvidence]:
+    def shown(self) -> list[tuple[SiteSignal, int]]:
+        """Signals most pages show (shared enough to count), whether or not they agree
+        with each other, with the pages that show each: what the template states."""
         if self.pages < self.min_pages:
             return []
         need, keep = self.share * self.pages, KEEP_SHARE * self.pages
         for key, n in self.counts.items():
             if n >= need:
                 self.established.add(key)
+        return [(SiteSignal(*key), n) for key, n in self.counts.items()
+                if n >= need or (key in self.established and n >= keep)]
+
+    def _evidence(self) -> list[VersionEvidence]:
         # Pages that do not show the signal (source listings, an index) may follow a run
         # of pages that do: a signal once shared stays while half the pages show it.
-        shared = [SiteSignal(s, v) for (s, v), n in self.counts.items()
-                  if n >= need or ((s, v) in self.established and n >= keep)]
+        shared = [signal for signal, _ in self.shown()]
         if not shared or any(not numbers_agree(a.value, b.value) for a in shared for b in shared):
             return []
-        shared.sort(key=lambda sig: (sig.source != "title", -len(sig.value), sig.value))
-        found = [VersionEvidence(sig.source, sig.value, site=True) for sig in shared]
+        shared.sort(key=lambda sig: (sig.source != "title", -len(sig.value), sig.value,
+                                     sig.where))
+        found = [VersionEvidence(sig.source, sig.value, site=True, where=sig.where or None)
+                 for sig in shared]
         for number in self.scope:
             dotted = number.replace("_", ".")
             if all(numbers_agree(dotted, sig.value) for sig in shared):
-                found.insert(0, VersionEvidence("url", number, site=True))
+                found.insert(0, VersionEvidence("url", number, site=True,
+                                                where="start directory"))
                 break
         return found
 
@@ -208,8 +280,8 @@ class SiteVersions:
         own = version.evidence
         if any(not _compatible(e.value, s.value) for e in own for s in site):
             return version, warnings
-        known = {(e.source, e.value) for e in own}
-        added = [s for s in site if (s.source, s.value) not in known]
+        known = {(e.source, e.value, e.where) for e in own}
+        added = [s for s in site if (s.source, s.value, s.where) not in known]
         if not added:
             return version, warnings
         merged = [*[s for s in added if s.source == "url"], *own,
@@ -222,15 +294,18 @@ class SiteVersions:
 
     def state(self) -> dict[str, Any]:
         return {"pages": self.pages,
-                "counts": [[s, v, n] for (s, v), n in self.counts.items()],
-                "established": [[s, v] for s, v in sorted(self.established)]}
+                "counts": [[s, v, n, w] for (s, v, w), n in self.counts.items()],
+                "established": [[s, v, w] for s, v, w in sorted(self.established)]}
 
     def restore(self, state: dict[str, Any]) -> None:
-        """Continue from a saved state (bad or missing fields are ignored)."""
+        """Continue from a saved state (bad or missing fields are ignored; a state saved
+        before signals kept their place reads as `where` unknown)."""
         try:
             pages = int(state.get("pages", 0))
-            counts = {(str(s), str(v)): int(n) for s, v, n in state.get("counts", [])}
-            established = {(str(s), str(v)) for s, v in state.get("established", [])}
+            counts = {(str(s), str(v), str(rest[0]) if rest else ""): int(n)
+                      for s, v, n, *rest in state.get("counts", [])}
+            established = {(str(s), str(v), str(rest[0]) if rest else "")
+                           for s, v, *rest in state.get("established", [])}
         except (TypeError, ValueError):
             return
         self.pages, self.counts, self._cached = pages, counts, None

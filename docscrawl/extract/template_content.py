@@ -9,6 +9,9 @@ they rendered (`without_blocks`): the page is never rendered twice.
 from __future__ import annotations
 
 import dataclasses
+import json
+import re
+from collections.abc import Iterable
 
 from lxml import etree
 
@@ -24,7 +27,9 @@ from docscrawl.extract.template_table import (
     template_blocks,
 )
 
-__all__ = ["TEMPLATE_WARNING", "Dropped", "placed", "template_elements", "template_warning",
+__all__ = ["TEMPLATE_WARNING", "Dropped", "TemplateNotice", "common_path", "content_root",
+           "locator_css", "own_content_root",
+           "placed", "template_elements", "template_fix", "template_warning",
            "with_template_regions", "without_blocks"]
 
 Dropped = dict[etree._Element, tuple[TemplateBlock, Region]]
@@ -187,3 +192,104 @@ def placed(links: list[Link], left_out: list[Link], dropped: Dropped) -> list[Li
             link.heading_path = list(source.heading_path)
             link.container_label = link.container_label or source.container_label
     return links
+
+
+# -- naming the fix: the element that holds a page's own content ------------------------
+
+def common_path(locators: Iterable[str], *, inclusive: bool = False) -> str:
+    """The deepest element locator holding every one of `locators` (XPath paths from the
+    root): blocks are held by their parent (a single block's locator gives its parent);
+    `inclusive` elements may hold themselves (the roots of several pages' content)."""
+    parts = [p.split("/") for p in locators]
+    if not parts:
+        return ""
+    common: list[str] = []
+    for steps in zip(*parts, strict=False):
+        if len(set(steps)) != 1:
+            break
+        common.append(steps[0])
+    if not inclusive and len(common) == min(len(p) for p in parts):
+        common = common[:-1]
+    return "/".join(common)
+
+
+def content_root(roots: Iterable[str | None], main_locator: str | None) -> str | None:
+    """The deepest element holding the own content (`own_content_root`) of more than half
+    the pages voting, when it is deeper than the main element: a page unlike the others
+    (an index that is all menus) does not hide what most pages share."""
+    votes = [r for r in roots if r]
+    main = main_locator or ""
+    held: dict[str, int] = {}
+    for root in votes:
+        path = root
+        while path.startswith(main + "/"):
+            held[path] = held.get(path, 0) + 1
+            path = path.rpartition("/")[0]
+    best = [p for p, n in held.items() if n * 2 > len(votes)]
+    return max(best, key=lambda p: p.count("/"), default=None)
+
+
+def own_content_root(blocks: Iterable[Block]) -> str | None:
+    """The element holding every block of the page's own with text (None: no such block)."""
+    return common_path(b.locator for b in blocks if b.text_chars and b.locator) or None
+
+
+_STEP = re.compile(r"^([A-Za-z][\w-]*)(?:\[(\d+)\])?$")
+
+
+def locator_css(locator: str) -> str | None:
+    """`/html/body/div/div[2]` as `html > body > div:nth-of-type(1) > div:nth-of-type(2)`
+    (an XPath position counts siblings of the same tag, as `nth-of-type` does): a site
+    profile's `main` selector for the element."""
+    steps = []
+    for step in locator.strip("/").split("/"):
+        match = _STEP.match(step)
+        if not match:
+            return None
+        tag, position = match.groups()
+        steps.append(tag if tag in ("html", "body") else f"{tag}:nth-of-type({position or 1})")
+    return " > ".join(steps) or None
+
+
+def template_fix(selector: str | None) -> str:
+    """What to do about a site template inside the main content: one sentence, said by
+    the crawl's warning and by `docscrawl check`'s template leak."""
+    profile = json.dumps({"selectors": {"main": selector or "CSS"}})
+    return ("give the crawl a site profile, -a config=FILE holding " + profile
+            + ("" if selector else ", CSS naming the element of the pages' own content")
+            + " (docs/extraction-rules.md, Site profile)")
+
+
+class TemplateNotice:
+    """The crawl's one warning about a template inside the main content: fed the first
+    pages judged by the frozen table (`add`), it says (`message`) whether most of them
+    had template blocks around one element holding their own content, and names a site
+    profile `main` selector for it (with it the template stays out without learning)."""
+
+    def __init__(self, min_pages: int) -> None:
+        self.min_pages = min_pages
+        self.judged = 0
+        self.roots: list[str | None] = []  # own-content roots of the pages with template
+        self.example: str | None = None
+        self.main: str | None = None
+
+    def add(self, url: str, blocks: Iterable[Block], warnings: Iterable[ExtractionWarning],
+            main_locator: str | None) -> None:
+        self.judged += 1
+        if any(w.code == TEMPLATE_WARNING for w in warnings):
+            self.roots.append(own_content_root(blocks))
+            self.example = self.example or url
+            self.main = self.main or main_locator
+
+    def message(self) -> str | None:
+        """The warning, or None (too few pages, template on too few, no such element)."""
+        if self.judged < self.min_pages or len(self.roots) * 2 < self.judged:
+            return None
+        root = content_root(self.roots, self.main)
+        selector = locator_css(root) if root else None
+        if selector is None:  # repeated prose between the page's own blocks: no profile helps
+            return None
+        return (f"{len(self.roots)} of the first {self.judged} pages have the site's template "
+                f"inside their main content (e.g. {self.example}); its repeated blocks are "
+                f"left out (template_in_main); to keep it out without learning it, "
+                + template_fix(selector))

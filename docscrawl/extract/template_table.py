@@ -16,7 +16,13 @@ The signatures of a block:
   to each page's own counterpart);
 - shape, for short link-dominated blocks other than headings only: its kind, the tag
   path from the main element without positions, and its position from the edge (a
-  previous/next bar whose link texts change on every page keeps its place and shape).
+  previous/next bar whose link texts change on every page keeps its place and shape);
+- items, for a link-dominated list: the content and text signatures of each top-level
+  item. A menu bar written as one list mixes items every page repeats with items of the
+  page's own (Node.js's API docs: a version label, the site index, other versions and an
+  edit link around a picker holding the page's own table of contents), so the list as a
+  whole repeats nowhere; it is template when at least two thirds of its items (two or
+  more) are (`ITEM_SHARE`).
 
 The table is fed once per page (`observe`, idempotent per page), read by pure extractors
 (`is_template`), kept in the crawl state (`docscrawl.incremental.site_model.SiteModel`), shared by
@@ -40,8 +46,8 @@ from typing import Any, Protocol
 
 from docscrawl.extract.model import Block
 
-__all__ = ["SharedCounts", "TemplateBlock", "TemplateTable", "page_key", "page_signatures",
-           "sign_blocks", "template_blocks"]
+__all__ = ["SharedCounts", "Signed", "TemplateBlock", "TemplateTable", "list_items", "page_key",
+           "page_signatures", "sign_blocks", "template_blocks"]
 
 EDGE_BLOCKS = 32  # blocks at each end of the main content that are signed
 INNER_KINDS = frozenset({"paragraph", "list", "callout", "blockquote", "other"})
@@ -92,6 +98,37 @@ def block_signatures(block: Block, edges: tuple[str, ...],
     return tuple(signatures)
 
 
+ITEM_SHARE = 2 / 3  # template items a link-dominated list needs to be template
+_ITEM_START = re.compile(r"^(?:[-*+]|\d+[.)])\s")
+
+
+def list_items(markdown: str) -> list[str]:
+    """The top-level items of a list block's Markdown (nested items stay in theirs)."""
+    items: list[list[str]] = []
+    for line in markdown.splitlines():
+        if _ITEM_START.match(line) or not items:
+            items.append([line])
+        else:
+            items[-1].append(line)
+    return [_WS.sub(" ", "\n".join(item)).strip() for item in items]
+
+
+def item_signatures(block: Block) -> tuple[tuple[int, ...], ...]:
+    """The signatures of each top-level item of a link-dominated list (else none)."""
+    if block.kind != "list" or "](" not in block.markdown:
+        return ()
+    items = list_items(block.markdown)
+    if len(items) < 2 or link_share(_WS.sub(" ", block.markdown))[1] < SHAPE_LINK_SHARE:
+        return ()
+    out = []
+    for item in items:
+        signatures = [_digest("i", item)]
+        if "](" in item:
+            signatures.append(_digest("it", _LINK.sub(r"\1", item)))
+        out.append(tuple(signatures))
+    return tuple(out)
+
+
 def _signed(blocks: list[Block]) -> list[tuple[tuple[str, ...], Block]]:
     """The blocks that are signed, with their places from each end: those within
     EDGE_BLOCKS of either end, and prose blocks between them (`_inner_candidate`)."""
@@ -112,18 +149,30 @@ def _inner_candidate(block: Block) -> bool:
     return block.kind in INNER_KINDS and block.text_chars >= INNER_MIN_CHARS
 
 
-Signed = dict[int, tuple[int, ...]]  # block ordinal -> its signatures
+class Signed(dict[int, tuple[int, ...]]):
+    """Block ordinal -> the block's signatures; `by_item`: ordinal -> the signatures of
+    each item of a list block (`item_signatures`)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.by_item: dict[int, tuple[tuple[int, ...], ...]] = {}
 
 
 def sign_blocks(blocks: list[Block], main_locator: str | None) -> Signed:
     """The signatures of a page's signed blocks, computed once per page."""
-    return {block.ordinal: block_signatures(block, edges, main_locator)
-            for edges, block in _signed(blocks)}
+    signed = Signed()
+    for edges, block in _signed(blocks):
+        signed[block.ordinal] = block_signatures(block, edges, main_locator)
+        if items := item_signatures(block):
+            signed.by_item[block.ordinal] = items
+    return signed
 
 
 def page_signatures(signed: Signed) -> list[int]:
     """Distinct signatures of a page (what the TemplateTable counts)."""
-    return list(dict.fromkeys(s for signatures in signed.values() for s in signatures))
+    items = (s for per_block in signed.by_item.values() for item in per_block for s in item)
+    blocks = (s for signatures in signed.values() for s in signatures)
+    return list(dict.fromkeys([*blocks, *items]))
 
 
 @dataclass(frozen=True, slots=True)
@@ -308,6 +357,10 @@ def template_blocks(blocks: list[Block], signed: Signed,
             if model.is_template(signature):
                 verdicts[ordinal] = signature
                 break
+        else:
+            if ordinal in signed.by_item and (found := _template_items(signed.by_item[ordinal],
+                                                                       model)):
+                verdicts[ordinal] = found
     if not verdicts:
         return []
     lead = 0
@@ -324,3 +377,12 @@ def template_blocks(blocks: list[Block], signed: Signed,
         for i, block in enumerate(blocks)
         if block.ordinal in verdicts and (i < lead or i >= trail or _inner_candidate(block))
     ]
+
+
+def _template_items(items: tuple[tuple[int, ...], ...], model: TemplateTable) -> int | None:
+    """A template signature of a list most of whose items are template, else None."""
+    found = [next((s for s in item if model.is_template(s)), None) for item in items]
+    hits = [s for s in found if s is not None]
+    if len(hits) >= 2 and len(hits) >= ITEM_SHARE * len(items):
+        return max(hits, key=model.count)
+    return None

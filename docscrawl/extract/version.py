@@ -281,5 +281,6 @@ def page_version_key(evidence: list[VersionEvidence], url: str) -> str | None:
 
 def evidence_of(version: dict[str, Any] | None) -> list[VersionEvidence]:
     """The evidence of a written record's `version` object."""
-    return [VersionEvidence(str(e.get("source")), str(e.get("value")), site=bool(e.get("site")))
+    return [VersionEvidence(str(e.get("source")), str(e.get("value")), site=bool(e.get("site")),
+                            where=str(e["where"]) if e.get("where") else None)
             for e in (version or {}).get("evidence") or [] if isinstance(e, dict)]

@@ -23,7 +23,8 @@ from docscrawl.crawl.template_warmup import Warmup
 from docscrawl.extract.model import PageExtract
 from docscrawl.extract.page import extract_page
 from docscrawl.extract.quality import soft_404_reason
-from docscrawl.extract.site_versions import page_signals
+from docscrawl.extract.site_versions import home_link_texts, page_signals
+from docscrawl.extract.template_content import TemplateNotice
 from docscrawl.extract.template_table import TemplateTable
 from docscrawl.pipelines.base import SessionPipeline
 
@@ -32,6 +33,7 @@ logger = logging.getLogger(__name__)
 QUIET_SECONDS = 2.0  # held pages are released when no page arrived for this long...
 CHECK_SECONDS = 0.5  # ... and the downloader is idle (checked this often)
 MAX_HELD = 48  # pages held at most while the sample is incomplete (then: give up)
+TEMPLATE_WARN_AFTER = 12  # pages judged by the frozen table before the template warning
 
 
 class ExtractPipeline(SessionPipeline):
@@ -44,6 +46,7 @@ class ExtractPipeline(SessionPipeline):
         self._last_arrival = 0.0
         self._loop: task.LoopingCall | None = None
         self._warmup: Warmup | None = None
+        self._notice: TemplateNotice | None = None  # the first pages the frozen table judged
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -53,6 +56,8 @@ class ExtractPipeline(SessionPipeline):
         if self._held:
             self.warm.give_up()
         self._release()
+        if self._notice is not None and self._notice.judged < TEMPLATE_WARN_AFTER:
+            self._template_warning()
 
     @property
     def template_table(self) -> TemplateTable:
@@ -86,6 +91,8 @@ class ExtractPipeline(SessionPipeline):
                 self._watch()
                 await maybe_deferred_to_future(waiter)
         item.extract = self._extract(item, model)
+        if model.frozen and (self._notice is None or self._notice.judged < TEMPLATE_WARN_AFTER):
+            self._note_template(item.extract, item.final_url)
         self._site_version(item.root, item.structure, item.extract, item.final_url)
         item.root = item.structure = None  # the tree is no longer needed: free it early
         extract = item.extract
@@ -96,6 +103,18 @@ class ExtractPipeline(SessionPipeline):
             raise DropItem(f"soft 404 {item.final_url}", log_level="DEBUG")
         return item
 
+    def _note_template(self, extract: PageExtract, url: str) -> None:
+        """Feed the template notice the first pages judged by the frozen table; warn once
+        (after TEMPLATE_WARN_AFTER pages, or at the end of a smaller crawl)."""
+        notice = self._notice = self._notice or TemplateNotice(self.template_table.min_pages)
+        notice.add(url, extract.blocks, extract.warnings, extract.main_locator)
+        if notice.judged == TEMPLATE_WARN_AFTER:
+            self._template_warning()
+
+    def _template_warning(self) -> None:
+        if self._notice is not None and (message := self._notice.message()):
+            logger.warning("docscrawl: %s", message)
+
     def _site_version(self, root: Any, structure: Any, extract: PageExtract, url: str) -> None:
         """Feed the page's version signals to the site's model, then add what every page
         shares to this page's version (`docscrawl.extract.site_versions`)."""
@@ -103,9 +122,11 @@ class ExtractPipeline(SessionPipeline):
         if site.wants_page():
             homes = (link.text for link in extract.links if link.url in site.home)
             index = structure.index if structure is not None else None
+            base = structure.base_url if structure is not None else url
             site.observe(page_signals(root, homes, site.scope,
                                       classes=index.classes if index is not None else (),
-                                      ids=index.ids if index is not None else ()))
+                                      ids=index.ids if index is not None else (),
+                                      home_attributes=home_link_texts(root, base, site.home)))
         extract.version, extract.warnings = site.apply(extract.version, extract.warnings)
         self.session.site_observed(url)
 

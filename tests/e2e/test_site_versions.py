@@ -1,7 +1,10 @@
 """Site-level versions and version-aware deduplication, crawled over a real HTTP server.
 
-Fixture sites (fixtures/sites/versions/, hand-written): a DocBook manual under a bare
-numeric directory whose every page links home as "Acme 16.2 Documentation"; a Javadoc tree
+Fixture sites (fixtures/sites/versions/): a DocBook manual built by docbook-xsl under a bare
+numeric directory whose every page's head links home as "Acme 16.2 Documentation"
+(fixtures/sources/docbook/); PostgreSQL 15's manual (Debian's postgresql-doc-15), whose
+every page links home as `<a accesskey="h" title="PostgreSQL 15.x Documentation">Home</a>`;
+hand-written: a Javadoc tree
 under `/acme/17/docs/api/` whose every title ends "(Acme SE 17 & Kit 17)"; a Docusaurus
 site with three versions (latest at /docs/, /docs/next/, /docs/2.x/) whose introduction
 page has the same text in every version.
@@ -47,6 +50,54 @@ def test_a_signal_every_page_shares_versions_every_page(
         assert {e["source"] for e in version["evidence"] if e["site"]} >= {"url"}
     chunks = read_jsonl(tmp_path / "out" / "chunks.jsonl")
     assert chunks and all(c["metadata"]["version"] == value for c in chunks)
+
+
+POSTGRES = Path("/usr/share/doc/postgresql-doc-15/html")
+
+
+def test_a_version_in_the_template_home_link_versions_every_page(tmp_path: Path) -> None:
+    """Real docbook-xsl output: no page names its version where a page-level rule reads;
+    the home link's `title` on every page does, and the evidence says so."""
+    if not POSTGRES.is_dir():
+        pytest.skip(f"{POSTGRES} is not installed (apt-get install postgresql-doc-15)")
+    (tmp_path / "site" / "docs").mkdir(parents=True)
+    (tmp_path / "site" / "docs" / "15").symlink_to(POSTGRES)
+    with StaticSite(tmp_path / "site") as server:
+        result = run_crawl(server.url + "/docs/15/", tmp_path / "out", "render=never",
+                           "max_pages=40")
+    assert result.returncode == 0, result.stderr[-2000:]
+    out = CrawlOutput(tmp_path / "out", result)
+    assert len(out.pages) == 40
+    for page in out.pages:
+        version = page["version"]
+        assert version["status"] == "consistent", page["final_url"]
+        assert version["value"].startswith("15."), page["final_url"]
+        wheres = {e["where"] for e in version["evidence"] if e["site"]}
+        assert "start directory" in wheres, page["final_url"]
+        assert wheres & {"home link title", "page title"}, page["final_url"]
+
+
+FLASK = Path("/usr/share/doc/python-flask-doc/html")
+
+
+def test_a_sphinx_theme_states_its_version_in_the_home_link(tmp_path: Path) -> None:
+    """Sphinx (Pallets theme, Debian's python-flask-doc): the relbar's home link reads
+    "Flask Documentation (2.2.x)" on every page; the evidence names that place."""
+    if not FLASK.is_dir():
+        pytest.skip(f"{FLASK} is not installed (apt-get install python-flask-doc)")
+    (tmp_path / "site" / "en").mkdir(parents=True)
+    (tmp_path / "site" / "en" / "2.2.x").symlink_to(FLASK)
+    with StaticSite(tmp_path / "site") as server:
+        result = run_crawl(server.url + "/en/2.2.x/", tmp_path / "out", "render=never",
+                           "max_pages=20")
+    assert result.returncode == 0, result.stderr[-2000:]
+    out = CrawlOutput(tmp_path / "out", result)
+    assert len(out.pages) == 20
+    for page in out.pages:
+        version = page["version"]
+        assert (version["value"], version["status"]) == ("2.2.x", "consistent")
+        site = {(e["source"], e["where"]) for e in version["evidence"] if e["site"]}
+        assert ("sidebar", "home link text") in site, page["final_url"]
 
 
 def test_the_model_is_kept_for_the_next_crawl(versions_site: FixtureServer,

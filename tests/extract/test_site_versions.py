@@ -4,42 +4,77 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from docscrawl.extract.model import VersionEvidence, VersionInfo
-from docscrawl.extract.site_versions import SiteVersions, page_signals
+from docscrawl.extract.site_versions import SiteVersions, home_link_texts, page_signals
 from docscrawl.extract.tree import html_root
 from docscrawl.extract.version import detect_version
 
 SITES = Path(__file__).resolve().parents[2] / "fixtures" / "sites" / "versions"
 
 
-def _page(path: Path) -> tuple[set[tuple[str, str]], VersionInfo]:
-    root = html_root(path.read_text(encoding="utf-8"), "http://d.test/")
+def _page(path: Path, url: str = "http://d.test/x.html"
+          ) -> tuple[set[tuple[str, str, str]], VersionInfo]:
+    root = html_root(path.read_text(encoding="utf-8"), url)
     homes = ["".join(a.itertext()) for a in root.iter("a") if a.get("href") == "index.html"]
-    return page_signals(root, homes, ("16", "17")), detect_version(root, "http://d.test/", None)[0]
+    attributes = home_link_texts(root, url, frozenset({"http://d.test/index.html"}))
+    return (page_signals(root, homes, ("16", "17"), home_attributes=attributes),
+            detect_version(root, url, None)[0])
 
 
 def test_docbook_home_link_and_javadoc_title_suffix_are_shared_signals() -> None:
-    docbook, _ = _page(SITES / "docbook/docs/16/install.html")
+    """docbook-xsl's own output names the book's version only in the head's
+    `<link rel="home" title=...>`; the page alone has no version."""
+    docbook, alone = _page(SITES / "docbook/docs/16/install.html")
     javadoc, _ = _page(SITES / "javadoc/acme/17/docs/api/acme/widgets/Widget.html")
-    assert ("sidebar", "16.2") in docbook
-    assert ("title", "17") in javadoc
+    assert docbook == {("sidebar", "16.2", "head link title")}
+    assert alone.status == "unversioned"
+    assert ("title", "17", "page title") in javadoc
+
+
+POSTGRES = Path("/usr/share/doc/postgresql-doc-15/html")
+
+
+def test_postgres_home_link_title_is_a_shared_signal() -> None:
+    """PostgreSQL's docbook-xsl navheader links home as `<a accesskey="h"
+    title="PostgreSQL 15.x Documentation">Home</a>` (Debian's postgresql-doc-15)."""
+    page = POSTGRES / "tutorial-start.html"
+    if not page.exists():
+        pytest.skip(f"{page} is not installed (apt-get install postgresql-doc-15)")
+    signals, alone = _page(page)
+    assert alone.status == "unversioned"
+    [(source, number, where)] = signals
+    assert (source, where) == ("sidebar", "home link title") and number.startswith("15.")
+
+
+def test_a_logo_alt_in_a_home_link_counts_and_other_links_do_not() -> None:
+    html = ('<html><head><title>Intro</title></head><body>'
+            '<a href="../index.html"><img src="logo.png" alt="Acme 3.4 logo"></a>'
+            '<a href="other.html" title="Acme 9.9 notes">Notes</a></body></html>')
+    root = html_root(html, "http://d.test/guide/intro.html")
+    found = home_link_texts(root, "http://d.test/guide/intro.html",
+                            frozenset({"http://d.test/index.html"}))
+    assert found == [("home logo alt", "Acme 3.4 logo")]
+    assert page_signals(root, [], home_attributes=found) == {("sidebar", "3.4", "home logo alt")}
 
 
 def test_a_signal_counts_once_most_pages_show_it() -> None:
     site = SiteVersions("http://d.test/docs/16/")
     for _ in range(2):
-        site.observe({("sidebar", "16.2")})
+        site.observe({("sidebar", "16.2", "home link text")})
     assert site.evidence() == []  # too few pages yet
-    site.observe({("sidebar", "16.2")})
-    assert [(e.source, e.value, e.site) for e in site.evidence()] == [
-        ("url", "16", True), ("sidebar", "16.2", True)]
+    site.observe({("sidebar", "16.2", "home link text")})
+    assert [(e.source, e.value, e.site, e.where) for e in site.evidence()] == [
+        ("url", "16", True, "start directory"), ("sidebar", "16.2", True, "home link text")]
     for _ in range(3):
         site.observe(set())
     assert site.evidence()  # once shared, kept while half of the pages show it
     site.observe(set())
     assert site.evidence() == []  # shown by 3 pages of 7: not a site signal any more
     fresh = SiteVersions("http://d.test/docs/16/")
-    for signals in ({("sidebar", "16.2")}, set(), set(), {("sidebar", "16.2")}):
+    shown = {("sidebar", "16.2", "home link text")}
+    for signals in (shown, set(), set(), shown):
         fresh.observe(signals)
     assert fresh.evidence() == []  # never shared by 80% of the pages
 
@@ -47,11 +82,11 @@ def test_a_signal_counts_once_most_pages_show_it() -> None:
 def test_disagreeing_signals_cancel_out_and_pages_keep_their_own_version() -> None:
     site = SiteVersions("http://d.test/docs/")
     for _ in range(4):
-        site.observe({("title", "2.0"), ("sidebar", "3.1")})
+        site.observe({("title", "2.0", "page title"), ("sidebar", "3.1", "version label")})
     assert site.evidence() == []
     site = SiteVersions("http://d.test/docs/")
     for _ in range(4):
-        site.observe({("title", "3.1")})
+        site.observe({("title", "3.1", "page title")})
     next_page = VersionInfo("next", "inferred", [VersionEvidence("url", "next")])
     assert site.apply(next_page, [])[0] is next_page
     older = VersionInfo("2.0", "inferred", [VersionEvidence("url", "2.0")])
@@ -66,7 +101,7 @@ def test_disagreeing_signals_cancel_out_and_pages_keep_their_own_version() -> No
 def test_slug_of_a_release_series_agrees_and_the_state_round_trips() -> None:
     site = SiteVersions("http://d.test/en/14/")
     for _ in range(3):
-        site.observe({("title", "1.4")})
+        site.observe({("title", "1.4", "page title")})
     info, _ = site.apply(VersionInfo(), [])
     assert (info.value, info.status) == ("1.4", "consistent")
     again = SiteVersions("http://d.test/en/14/")
@@ -74,3 +109,32 @@ def test_slug_of_a_release_series_agrees_and_the_state_round_trips() -> None:
     assert again.evidence() == site.evidence()
     again.restore({"pages": "x"})  # a damaged state is ignored
     assert again.evidence() == site.evidence()
+    older = SiteVersions("http://d.test/en/14/")  # saved before signals kept their place
+    older.restore({"pages": 3, "counts": [["title", "1.4", 3]]})
+    assert [(e.source, e.value, e.where) for e in older.evidence()] == [
+        ("url", "14", "start directory"), ("title", "1.4", None)]
+
+
+GSK = Path("/usr/share/doc/libgtk-4-doc/gsk4/class.BroadwayRenderer.html")
+SCRAPY = Path("/usr/share/doc/python-scrapy-doc/html/topics/commands.html")
+
+
+def test_labelled_versions_are_read_and_feature_notes_are_not() -> None:
+    """gi-docgen's namespace box labels the release ("Library Version: 4.8.3") and the
+    interface it implements ("API Version: 4.0", not the documentation's version); Sphinx's
+    "New in version 2.1:" notes are not labels."""
+    if not GSK.exists() or not SCRAPY.exists():
+        pytest.skip("libgtk-4-doc or python-scrapy-doc is not installed")
+    gsk = page_signals(html_root(GSK.read_text(encoding="utf-8")), [])
+    assert gsk == {("sidebar", "4.8.3", "version label")}
+    notes = page_signals(html_root(SCRAPY.read_text(encoding="utf-8")), [])
+    assert "New in version" in SCRAPY.read_text(encoding="utf-8")
+    assert {where for _, _, where in notes} <= {"page title"}
+    site = SiteVersions("http://d.test/gsk4/")
+    for _ in range(4):
+        site.observe(gsk)
+    assert [(e.value, e.where) for e in site.evidence()] == [("4.8.3", "version label")]
+    two = SiteVersions("http://d.test/gsk4/")
+    for _ in range(4):
+        two.observe({("sidebar", "4.8.3", "version label"), ("sidebar", "5.0", "version label")})
+    assert two.evidence() == [] and len(two.shown()) == 2  # disagreeing: never a guess

@@ -2,19 +2,31 @@
 
 Two generator families built from hand-written fixtures (tests/template_sites.py): a
 Sphinx theme with its header and footer inside the article element, and a book generator
-whose menu bar (the book title as h1) and a banner sit inside the chosen main element.
+whose menu bar (the book title as h1) and a banner sit inside the chosen main element; and
+Node.js 18's own generator (fixtures/sites/nodejs/, real pages), whose header menu list
+repeats item by item but not as a whole.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from docscrawl.extract.markdown import render_main
-from docscrawl.extract.model import Block
+from docscrawl.extract.model import Block, ExtractionWarning
 from docscrawl.extract.page import extract_page, page_structure
-from docscrawl.extract.template_content import template_elements, without_blocks
+from docscrawl.extract.template_content import (
+    TEMPLATE_WARNING,
+    TemplateNotice,
+    content_root,
+    locator_css,
+    template_elements,
+    without_blocks,
+)
 from docscrawl.extract.template_table import (
     TemplateTable,
+    list_items,
     page_signatures,
     sign_blocks,
     template_blocks,
@@ -188,3 +200,57 @@ def test_a_link_in_a_left_out_block_keeps_where_it_sits() -> None:
     assert read_more.heading_path == ["Struct Type20", "Trait Implementations"]
     (own,) = [link for link in page.links if link.text == "Type21"]
     assert own.region == "main_content" and own.heading_path == read_more.heading_path
+
+
+NODE = Path(__file__).resolve().parents[2] / "fixtures/sites/nodejs/docs/latest-v18.x/api"
+
+
+def test_a_menu_list_most_of_whose_items_repeat_is_template() -> None:
+    """Node.js 18's header list: its items but the page's own TOC picker repeat, so the
+    list as a whole repeats nowhere; item by item it is template."""
+    pages = {p.name: html_root(p.read_text(encoding="utf-8")) for p in sorted(NODE.glob("*.html"))
+             if p.name != "index.html"}
+    base = "http://127.0.0.1/docs/latest-v18.x/api/"
+    model = TemplateTable()
+    for name, root in pages.items():
+        model.observe(extract_page(root, base + name).signatures)
+    for name, root in pages.items():
+        cold, warm = extract_page(root, base + name), extract_page(root, base + name,
+                                                                   template_table=model)
+        assert "Table of contents" in cold.markdown.split("\n## ", 1)[0], name
+        assert warm.markdown.startswith("## "), (name, warm.markdown[:120])
+        assert "Other versions" not in warm.markdown and "View as JSON" not in warm.markdown
+        assert list_items("- a\n  - b\n\n- [c](x)\n1. d") == ["- a - b", "- [c](x)", "1. d"]
+
+
+def test_the_content_root_most_pages_share_names_a_main_selector() -> None:
+    """The deepest element holding the own content of more than half the pages; a page
+    unlike the others (an index that is all menus) does not hide it; none at the main."""
+    main = "/html/body/div"
+    api = "/html/body/div/div[2]/div"
+    assert content_root([api] * 8 + ["/html", None], main) == api
+    assert content_root([api + "/section[1]"] * 2 + [api + "/section[2]"] * 2, main) == api
+    assert content_root([api, main, main], main) is None
+    assert locator_css(api) == "html > body > div:nth-of-type(1) > div:nth-of-type(2)" \
+        " > div:nth-of-type(1)"
+
+
+def test_the_template_notice_speaks_once_most_pages_share_a_content_element() -> None:
+    """The crawl's warning: most judged pages had template blocks around one element."""
+    def page(locator: str) -> list[Block]:
+        words = "Own words of the page"
+        return [Block(0, "paragraph", words, [], None, locator + "/p", len(words))]
+
+    api = "/html/body/div/div[2]/div"
+    notice = TemplateNotice(min_pages=3)
+    warned = [ExtractionWarning(TEMPLATE_WARNING, "left out")]
+    for i in range(3):
+        notice.add(f"http://d.test/{i}.html", page(api), warned, "/html/body/div")
+    notice.add("http://d.test/plain.html", page(api), [], "/html/body/div")
+    message = notice.message() or ""
+    assert message.startswith("3 of the first 4 pages") and "http://d.test/0.html" in message
+    assert '"main": "html > body > div:nth-of-type(1) > div:nth-of-type(2) > ' in message
+    quiet = TemplateNotice(min_pages=3)
+    for i in range(3):
+        quiet.add(f"http://d.test/{i}.html", page("/html/body/div"), warned, "/html/body/div")
+    assert quiet.message() is None  # the content is the whole main element: no profile helps

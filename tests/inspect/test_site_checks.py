@@ -3,6 +3,7 @@ real crawl cannot produce: 20+ pages, a leaked template, merged versions)."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from docscrawl.inspect.check import run_checks
@@ -85,3 +86,56 @@ def test_code_language_unread_versions_and_cross_version_merges(make_output) -> 
 def test_versions_are_not_judged_on_a_mostly_unversioned_site(make_output) -> None:
     found = checks(make_output, pages(30))
     assert found["version_coverage"]["value"] is None and found["version_coverage"]["passed"]
+
+
+MENU = ["- [Table of contents](#)", "- [Index of every module](index.html)",
+        "- [Other versions of these docs](versions.html)"]
+STABLE = "> Stability: 2 - Stable, a status line"
+
+
+def test_template_leak_counts_runs_and_edges_and_names_the_fix(make_output) -> None:
+    """A lone line repeated between a page's own lines (Node.js's stability status under
+    each title) is content; a run of repeated menu lines is template, and the failure
+    names a `main` selector for the element holding the pages' own blocks."""
+    def markdown(i: int, menu: bool) -> str:
+        own = f"## Module {i}\n\n{STABLE}\n\nWhat module {i} does, in its own words."
+        return "\n\n".join([*MENU, own] if menu else [own]) + "\n"
+
+    clean = pages(30, markdown=lambda i: markdown(i, False))
+    assert checks(make_output, clean)["template_leak"]["value"] == 0
+
+    leaky = pages(30, markdown=lambda i: markdown(i, True))
+    structure = [{"canonical_url": p["canonical_url"], "main_locator": "/html/body/div",
+                  "blocks": [{"markdown": "\n".join(MENU), "text_chars": 80,
+                              "locator": "/html/body/div/div[2]/header/ul"},
+                             {"markdown": p["markdown"].split("\n\n", 3)[3], "text_chars": 60,
+                              "locator": "/html/body/div/div[2]/div/h2"},
+                             {"markdown": "What it does.", "text_chars": 13,
+                              "locator": "/html/body/div/div[2]/div/p"}]} for p in leaky]
+    result = run_checks(OutputDir(make_output("leaky", pages=leaky, structure=structure)))
+    leak = {c["name"]: c for c in result["checks"]}["template_leak"]
+    assert not leak["passed"] and leak["value"] == 1.0
+    assert leak["details"]["main_selector"] == (
+        "html > body > div:nth-of-type(1) > div:nth-of-type(2) > div:nth-of-type(1)")
+    assert '"main": "html > body' in leak["figure"]
+
+
+def test_template_version_names_a_version_the_records_lack(make_output) -> None:
+    """The crawl saw "15.20" in every page's home link title (site_model.json) while the
+    records have no version: the check fails and names it; versioned records pass."""
+    model = {"versions": {"pages": 20, "counts": [["sidebar", "15.20", 19, "home link title"],
+                                                   ["sidebar", "2.1", 3, "version label"]]}}
+    bare = make_output("bare", pages=pages(25, title=lambda i: f"Chapter {i}"))
+    (bare / "site_model.json").write_text(json.dumps(model), encoding="utf-8")
+    found = {c["name"]: c for c in run_checks(OutputDir(bare))["checks"]}["template_version"]
+    assert not found["passed"] and found["value"] == 1.0
+    assert [(s["value"], s["where"]) for s in found["details"]["stated"]] == [
+        ("15.20", "home link title")]
+    versioned = make_output("versioned", pages=pages(
+        25, title=lambda i: f"Chapter {i} - Acme 3.1 Documentation",
+        version={"value": "3.1", "status": "inferred", "evidence": []}))
+    found = {c["name"]: c for c in run_checks(OutputDir(versioned))["checks"]}
+    assert found["template_version"]["passed"]
+    assert found["template_version"]["details"]["stated"][0]["where"] == "page title"
+    unstated = checks(make_output, pages(25, title=lambda i: f"Chapter {i}"))
+    assert unstated["template_version"]["value"] is None
