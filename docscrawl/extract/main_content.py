@@ -244,7 +244,7 @@ def find_main_content(
 
 TITLE_BLOCK_MAX_CHARS = 3000  # a block before the main element this big is not a title
 TITLE_BLOCK_LINK_SHARE = 0.5
-TITLE_SKIP_TAGS = frozenset({"nav", "aside", "footer", "header", "script", "style", "form"})
+TITLE_SKIP_TAGS = frozenset({"head", "nav", "aside", "footer", "header", "script", "style", "form"})
 TITLE_SKIP_ROLES = frozenset({"navigation", "banner", "search", "complementary"})
 TITLE_LEVELS = 2  # how far above the main element the title block may sit
 

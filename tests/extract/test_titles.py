@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from docscrawl.extract.page import extract_page, page_heading
+from docscrawl.extract.main_heading import page_heading
+from docscrawl.extract.model import Block
+from docscrawl.extract.page import extract_page
 from docscrawl.extract.tree import html_root
 
 TITLES = Path(__file__).resolve().parents[2] / "fixtures" / "pages" / "titles"
@@ -39,15 +41,28 @@ def test_haddock_heading_wrapped_in_its_permalink_is_a_heading() -> None:
     assert "# Queries" in page.markdown
 
 
-def test_a_heading_sharing_a_word_with_the_title_loses_to_the_exact_title() -> None:
-    from docscrawl.extract.model import Block, Heading
-    headings = [Heading(1, "List transformations", None, ["List transformations"])]
-    blocks = [Block(0, "paragraph", "Data.List", [], None, "/p", 9)]
-    assert page_heading(headings, blocks, "Data.List") == "Data.List"
-    assert page_heading(headings, [], "Data.List") == "List transformations"
-    h2 = [Heading(2, "Chapter 2. Installing", None, ["Chapter 2. Installing"])]
-    assert page_heading(h2, [], "Chapter 2. Installing Lockstep") == "Chapter 2. Installing"
-    assert page_heading(h2, [], "Unrelated") is None
+def _heading(ordinal: int, level: int, text: str) -> Block:
+    return Block(ordinal, "heading", f"{'#' * level} {text}", [text], None, f"/h{ordinal}",
+                 len(text))
+
+
+def test_a_title_block_before_the_headings_names_the_page() -> None:
+    blocks = [Block(0, "paragraph", "Data.List", [], None, "/p", 9),
+              _heading(1, 1, "List transformations")]
+    assert page_heading(blocks, "Data.List") == "Data.List"
+    assert page_heading(blocks[1:], "Data.List") == "List transformations"
+
+
+def test_the_title_never_picks_among_the_headings() -> None:
+    # The first heading of the highest rank names the page, whatever the <title> says.
+    blocks = [_heading(0, 1, "Installing"), _heading(1, 2, "Installation methods")]
+    assert page_heading(blocks, "Installation - Lockstep") == "Installing"
+    blocks = [_heading(0, 1, "Class Kettle"), _heading(1, 3, "Kettle")]
+    assert page_heading(blocks, "Kettle (Brewhouse API 2.0)") == "Class Kettle"
+    h2 = [_heading(0, 2, "Chapter 2. Installing"), _heading(1, 3, "2.1. Requirements")]
+    assert page_heading(h2, "Unrelated") == "Chapter 2. Installing"
+    assert page_heading(h2, None) == "Chapter 2. Installing"
+    assert page_heading([], "Unrelated") is None
 
 
 @pytest.mark.parametrize(("name", "title"), [
