@@ -1,5 +1,17 @@
 """The page's own title as main heading whatever its level or wrapper (hand-written
-fixtures of Texinfo, gi-docgen, Doxygen and Haddock shapes in fixtures/pages/titles)."""
+fixtures of Texinfo, gi-docgen, Doxygen and Haddock shapes in fixtures/pages/titles), read
+from the page and never chosen to agree with the `<title>` (issue 27).
+
+Fixtures whose `<title>` and top heading differ, in their generator's real markup:
+`javadoc17_class.html` (JDK 17 javadoc `ClassWriterImpl`, as Debian's openjdk-17-doc
+`java/lang/Object.html`: `h1.title` "Class Kettle", the constructor's `h3` "Kettle"),
+`mkdocs_nav_title.html` (the `mkdocs` theme as Debian's mkdocs package builds it: the
+nav title "Installation" in `<title>`, the page's `h1` "Installing"), `vitepress_
+frontmatter_title.html` (VitePress 1.x `.vp-doc` headings with their `header-anchor`; a
+frontmatter title naming an `h2`), `nodejs18_v8.html` (Node.js 18.20.4's `doc/api/v8.html`
+from Debian's nodejs-doc, trimmed: its site title `h1` in the banner header, the module's
+`h2` "V8").
+"""
 
 from __future__ import annotations
 
@@ -24,6 +36,36 @@ def test_main_heading_and_root(name: str) -> None:
     page = extract_page(html_root(html), expected["url"])
     assert page.main_heading == expected["main_heading"]
     assert page.headings[0].path[0] == expected["root"]
+
+
+@pytest.mark.parametrize(("name", "mismatch"), [
+    ("javadoc17_class", False), ("mkdocs_nav_title", True), ("vitepress_frontmatter_title", True),
+])
+def test_a_title_disagreeing_with_the_heading_is_a_warning_not_a_choice(
+        name: str, mismatch: bool) -> None:
+    expected = EXPECTED[name]
+    html = (TITLES / f"{name}.html").read_text(encoding="utf-8")
+    page = extract_page(html_root(html), expected["url"])
+    assert page.main_heading == expected["main_heading"]
+    assert ("identity_mismatch" in [w.code for w in page.warnings]) is mismatch
+
+
+NODE_V8 = "https://nodejs.org/docs/latest-v18.x/api/v8.html"
+
+
+def test_nodejs_module_heading_not_the_site_title_in_the_banner() -> None:
+    html = (TITLES / "nodejs18_v8.html").read_text(encoding="utf-8")
+    page = extract_page(html_root(html), NODE_V8)
+    assert page.title == "V8 | Node.js v18.20.4 Documentation"
+    assert page.main_heading == "V8"
+
+
+def test_a_two_letter_module_heading_names_the_page() -> None:
+    # Node's header h1 is left out as template in a crawl: "V8" and "OS" remain, words
+    # too short to share with the title, and still name the page.
+    blocks = [_heading(0, 2, "V8"), _heading(1, 3, "v8.cachedDataVersionTag()")]
+    assert page_heading(blocks, "V8 | Node.js v18.20.4 Documentation") == "V8"
+    assert page_heading([_heading(0, 2, "OS")], "OS | Node.js v18.20.4 Documentation") == "OS"
 
 
 def test_gi_docgen_kicker_is_no_heading_and_header_title_is_in_main() -> None:
