@@ -119,6 +119,17 @@ def test_a_page_without_any_heading_is_named_by_its_title(name: str, title: str)
     assert "main_heading_from_title" in [w.code for w in page.warnings]
 
 
+def test_a_title_div_names_a_page_without_headings_not_the_head_title() -> None:
+    # Doxygen 1.9.4's page for a file with no members (as libsdl2-doc's README pages):
+    # with <body> as the main element, the <head> before it is no title block.
+    html = (TITLES.parent / "titles_none" / "doxygen_empty_file.html").read_text(encoding="utf-8")
+    page = extract_page(html_root(html), "https://docs.example.org/lockstep/d7/d21/"
+                                         "_r_e_a_d_m_e-replica_8md.html")
+    assert page.title == "Lockstep: README-replica.md File Reference"
+    assert page.main_heading == "README-replica.md File Reference"
+    assert "main_heading_from_title" not in [w.code for w in page.warnings]
+
+
 def test_a_page_with_headings_never_falls_back_to_its_title() -> None:
     html = (TITLES / "haddock.html").read_text(encoding="utf-8")
     page = extract_page(html_root(html), EXPECTED["haddock"]["url"])
