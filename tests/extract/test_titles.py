@@ -10,7 +10,8 @@ nav title "Installation" in `<title>`, the page's `h1` "Installing"), `vitepress
 frontmatter_title.html` (VitePress 1.x `.vp-doc` headings with their `header-anchor`; a
 frontmatter title naming an `h2`), `nodejs18_v8.html` (Node.js 18.20.4's `doc/api/v8.html`
 from Debian's nodejs-doc, trimmed: its site title `h1` in the banner header, the module's
-`h2` "V8").
+`h2` "V8"), `titles_none/doxygen_empty_file.html` (Doxygen 1.9.4, as libsdl2-doc's
+README pages: a title div and no heading).
 """
 
 from __future__ import annotations
