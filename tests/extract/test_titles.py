@@ -11,7 +11,8 @@ frontmatter_title.html` (VitePress 1.x `.vp-doc` headings with their `header-anc
 frontmatter title naming an `h2`), `nodejs18_v8.html` (Node.js 18.20.4's `doc/api/v8.html`
 from Debian's nodejs-doc, trimmed: its site title `h1` in the banner header, the module's
 `h2` "V8"), `titles_none/doxygen_empty_file.html` (Doxygen 1.9.4, as libsdl2-doc's
-README pages: a title div and no heading).
+README pages: a title div and no heading), `doxygen_globals_index.html` (Doxygen 1.9.4's
+globals index, as libsdl2-doc's `globals_d.html`: an intro, a letter `h3`, the list).
 """
 
 from __future__ import annotations
@@ -128,6 +129,18 @@ def test_a_title_div_names_a_page_without_headings_not_the_head_title() -> None:
                                          "_r_e_a_d_m_e-replica_8md.html")
     assert page.title == "Lockstep: README-replica.md File Reference"
     assert page.main_heading == "README-replica.md File Reference"
+    assert "main_heading_from_title" not in [w.code for w in page.warnings]
+
+
+def test_a_fallback_main_keeps_a_heading_with_its_content() -> None:
+    # Doxygen 1.9.4's globals index (as libsdl2-doc's globals_*.html): no landmark, and the
+    # text-density fallback descended into the intro text (or the member list), leaving
+    # the letter h3 out; the page's own heading and its whole list are kept.
+    html = (TITLES / "doxygen_globals_index.html").read_text(encoding="utf-8")
+    page = extract_page(html_root(html), "https://docs.example.org/lockstep/globals_l.html")
+    assert page.main_heading == "- lks_r -"
+    assert "Here is a list of all functions" in page.markdown
+    assert "lks_replica_open()" in page.markdown
     assert "main_heading_from_title" not in [w.code for w in page.warnings]
 
 
