@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from lxml import etree
 
 from docscrawl.extract.clean import iter_content, visible_text
 from docscrawl.extract.docindex import DocIndex
+from docscrawl.extract.headings import HEADING_TAGS
 from docscrawl.extract.model import ExtractionWarning
 from docscrawl.extract.profiles import (
     CHROME_TAGS,
@@ -186,7 +188,28 @@ def _scored_fallback(root: etree._Element, title: str | None = None) -> etree._E
             return current
         if _contains(current, titled) and (best is titled or not _contains(best, titled)):
             return current  # the title with the rest, never the title alone
+        if _headed(best):
+            return current  # a heading with its content, never the content alone
         current = best
+
+
+def _headed(el: etree._Element) -> bool:
+    """True when the nearest sibling with text before or after `el` is a heading: `el` is
+    part of a section whose heading it would leave behind (Doxygen's index pages, a
+    textblock, then `<h3>- p -</h3>` before the member list)."""
+    return _next_is_heading(el.itersiblings(preceding=True)) or _next_is_heading(
+        el.itersiblings())
+
+
+def _next_is_heading(siblings: Iterator[etree._Element]) -> bool:
+    for sibling in siblings:
+        if not isinstance(sibling.tag, str):
+            continue
+        if sibling.tag in HEADING_TAGS:
+            return True
+        if has_text(sibling, 1):
+            return False
+    return False
 
 
 def _first_substantial(
@@ -244,7 +267,7 @@ def find_main_content(
 
 TITLE_BLOCK_MAX_CHARS = 3000  # a block before the main element this big is not a title
 TITLE_BLOCK_LINK_SHARE = 0.5
-TITLE_SKIP_TAGS = frozenset({"nav", "aside", "footer", "header", "script", "style", "form"})
+TITLE_SKIP_TAGS = frozenset({"head", "nav", "aside", "footer", "header", "script", "style", "form"})
 TITLE_SKIP_ROLES = frozenset({"navigation", "banner", "search", "complementary"})
 TITLE_LEVELS = 2  # how far above the main element the title block may sit
 

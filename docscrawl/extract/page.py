@@ -14,7 +14,8 @@ from docscrawl.extract.breadcrumbs import extract_breadcrumbs
 from docscrawl.extract.docindex import DocIndex
 from docscrawl.extract.generator import contract_generator, detect_profile
 from docscrawl.extract.links import page_links
-from docscrawl.extract.main_content import find_main_content, names_title, title_block, title_parts
+from docscrawl.extract.main_content import find_main_content, title_block
+from docscrawl.extract.main_heading import banner_headings, page_heading
 from docscrawl.extract.markdown import render_main
 from docscrawl.extract.metadata import document_base, page_metadata, page_title
 from docscrawl.extract.model import Block, ExtractionWarning, Heading, Link, PageExtract
@@ -53,35 +54,6 @@ def significant_words(text: str) -> set[str]:
         w for w in (m.group().lower() for m in _WORD.finditer(text))
         if w not in STOPWORDS and (len(w) > 2 or w.isdigit())
     }
-
-
-TITLE_HEADING_WITHIN = 3  # a page title below h1 is among the first headings
-TITLE_BLOCK_WITHIN = 5  # a title that is no heading is among the first blocks
-
-
-def page_heading(headings: list[Heading], blocks: list[Block], title: str | None) -> str | None:
-    """The heading naming the page, whatever its level or wrapper.
-
-    In order: a heading, or one of the first blocks, whose whole text is the `<title>` or
-    a part of it between separators (Haddock's title is a caption, Doxygen's a div); the
-    first `h1` sharing a significant word with the title; one of the first headings of
-    any level that does (DocBook, Texinfo titles are h2-h4); the first `h1`; else None.
-    """
-    if title:
-        parts = title_parts(title)
-        for heading in headings:
-            if heading.text in parts:
-                return heading.text
-        for block in blocks[:TITLE_BLOCK_WITHIN]:
-            text = " ".join(block.markdown.split())
-            if block.kind == "paragraph" and names_title(text, parts):
-                return text
-    words = significant_words(title) if title else set()
-    h1s = [h for h in headings if h.level == 1]
-    for heading in (*h1s, *headings[:TITLE_HEADING_WITHIN]):
-        if words & significant_words(heading.text):
-            return heading.text
-    return h1s[0].text if h1s else None
 
 
 def _squeeze(text: str) -> str:
@@ -196,6 +168,7 @@ def extract_page(root: etree._Element, url: str, *, html: str | None = None,
     if template_table is not None and template_table.warm:
         dropped = template_elements(root, structure.main_locator, render.blocks, signed,
                                     template_table, render.elements)
+    banner = banner_headings(render.blocks, render.elements)  # before blocks are taken out
     left_out: list[Link] = []  # the renderer's links of the blocks taken out
     if dropped:
         rendered = render.links
@@ -210,7 +183,7 @@ def extract_page(root: etree._Element, url: str, *, html: str | None = None,
     section_path = active_sidebar_trail(root, base, index=index)
     version, version_warnings = detect_version(root, url, canonical, index=index,
                                                selectors=site.version)
-    main_heading = page_heading(render.headings, render.blocks, title)
+    main_heading = page_heading(render.blocks, title, skip=banner)
     if main_heading is None and not render.headings and title:
         # A page with no heading at all (a source listing, a preformatted text page) is
         # named by its <title> alone; said so, so that nobody takes it for a body heading.

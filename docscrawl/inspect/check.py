@@ -17,7 +17,7 @@ chunk checks, a crawl-log invariant, and six site-wide checks (`docscrawl.inspec
 9. duplicate targets: an invariant of the crawl log, every `duplicate` names a URL that
    has a page (`docscrawl.inspect.invariants`);
 10-15. template leak, heading-path roots, code languages, version coverage, cross-version
-   merges, template version: site-wide, gold-free (`docscrawl.inspect.site_checks`).
+   merges, template version, main heading: site-wide, gold-free (`docscrawl.inspect.site_checks`).
 
 Each check returns its figure, the threshold it is held to, details and offending
 examples. `run_checks` streams pages.jsonl and chunks.jsonl once (structure.jsonl only
@@ -39,6 +39,7 @@ from docscrawl.inspect.site_checks import (
     code_languages,
     cross_version_merges,
     heading_roots,
+    main_heading_top,
     template_leak,
     template_version,
     version_coverage,
@@ -49,7 +50,7 @@ __all__ = ["CHECKS", "Thresholds", "format_checks", "parse_threshold", "run_chec
 CHECKS = ("heading_coverage", "breadcrumb_coverage", "link_ambiguity", "template_detection",
           "identity_agreement", "fragment_resolution", "section_precision", "plain_headings",
           "duplicate_targets", "template_leak", "heading_roots", "code_languages",
-          "version_coverage", "cross_version_merges", "template_version")
+          "version_coverage", "cross_version_merges", "template_version", "main_heading")
 COUNTED = frozenset({"cross_version_merges"})  # checks whose value is a count, not a share
 @dataclass
 class Thresholds:
@@ -72,6 +73,7 @@ class Thresholds:
     min_versioned_site: float = 0.5  # version coverage is judged when this share has one
     max_cross_version_merges: int = 0
     max_template_version_missing: float = 0.05
+    max_main_heading_off_top: float = 0.02
 
 
 def parse_threshold(thresholds: Thresholds, text: str) -> None:
@@ -136,6 +138,7 @@ def run_checks(out: OutputDir, thresholds: Thresholds | None = None) -> dict[str
                          _result),
         cross_version_merges(site, thresholds.max_cross_version_merges, _result),
         template_version(out, site, thresholds.max_template_version_missing, _result),
+        main_heading_top(site, thresholds.max_main_heading_off_top, _result),
     ]
     return {"output": str(out.path), "site": out.run.get("site"), "pages": scan.pages,
             "passed": all(check["passed"] for check in checks), "checks": checks,

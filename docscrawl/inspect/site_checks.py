@@ -19,6 +19,9 @@ What one page cannot show but the site does, read from pages.jsonl only:
     version number in the `<title>` of most pages (pages.jsonl), or in a place of the
     template the crawl saw on most pages (`site_model.json`'s version signals: a home
     link's title, a version label...), whether or not the crawl made it evidence.
+13. main heading: pages whose `main_heading` is not their own top heading (the first
+    heading of the highest rank in `headings`) but another of their headings, or none:
+    a heading chosen to agree with the title, or chrome above the page's title.
 
 Each returns the same result dict as the six checks of `check` (`check._result`).
 Memory: line counts are kept as 64-bit digests, pruned when they pass `MAX_LINES`.
@@ -32,6 +35,7 @@ import re
 from collections import Counter
 from typing import Any
 
+from docscrawl.extract.main_heading import top_heading
 from docscrawl.extract.template_content import (
     common_path,
     content_root,
@@ -132,11 +136,16 @@ class SiteScan:
         self.cross_version: list[dict[str, Any]] = []
         self.cross_version_pages = 0
         self.title_numbers: Counter[str] = Counter()  # pages whose <title> names each number
+        self.headed = 0  # pages with a heading
+        self.off_top = 0  # ... whose main heading is another of them, or none
+        self.not_a_heading = 0  # ... whose main heading is no heading (a title block)
+        self.off_top_examples: list[dict[str, Any]] = []
 
     def add(self, page: dict[str, Any]) -> None:
         self.pages += 1
         url = str(page.get("canonical_url") or "")
         headings = page.get("headings") or []
+        self._main_heading(page, url, headings)
         first = headings[0] if headings and isinstance(headings[0], dict) else None
         path = first.get("path") if first else None
         if path:
@@ -173,6 +182,30 @@ class SiteScan:
             if len(self.cross_version) < EXAMPLES:
                 self.cross_version.append({"page": url, "versions": sorted(named),
                                            "urls": urls[:4]})
+
+
+    def _main_heading(self, page: dict[str, Any], url: str, headings: list[Any]) -> None:
+        """Count the page against its own top heading (check 12)."""
+        records = [h for h in headings if isinstance(h, dict) and h.get("text")]
+        top = top_heading(records, _level, lambda h: str(h["text"]))
+        if top is None:
+            return
+        self.headed += 1
+        main = page.get("main_heading")
+        if main == top:
+            return
+        if main and main not in {str(h["text"]) for h in records}:
+            self.not_a_heading += 1  # Haddock's caption, Doxygen's title div
+            return
+        self.off_top += 1
+        if len(self.off_top_examples) < EXAMPLES:
+            self.off_top_examples.append({"page": url, "main_heading": main,
+                                          "top_heading": top, "title": page.get("title")})
+
+
+def _level(heading: dict[str, Any]) -> int:
+    level = heading.get("level")
+    return level if isinstance(level, int) else 7
 
 
 def template_leak(out: OutputDir, max_share: float, result: Any) -> dict[str, Any]:
@@ -308,3 +341,17 @@ def template_version(out: OutputDir, scan: SiteScan, max_share: float,
                   details={"unversioned": missing, "stated": stated},
                   examples=[{"page": url, "stated": stated[0]["value"]}
                             for url in scan.unversioned[:EXAMPLES]] if stated else [])
+
+
+def main_heading_top(scan: SiteScan, max_share: float, result: Any) -> dict[str, Any]:
+    """Pages whose main heading is another of their headings than the first of the highest
+    rank, or missing: the page's own top heading was passed over."""
+    value = scan.off_top / scan.headed if scan.headed else None
+    return result("main_heading", "Main heading", value, max_share, higher_is_better=False,
+                  figure=f"{scan.off_top}/{scan.headed} pages with headings have a main heading "
+                         f"that is another of their headings, or none, not their first "
+                         f"top-level heading; {scan.not_a_heading} are named by a block that "
+                         f"is no heading (a title caption or div)",
+                  details={"pages_with_headings": scan.headed, "off_top": scan.off_top,
+                           "not_a_heading": scan.not_a_heading},
+                  examples=scan.off_top_examples)

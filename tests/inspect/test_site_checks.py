@@ -1,4 +1,4 @@
-"""The five site-wide checks of `docscrawl check` on hand-made outputs (cases a small
+"""The six site-wide checks of `docscrawl check` on hand-made outputs (cases a small
 real crawl cannot produce: 20+ pages, a leaked template, merged versions)."""
 
 from __future__ import annotations
@@ -139,3 +139,41 @@ def test_template_version_names_a_version_the_records_lack(make_output) -> None:
     assert found["template_version"]["details"]["stated"][0]["where"] == "page title"
     unstated = checks(make_output, pages(25, title=lambda i: f"Chapter {i}"))
     assert unstated["template_version"]["value"] is None
+
+
+def _javadoc_headings(name: str) -> list[dict[str, Any]]:
+    return [{"level": 1, "text": f"Class {name}", "anchor": None, "path": [f"Class {name}"]},
+            {"level": 2, "text": "Constructor Details", "anchor": "constructor-detail",
+             "path": [f"Class {name}", "Constructor Details"]},
+            {"level": 3, "text": name, "anchor": "<init>()",
+             "path": [f"Class {name}", "Constructor Details", name]}]
+
+
+def test_main_heading_other_than_the_top_heading_fails_with_examples(make_output) -> None:
+    # What issue 27 saw on Javadoc: the constructor's h3 agreeing with "Kettle (API 2.0)"
+    # taken for the page's heading in place of its h1 "Class Kettle".
+    names = [f"Kettle{i}" for i in range(10)]
+    records = pages(10, title=lambda i: f"{names[i]} (Brewhouse API 2.0)",
+                    main_heading=lambda i: names[i] if i < 3 else f"Class {names[i]}",
+                    headings=lambda i: _javadoc_headings(names[i]))
+    records.append(page(f"{SITE}Data-List.html", title="Data.List", main_heading="Data.List",
+                        headings=heading("Basic functions")))  # Haddock's caption: judged apart
+    records.append(page(f"{SITE}v8.html", title="V8 | Node.js", main_heading=None,
+                        headings=[{"level": 2, "text": "V8", "anchor": "v8", "path": ["V8"]}]))
+    found = checks(make_output, records)["main_heading"]
+    assert not found["passed"] and found["value"] == 4 / 12
+    assert found["details"] == {"pages_with_headings": 12, "off_top": 4, "not_a_heading": 1}
+    assert found["examples"][0] == {"page": f"{SITE}p0.html", "main_heading": "Kettle0",
+                                    "top_heading": "Class Kettle0",
+                                    "title": "Kettle0 (Brewhouse API 2.0)"}
+    assert found["examples"][-1]["main_heading"] is None
+    result = docscrawl("check", str(make_output(pages=records)))
+    assert "FAIL  Main heading: 33.3%" in result.stdout
+    assert "e.g. page=http://docs.example/v2/p0.html, main_heading=Kettle0" in result.stdout
+
+
+def test_main_heading_that_is_the_top_heading_passes(make_output) -> None:
+    names = [f"Kettle{i}" for i in range(10)]
+    found = checks(make_output, pages(10, main_heading=lambda i: f"Class {names[i]}",
+                                      headings=lambda i: _javadoc_headings(names[i])))
+    assert found["main_heading"]["passed"] and found["main_heading"]["value"] == 0
