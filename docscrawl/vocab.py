@@ -42,7 +42,6 @@ class SkipReason(StrEnum):
 
     DENIED_BY_RULE = "denied_by_rule"
     OUT_OF_SCOPE = "out_of_scope"
-    URL_TOO_LONG = "url_too_long"  # over Scrapy's URLLENGTH_LIMIT: never requested
     NOT_ALLOWED_BY_RULE = "not_allowed_by_rule"
     PRIVATE_ADDRESS = "private_address"
     NON_HTML = "non_html"

@@ -47,7 +47,7 @@ def test_an_over_long_url_is_skipped_without_limiting_the_crawl() -> None:
     frontier = make_frontier(url_limit=80, max_pages=5)
     url = SITE + "a" * 80 + ".html"
     verdict = offer_and_admit(frontier, url)
-    assert (verdict.action, verdict.reason) == ("skip", "url_too_long")
+    assert (verdict.action, verdict.reason) == ("skip", "trap")
     assert verdict.rule == f"URLLENGTH_LIMIT=80 ({len(url)} characters)" and verdict.first
     assert not frontier.limited and frontier.admitted == 0
     assert offer_and_admit(frontier, SITE + "short.html").action == "fetch"

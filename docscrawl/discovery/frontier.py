@@ -183,7 +183,7 @@ class Frontier:
         if not decision.allowed:
             return Verdict(Action.SKIP, decision.reason, decision.rule, first=True)
         if self.url_limit and len(url) > self.url_limit:
-            return Verdict(Action.SKIP, SkipReason.URL_TOO_LONG,
+            return Verdict(Action.SKIP, SkipReason.TRAP,
                            f"URLLENGTH_LIMIT={self.url_limit} ({len(url)} characters)",
                            first=True)
         blocked = self.guard.check(urlsplit(url).hostname or "")

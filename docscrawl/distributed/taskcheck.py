@@ -47,7 +47,7 @@ class TaskCheck:
         urls = (track.url,) if track.key == track.url else (track.url, track.key)
         for url in urls:
             if self.url_limit and len(url) > self.url_limit:
-                return Verdict(Action.SKIP, SkipReason.URL_TOO_LONG,
+                return Verdict(Action.SKIP, SkipReason.TRAP,
                                f"URLLENGTH_LIMIT={self.url_limit} ({len(url)} characters)")
         for url in urls:
             verdict = frontier.check(url, track.depth)

@@ -167,7 +167,7 @@ def test_each_refusal_is_a_skip_with_its_reason(crawl: Crawl) -> None:
     assert reasons["robots"] == ("robots", "Disallow: /docs/private/")
     assert reasons["denied"] == ("denied_by_rule", "/docs/denied/")
     assert reasons["forged"][0] == "out_of_scope"  # its key, the URL requested, is off-site
-    assert reasons["long"] == ("url_too_long",
+    assert reasons["long"] == ("trap",
                                f"URLLENGTH_LIMIT=2083 ({len(urls['long'])} characters)")
     assert reasons["sister_private"] == ("robots", "Disallow: /docs/private/")
     assert reasons["malformed"] == ("untrusted_task",

@@ -36,10 +36,10 @@ def test_an_over_long_link_is_skipped_and_the_run_stays_complete(tmp_path: Path)
         output = crawl(f"{server.url}/docs/", tmp_path / "out")
         assert long_path not in server.paths
     end = output.terminal(long_path)
-    assert (end["event"], end["reason"]) == ("skipped", "url_too_long")
+    assert (end["event"], end["reason"]) == ("skipped", "trap")
     assert end["rule"].startswith("URLLENGTH_LIMIT=2083")
     assert output.run["complete"] is True
-    assert output.run["counts"]["skip_reasons"]["url_too_long"] == 1
+    assert output.run["counts"]["skip_reasons"]["trap"] == 1
     assert output.run["counts"]["open_at_end"] == 0
     assert_log_invariants(output)
 

@@ -94,4 +94,5 @@ def test_mcp_search_docs_says_no_good_match(demo: tuple[Path, Path, str]) -> Non
     _, out, _ = demo
     weak, strong = anyio.run(_search_docs, out, [NONSENSE, "configure timeout setting"])
     assert "no good match" in weak.split("\n", 1)[0] and "<document " in weak
-    assert "no good match" not in strong and "[1] Configuring Acme" in strong
+    assert "no good match" not in strong
+    assert "\n[1]\n<document" in strong and 'title="Configuring Acme' in strong
