@@ -71,10 +71,17 @@ class JsonlWriter:
         one flush: a page's chunks go out together."""
         if self._file is None:
             raise ValueError(f"{self.path} is closed")
-        if lines:
-            self._file.write("".join(lines))
+        self.write_joined("".join(lines), len(lines))
+
+    def write_joined(self, text: str, count: int) -> None:
+        """Write `count` serialized records already joined into one text (each line ending
+        in a newline) in one write and one flush, without joining them again."""
+        if self._file is None:
+            raise ValueError(f"{self.path} is closed")
+        if text:
+            self._file.write(text)
             self._file.flush()
-            self.count += len(lines)
+            self.count += count
 
     def close(self) -> None:
         """Flush to disk and close; safe to call twice."""

@@ -60,11 +60,12 @@ class ExportPipeline(SessionPipeline):
         # Each record is serialized once: the same text goes to the output and the state.
         shared = {key: dumps_value(record[key]) for key in SHARED_FIELDS}  # encoded once
         record_line = dumps_line(record, shared)
-        structure_line = dumps_line(structure, shared)
-        chunk_lines = [dumps_line(chunk) for chunk in chunks]
         session.pages.write_raw(record_line)
+        structure_line = dumps_line(structure, shared)
+        del structure, shared  # a big page's records are tens of MB: one copy at a time
         session.structure.write_raw(structure_line)
-        session.chunks.write_lines(chunk_lines)
+        chunk_text = "".join(dumps_line(chunk) for chunk in chunks)
+        session.chunks.write_joined(chunk_text, len(chunks))
         session.record_written(record["canonical_url"], item.track)
         session.aggregates.observe(record["canonical_url"], ext.markdown)
         session.log.record(
@@ -76,7 +77,7 @@ class ExportPipeline(SessionPipeline):
         )
         session.incremental.fresh(record, chunks, body_digest=item.body_digest,
                                   extra_urls=[item.track.key], record_line=record_line,
-                                  chunk_lines="".join(chunk_lines),
+                                  chunk_lines=chunk_text,
                                   structure_line=structure_line, links=item.found_links)
         item.extract = None  # nothing per page stays in memory after it is written
         return record  # the item is the page record: Scrapy's -O / FEEDS write it
