@@ -7,7 +7,6 @@ import re
 import resource
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -154,14 +153,12 @@ def _billion_laughs(levels: int) -> bytes:
 @pytest.mark.parametrize("levels", [2, 9])
 def test_billion_laughs_does_not_expand(levels: int) -> None:
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    start = time.perf_counter()
     try:
         parsed = parse_sitemap(_billion_laughs(levels), base_url=BASE)
     except SitemapError as exc:
         assert "unsafe XML" in str(exc)
     else:
         assert all("lol" not in entry.loc for entry in parsed.entries)
-    assert time.perf_counter() - start < 2.0
     grown_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
     assert grown_kib < 100 * 1024
 

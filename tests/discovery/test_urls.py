@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-import time
 
 import pytest
 
@@ -118,14 +117,6 @@ def test_normalize_url_idempotent_on_random_urls() -> None:
         url = f"https://D.example/{path}"
         once = normalize_url(url)
         assert normalize_url(once) == once, url
-
-
-def test_normalize_url_is_fast() -> None:
-    urls = [f"https://Docs.example.com/en/latest/p{i}.html?b=2&a=1#s" for i in range(20000)]
-    start = time.perf_counter()
-    for url in urls:
-        normalize_url(url)
-    assert time.perf_counter() - start < 2.0  # ~3 µs per call measured; generous bound
 
 
 @pytest.mark.parametrize(

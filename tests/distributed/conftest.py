@@ -17,6 +17,9 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from docscrawl.distributed import SharedFrontier
 
 REDIS_SERVER = shutil.which("redis-server") or "/usr/bin/redis-server"
+# Leases in tests are long; tests make time pass with `tests.distributed.clock.age`, so no
+# step of a loaded machine can outlast one by accident.
+LEASE = 30.0
 
 
 def free_port() -> int:
@@ -100,7 +103,7 @@ def crawl_key() -> str:
 
 @pytest.fixture
 def shared(redis_server: RedisServer, crawl_key: str) -> Iterator[SharedFrontier]:
-    frontier = SharedFrontier(redis_server.url, crawl_key, lease_seconds=0.5)
+    frontier = SharedFrontier(redis_server.url, crawl_key, lease_seconds=LEASE)
     try:
         yield frontier
     finally:

