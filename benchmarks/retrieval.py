@@ -384,7 +384,8 @@ def scale_latency(outputs: Path, chunks: int, embedder: str | None) -> dict[str,
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        description=__doc__.splitlines()[0] + " ..",
+        description="Retrieval benchmark: how often docscrawl search and plain BM25 find "
+                    "the page and section that answer each question of a question set.",
         epilog="The held-out set's misses are never printed unless --show-heldout-misses is "
                "given: it measures what tuning on the other sets did, so nobody reads them "
                "while tuning. --misses lists the other sets' misses.")
