@@ -89,3 +89,9 @@ def test_serves_an_installed_package_and_hides_heldout_misses(
     assert any(m["q"].startswith(wrong) for m in shown["misses"]["heldout"]["page"])
     tuning = report("--set", "tune", "--misses")  # other sets' misses: with --misses
     assert any(m["q"].startswith(wrong) for m in tuning["misses"]["tune"]["page"])
+
+    retrieval.main(["--outputs", str(tmp_path / "out"), "--set", "heldout", "--table"])
+    table = capsys.readouterr().out
+    assert "| heldout | all | docscrawl search | 2 |" in table
+    assert "| heldout | concept | plain BM25 | 1 |" in table
+    assert wrong not in table
