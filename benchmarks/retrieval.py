@@ -11,7 +11,7 @@ the page and section that answers it, in four sets (`--set`):
     python -m benchmarks.retrieval --outputs DIR --scale 50000        # + latency on 50,000 chunks
 
 Reports, per set and per question kind (how-to, concept, identifier, command,
-version-bound; the old set's questions are unlabelled but for its version-bound ones), for
+version-bound), for
 docscrawl search and for plain BM25 over the same chunks (FTS5's default tokenizer over the
 chunk text, one field, the question's words ORed, stopwords dropped): page hit@1 and @5,
 section hit@5, MRR@10 (rank of the first result on the right page), version precision@5
@@ -201,7 +201,7 @@ class PlainBM25:
 
 
 def question_kind(question: dict[str, Any]) -> str:
-    """The question's kind; the old set's are unlabelled but for the version-bound ones."""
+    """The question's kind (`unlabelled` for a question file written without kinds)."""
     return question.get("kind") or ("version-bound" if question.get("version")
                                     else "unlabelled")
 
