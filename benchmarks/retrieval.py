@@ -221,16 +221,20 @@ class SetResult:
     plain: Scores = field(default_factory=Scores)
     ours_by_kind: dict[str, Scores] = field(default_factory=dict)
     plain_by_kind: dict[str, Scores] = field(default_factory=dict)
+    ours_by_site: dict[str, Scores] = field(default_factory=dict)
+    plain_by_site: dict[str, Scores] = field(default_factory=dict)
     page_misses: list[dict[str, Any]] = field(default_factory=list)
     section_misses: list[dict[str, Any]] = field(default_factory=list)
 
     def add(self, question: dict[str, Any], truth: SiteTruth, ours: list[dict[str, Any]],
             ours_ms: float, plain: list[dict[str, Any]], plain_ms: float) -> None:
         kind = question_kind(question)
-        for scores, by_kind, ranked, ms in ((self.ours, self.ours_by_kind, ours, ours_ms),
-                                            (self.plain, self.plain_by_kind, plain, plain_ms)):
+        for scores, by_kind, by_site, ranked, ms in (
+                (self.ours, self.ours_by_kind, self.ours_by_site, ours, ours_ms),
+                (self.plain, self.plain_by_kind, self.plain_by_site, plain, plain_ms)):
             scores.add(ranked, question, truth, ms)
             by_kind.setdefault(kind, Scores()).add(ranked, question, truth, ms)
+            by_site.setdefault(question["site"], Scores()).add(ranked, question, truth, ms)
         seed = truth.seed.rsplit("/", 1)[0] + "/"
         if not any(truth.is_page(r, question) for r in ours[:5]):
             self.page_misses.append({"site": question["site"], "q": question["q"],
@@ -242,14 +246,18 @@ class SetResult:
                 "want": f"{question['page']}#{question['section'] or ''}",
                 "got": [r["url"].replace(seed, "") for r in ours[:3]]})
 
-    def report(self) -> dict[str, Any]:
+    def report(self, *, by_site: bool) -> dict[str, Any]:
+        """Figures overall and per kind; per site too when `by_site`."""
         order = [kind for kind in (*KINDS, "unlabelled") if kind in self.ours_by_kind]
-        return {
-            "docscrawl": {**self.ours.report(), "by_kind": {
-                kind: self.ours_by_kind[kind].report() for kind in order}},
-            "plain_bm25": {**self.plain.report(), "by_kind": {
-                kind: self.plain_by_kind[kind].report() for kind in order}},
-        }
+        report: dict[str, Any] = {}
+        for system, overall, kinds, sites in (
+                ("docscrawl", self.ours, self.ours_by_kind, self.ours_by_site),
+                ("plain_bm25", self.plain, self.plain_by_kind, self.plain_by_site)):
+            report[system] = {**overall.report(),
+                              "by_kind": {kind: kinds[kind].report() for kind in order}}
+            if by_site:
+                report[system]["by_site"] = {site: sites[site].report() for site in sorted(sites)}
+        return report
 
 
 def run(outputs: Path, *, crawl: bool, embedder: str | None, set_name: str = "old",
@@ -303,10 +311,12 @@ def run(outputs: Path, *, crawl: bool, embedder: str | None, set_name: str = "ol
 
 def render_report(outcome: dict[str, Any], *, misses: bool,
                   show_heldout_misses: bool) -> dict[str, Any]:
-    """The printable report: figures for every set; misses only when asked, and a held-out
-    set's only with `show_heldout_misses` (its misses are never read while tuning)."""
-    report: dict[str, Any] = {"sets": {name: result.report()
-                                       for name, result in outcome["sets"].items()}}
+    """The printable report: figures for every set (per site but for the held-out set);
+    misses only when asked, and the held-out set's per-site figures and misses only with
+    `show_heldout_misses` (they are never read while tuning)."""
+    report: dict[str, Any] = {"sets": {
+        name: result.report(by_site=name != "heldout" or show_heldout_misses)
+        for name, result in outcome["sets"].items()}}
     report["skipped"] = outcome["skipped"]
     report["anchor_not_in_crawl"] = outcome["anchor_not_in_crawl"]
     shown = {name: result for name, result in outcome["sets"].items()

@@ -83,6 +83,7 @@ def test_serves_an_installed_package_and_hides_heldout_misses(
     assert [s["why"] for s in hidden["skipped"]] == [
         "page not in the crawl: no-such-page.html"]
     assert "misses" not in hidden  # --misses never lists the held-out set's
+    assert "by_site" not in figures["docscrawl"]
     assert "invalidation" not in json.dumps(hidden["sets"])
 
     wrong = "stable_vector iterator"
@@ -90,6 +91,7 @@ def test_serves_an_installed_package_and_hides_heldout_misses(
     assert any(m["q"].startswith(wrong) for m in shown["misses"]["heldout"]["page"])
     tuning = report("--set", "tune", "--misses")  # other sets' misses: with --misses
     assert any(m["q"].startswith(wrong) for m in tuning["misses"]["tune"]["page"])
+    assert tuning["sets"]["tune"]["docscrawl"]["by_site"]["boost-adhoc"]["questions"] == 2
 
     retrieval.main(["--outputs", str(tmp_path / "out"), "--set", "heldout", "--table"])
     table = capsys.readouterr().out
