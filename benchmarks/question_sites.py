@@ -77,6 +77,13 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+class _Server(http.server.ThreadingHTTPServer):
+    def handle_error(self, request: object, client_address: object) -> None:
+        """A client closing early (a crawl stopping at its cap) is not worth a traceback."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 def _already_served(site: AdhocSite) -> bool:
     """Something answers on the port with the package's own start page."""
     try:
@@ -100,7 +107,7 @@ def serving(name: str) -> Iterator[None]:
         raise SystemExit(f"{name}: {site.root / site.start} is missing (install the package)")
     handler = functools.partial(_QuietHandler, directory=str(site.root))
     try:
-        server = http.server.ThreadingHTTPServer(("127.0.0.1", site.port), handler)
+        server = _Server(("127.0.0.1", site.port), handler)
     except OSError:
         if _already_served(site):
             yield
