@@ -290,13 +290,13 @@ def run(outputs: Path, *, crawl: bool, embedder: str | None, set_name: str = "ol
         searcher = Searcher(SearchIndex.open(out, embedder=embedder))
         searcher.search(site_questions[0][1]["q"])  # model and vectors load at the first query
         bm25 = PlainBM25(out)
-        for set_name_, question in site_questions:
+        for which, question in site_questions:
             if not truth.crawled(question):
-                skipped.append({"set": set_name_, "site": site, "q": question["q"],
+                skipped.append({"set": which, "site": site, "q": question["q"],
                                 "why": f"page not in the crawl: {question['page']}"})
                 continue
             if not truth.anchor_recorded(question):
-                unrecorded.append({"set": set_name_, "site": site, "q": question["q"],
+                unrecorded.append({"set": which, "site": site, "q": question["q"],
                                    "anchor": f"{question['page']}#{question['section']}"})
             t0 = time.perf_counter()
             result = searcher.search(question["q"], k=K)
@@ -304,7 +304,7 @@ def run(outputs: Path, *, crawl: bool, embedder: str | None, set_name: str = "ol
             t0 = time.perf_counter()
             plain = bm25.search(question["q"])
             plain_ms = (time.perf_counter() - t0) * 1000
-            results[set_name_].add(question, truth, [hit.as_json() for hit in result.hits],
+            results[which].add(question, truth, [hit.as_json() for hit in result.hits],
                                    ours_ms, plain, plain_ms)
     return {"sets": results, "skipped": skipped, "anchor_not_in_crawl": unrecorded}
 
