@@ -1,17 +1,25 @@
-"""Retrieval benchmark: questions written about pages of the corpus sites, each with the
-page and section that answers it (`retrieval_questions.jsonl`).
+"""Retrieval benchmark: questions written about pages of documentation sites, each with
+the page and section that answers it, in four sets (`--set`):
 
-    python -m benchmarks.retrieval --outputs /tmp/iss16          # crawls in OUTPUTS/NAME
-    python -m benchmarks.retrieval --outputs DIR --crawl         # crawl missing sites first
-    python -m benchmarks.retrieval --outputs DIR --scale 50000   # + latency on 50,000 chunks
-    python -m benchmarks.retrieval --outputs DIR --more only     # the questions on 5 more sites
+    old      the 158 first questions (13 corpus sites; ranking was tuned on them)
+    tune     retrieval_questions_new.jsonl: new questions on sites nobody tuned on, for tuning
+    heldout  retrieval_heldout.jsonl: written first, never tuned on; its misses stay hidden
+    all      the three together
 
-Reports, for docscrawl search and for plain BM25 over the same chunks (FTS5's default
-tokenizer over the chunk text, one field, the question's words ORed, stopwords dropped):
-page hit@1 and @5, section hit@5, MRR@10 (rank of the first result on the right page),
-version precision@5 (version-bound questions: share of the top 5 in that version), and
-median / p95 query latency in process. A question whose page or section is not in the
-crawl is reported and left out (the crawls are capped at 400 pages).
+    python -m benchmarks.retrieval --outputs /tmp/iss16 --set tune    # crawls in OUTPUTS/NAME
+    python -m benchmarks.retrieval --outputs DIR --set all --crawl    # crawl missing sites first
+    python -m benchmarks.retrieval --outputs DIR --scale 50000        # + latency on 50,000 chunks
+
+Reports, per set and per question kind (how-to, concept, identifier, command,
+version-bound), for
+docscrawl search and for plain BM25 over the same chunks (FTS5's default tokenizer over the
+chunk text, one field, the question's words ORed, stopwords dropped): page hit@1 and @5,
+section hit@5, MRR@10 (rank of the first result on the right page), version precision@5
+(version-bound questions: share of the top 5 in that version), and median / p95 query
+latency in process. A question whose page is not in the crawl is reported and left out;
+one whose section anchor the crawl did not record is reported and scored (its section is
+hit only by a result URL carrying that anchor). Sites not in the corpus script are served
+by the benchmark itself (benchmarks/question_sites.py).
 """
 
 from __future__ import annotations
@@ -21,22 +29,31 @@ import json
 import shutil
 import sqlite3
 import statistics
-import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urljoin
 
+from benchmarks.question_sites import corpus_sites, crawl_site, site_urls
 from docscrawl.search import Searcher, SearchIndex
 from docscrawl.search.tokenize import STOPWORDS
 
-ROOT = Path(__file__).resolve().parent.parent
-QUESTIONS = Path(__file__).with_name("retrieval_questions.jsonl")
-# Questions on sites the first set does not cover, written later to check that ranking
-# changes generalize (`--more`).
-MORE_QUESTIONS = Path(__file__).with_name("retrieval_questions_more.jsonl")
-SITES_SCRIPT = ROOT.parent / "shared" / "corpus" / "real-sites.sh"
+__all__ = ["corpus_sites", "crawl_site", "main", "run"]
+
+HERE = Path(__file__).resolve().parent
+QUESTIONS = HERE / "retrieval_questions.jsonl"
+# Questions on five more sites, written later to check that ranking changes generalize.
+MORE_QUESTIONS = HERE / "retrieval_questions_more.jsonl"
+NEW_QUESTIONS = HERE / "retrieval_questions_new.jsonl"
+HELDOUT_QUESTIONS = HERE / "retrieval_heldout.jsonl"
+SETS: dict[str, tuple[Path, ...]] = {
+    "old": (QUESTIONS, MORE_QUESTIONS),
+    "tune": (NEW_QUESTIONS,),
+    "heldout": (HELDOUT_QUESTIONS,),
+}
+KINDS = ("how-to", "concept", "identifier", "command", "version-bound")
 K = 10
 
 
@@ -83,41 +100,69 @@ class Scores:
         }
 
 
+def _plain(text: str) -> str:
+    """A heading's text compared loosely: spaces collapsed, permalink marks dropped."""
+    return " ".join(text.split()).rstrip("¶#").strip().casefold()
+
+
 class SiteTruth:
     """A crawl's pages and heading anchors, to judge results by page and section."""
 
     def __init__(self, out: Path, seed: str) -> None:
         self.seed = seed
         self.headings: dict[str, dict[str, list[str]]] = {}
+        self.by_text: dict[str, dict[str, list[str]]] = {}
         with (out / "pages.jsonl").open(encoding="utf-8") as handle:
             for line in handle:
                 page = json.loads(line)
-                self.headings[page["canonical_url"]] = {
-                    h["anchor"]: h.get("path") or [h["text"]]
-                    for h in page.get("headings") or () if h.get("anchor")}
+                url = page["canonical_url"]
+                self.headings[url] = {}
+                self.by_text[url] = {}
+                for h in page.get("headings") or ():
+                    path = h.get("path") or [h["text"]]
+                    if h.get("anchor"):
+                        self.headings[url][h["anchor"]] = path
+                    self.by_text[url].setdefault(_plain(h["text"]), path)
 
     def url(self, question: dict[str, Any]) -> str:
-        return self.seed + question["page"]
+        """The answer page's URL: the page relative to the site's start URL."""
+        return urljoin(self.seed, question["page"])
 
-    def valid(self, question: dict[str, Any]) -> str | None:
-        anchors = self.headings.get(self.url(question))
-        if anchors is None:
-            return "page not crawled"
-        return None if question["section"] in anchors else "section anchor not on the page"
+    def crawled(self, question: dict[str, Any]) -> bool:
+        return self.url(question) in self.headings
+
+    def section_path(self, question: dict[str, Any]) -> list[str] | None:
+        """The answer section's heading path in the crawl: by its anchor, or, where the
+        crawl did not record the anchor, by the heading's text (the question's `heading`)."""
+        url = self.url(question)
+        path = self.headings[url].get(question["section"])
+        if path is None and question.get("heading"):
+            path = self.by_text[url].get(_plain(question["heading"]))
+        return path
+
+    def anchor_recorded(self, question: dict[str, Any]) -> bool:
+        """The section is the page's top (null) or one of its recorded heading anchors."""
+        anchor = question["section"]
+        return anchor is None or anchor in self.headings.get(self.url(question), {})
 
     def is_page(self, result: dict[str, Any], question: dict[str, Any]) -> bool:
         return str(result["url"]).split("#", 1)[0] == self.url(question)
 
     def is_section(self, result: dict[str, Any], question: dict[str, Any]) -> bool:
-        """The result is, holds or lies inside the expected section."""
+        """The result is, holds or lies inside the expected section (a null section: the
+        page's top, so any result on the page)."""
         if not self.is_page(result, question):
             return False
         anchor = question["section"]
+        if anchor is None:
+            return True
         if str(result["url"]).endswith("#" + anchor):
             return True
         if any(s.get("anchor") == anchor for s in result.get("sections") or ()):
             return True
-        want = self.headings[self.url(question)][anchor]
+        want = self.section_path(question)
+        if want is None:  # the crawl has no such heading: only the URL can say
+            return False
         path = list(result.get("heading_path") or [])
         if path[: len(want)] == want:
             return True  # inside the section
@@ -155,63 +200,150 @@ class PlainBM25:
         return results
 
 
-def corpus_sites() -> dict[str, str]:
-    """name -> start URL, from the corpus script."""
-    listing = subprocess.run(["bash", str(SITES_SCRIPT), "list"], capture_output=True,
-                             text=True, check=True).stdout
-    return {line.split()[0]: line.split()[1] for line in listing.splitlines() if line.strip()}
+def question_kind(question: dict[str, Any]) -> str:
+    """The question's kind (`unlabelled` for a question file written without kinds)."""
+    return question.get("kind") or ("version-bound" if question.get("version")
+                                    else "unlabelled")
 
 
-def crawl_site(name: str, url: str, out: Path) -> None:
-    subprocess.run([sys.executable, "-m", "scrapy", "crawl", "docs", "-a", f"site={url}",
-                    "-a", f"out={out}", "-a", "render=never", "-a", "max_pages=400",
-                    "-s", "LOG_LEVEL=WARNING"], cwd=ROOT, check=True)
+def load_sets(name: str) -> dict[str, list[dict[str, Any]]]:
+    """set name -> its questions (`all`: every set)."""
+    names = list(SETS) if name == "all" else [name]
+    return {set_name: [json.loads(line) for path in SETS[set_name]
+                       for line in path.read_text(encoding="utf-8").splitlines() if line]
+            for set_name in names}
 
 
-def run(outputs: Path, *, crawl: bool, embedder: str | None,
-        files: tuple[Path, ...] = (QUESTIONS,)) -> dict[str, Any]:
-    questions = [json.loads(line) for path in files
-                 for line in path.read_text().splitlines() if line]
-    seeds = corpus_sites()
-    ours, baseline = Scores(), Scores()
-    skipped, misses, page_misses = [], [], []
-    by_site: dict[str, list[dict[str, Any]]] = {}
-    for question in questions:
-        by_site.setdefault(question["site"], []).append(question)
-    for name, site_questions in by_site.items():
-        out = outputs / name
-        seed = seeds[name]
+@dataclass
+class SetResult:
+    """Scores of one question set, overall and per kind, for both systems."""
+    ours: Scores = field(default_factory=Scores)
+    plain: Scores = field(default_factory=Scores)
+    ours_by_kind: dict[str, Scores] = field(default_factory=dict)
+    plain_by_kind: dict[str, Scores] = field(default_factory=dict)
+    ours_by_site: dict[str, Scores] = field(default_factory=dict)
+    plain_by_site: dict[str, Scores] = field(default_factory=dict)
+    page_misses: list[dict[str, Any]] = field(default_factory=list)
+    section_misses: list[dict[str, Any]] = field(default_factory=list)
+
+    def add(self, question: dict[str, Any], truth: SiteTruth, ours: list[dict[str, Any]],
+            ours_ms: float, plain: list[dict[str, Any]], plain_ms: float) -> None:
+        kind = question_kind(question)
+        for scores, by_kind, by_site, ranked, ms in (
+                (self.ours, self.ours_by_kind, self.ours_by_site, ours, ours_ms),
+                (self.plain, self.plain_by_kind, self.plain_by_site, plain, plain_ms)):
+            scores.add(ranked, question, truth, ms)
+            by_kind.setdefault(kind, Scores()).add(ranked, question, truth, ms)
+            by_site.setdefault(question["site"], Scores()).add(ranked, question, truth, ms)
+        seed = truth.seed.rsplit("/", 1)[0] + "/"
+        if not any(truth.is_page(r, question) for r in ours[:5]):
+            self.page_misses.append({"site": question["site"], "q": question["q"],
+                                     "want": question["page"],
+                                     "got": [r["url"].replace(seed, "") for r in ours[:5]]})
+        if not any(truth.is_section(r, question) for r in ours[:5]):
+            self.section_misses.append({
+                "site": question["site"], "q": question["q"],
+                "want": f"{question['page']}#{question['section'] or ''}",
+                "got": [r["url"].replace(seed, "") for r in ours[:3]]})
+
+    def report(self, *, by_site: bool) -> dict[str, Any]:
+        """Figures overall and per kind; per site too when `by_site`."""
+        order = [kind for kind in (*KINDS, "unlabelled") if kind in self.ours_by_kind]
+        report: dict[str, Any] = {}
+        for system, overall, kinds, sites in (
+                ("docscrawl", self.ours, self.ours_by_kind, self.ours_by_site),
+                ("plain_bm25", self.plain, self.plain_by_kind, self.plain_by_site)):
+            report[system] = {**overall.report(),
+                              "by_kind": {kind: kinds[kind].report() for kind in order}}
+            if by_site:
+                report[system]["by_site"] = {site: sites[site].report() for site in sorted(sites)}
+        return report
+
+
+def run(outputs: Path, *, crawl: bool, embedder: str | None, set_name: str = "old",
+        sites: tuple[str, ...] = ()) -> dict[str, Any]:
+    """Score every question of the set(s) against the crawls in OUTPUTS/SITE."""
+    sets = load_sets(set_name)
+    urls = site_urls()
+    results = {name: SetResult() for name in sets}
+    skipped: list[dict[str, Any]] = []
+    unrecorded: list[dict[str, Any]] = []
+    by_site: dict[str, list[tuple[str, dict[str, Any]]]] = {}
+    for name, questions in sets.items():
+        for question in questions:
+            if not sites or question["site"] in sites:
+                by_site.setdefault(question["site"], []).append((name, question))
+    for site, site_questions in by_site.items():
+        out = outputs / site
+        seed = urls.get(site)
+        if seed is None:
+            skipped += [{"set": s, "site": site, "q": q["q"], "why": "unknown site"}
+                        for s, q in site_questions]
+            continue
         if not (out / "chunks.jsonl").exists():
             if not crawl:
-                skipped += [(q["q"], "site not crawled") for q in site_questions]
+                skipped += [{"set": s, "site": site, "q": q["q"], "why": "site not crawled"}
+                            for s, q in site_questions]
                 continue
-            crawl_site(name, seed, out)
+            crawl_site(site, seed, out)
         truth = SiteTruth(out, seed)
         searcher = Searcher(SearchIndex.open(out, embedder=embedder))
-        searcher.search(site_questions[0]["q"])  # model and vectors load at the first query
+        searcher.search(site_questions[0][1]["q"])  # model and vectors load at the first query
         bm25 = PlainBM25(out)
-        for question in site_questions:
-            why = truth.valid(question)
-            if why:
-                skipped.append((question["q"], why))
+        for which, question in site_questions:
+            if not truth.crawled(question):
+                skipped.append({"set": which, "site": site, "q": question["q"],
+                                "why": f"page not in the crawl: {question['page']}"})
                 continue
+            if not truth.anchor_recorded(question):
+                unrecorded.append({"set": which, "site": site, "q": question["q"],
+                                   "anchor": f"{question['page']}#{question['section']}"})
             t0 = time.perf_counter()
             result = searcher.search(question["q"], k=K)
-            ms = (time.perf_counter() - t0) * 1000
-            ranked = [hit.as_json() for hit in result.hits]
-            ours.add(ranked, question, truth, ms)
-            if not any(truth.is_page(r, question) for r in ranked[:5]):
-                page_misses.append({"site": name, "q": question["q"], "want": question["page"],
-                                    "got": [r["url"].replace(seed, "") for r in ranked[:5]]})
-            if not any(truth.is_section(r, question) for r in ranked[:5]):
-                misses.append({"site": name, "q": question["q"],
-                               "want": f"{question['page']}#{question['section']}",
-                               "got": [r["url"].replace(seed, "") for r in ranked[:3]]})
+            ours_ms = (time.perf_counter() - t0) * 1000
             t0 = time.perf_counter()
             plain = bm25.search(question["q"])
-            baseline.add(plain, question, truth, (time.perf_counter() - t0) * 1000)
-    return {"docscrawl": ours.report(), "plain_bm25": baseline.report(),
-            "skipped": skipped, "section_misses": misses, "page_misses": page_misses}
+            plain_ms = (time.perf_counter() - t0) * 1000
+            results[which].add(question, truth, [hit.as_json() for hit in result.hits],
+                                   ours_ms, plain, plain_ms)
+    return {"sets": results, "skipped": skipped, "anchor_not_in_crawl": unrecorded}
+
+
+def render_report(outcome: dict[str, Any], *, misses: bool,
+                  show_heldout_misses: bool) -> dict[str, Any]:
+    """The printable report: figures for every set (per site but for the held-out set);
+    misses only when asked, and the held-out set's per-site figures and misses only with
+    `show_heldout_misses` (they are never read while tuning)."""
+    report: dict[str, Any] = {"sets": {
+        name: result.report(by_site=name != "heldout" or show_heldout_misses)
+        for name, result in outcome["sets"].items()}}
+    report["skipped"] = outcome["skipped"]
+    report["anchor_not_in_crawl"] = outcome["anchor_not_in_crawl"]
+    shown = {name: result for name, result in outcome["sets"].items()
+             if (show_heldout_misses if name == "heldout" else misses)}
+    if shown:
+        report["misses"] = {name: {"page": result.page_misses,
+                                   "section": result.section_misses}
+                            for name, result in shown.items()}
+    return report
+
+
+FIGURES = ("page_hit@1", "page_hit@5", "section_hit@5", "mrr@10", "version_precision@5")
+
+
+def markdown_table(report: dict[str, Any]) -> str:
+    """One row per set, kind and system: the figures as the docs print them."""
+    rows = ["| set | kind | system | questions | page hit@1 | page hit@5 | section hit@5 "
+            "| MRR@10 | version prec.@5 |", "| --- | --- | --- | ---: | ---: | ---: | ---: "
+            "| ---: | ---: |"]
+    for set_name, figures in report["sets"].items():
+        for system, label in (("docscrawl", "docscrawl search"), ("plain_bm25", "plain BM25")):
+            entries = [("all", figures[system]), *figures[system]["by_kind"].items()]
+            for kind, values in entries:
+                cells = ["–" if values[f] is None else f"{values[f]:.3f}" for f in FIGURES]
+                rows.append(f"| {set_name} | {kind} | {label} | {values['questions']} | "
+                            + " | ".join(cells) + " |")
+    return "\n".join(rows)
 
 
 def scale_latency(outputs: Path, chunks: int, embedder: str | None) -> dict[str, Any]:
@@ -261,25 +393,42 @@ def scale_latency(outputs: Path, chunks: int, embedder: str | None) -> dict[str,
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        description="Retrieval benchmark: how often docscrawl search and plain BM25 find "
+                    "the page and section that answer each question of a question set.",
+        epilog="The held-out set's misses are never printed unless --show-heldout-misses is "
+               "given: it measures what tuning on the other sets did, so nobody reads them "
+               "while tuning. --misses lists the other sets' misses.")
     parser.add_argument("--outputs", type=Path, required=True,
                         help="directory holding one crawl output per site name")
+    parser.add_argument("--set", dest="set_name", default="old",
+                        choices=(*SETS, "all"), help="question set (default: old)")
+    parser.add_argument("--site", action="append", default=[],
+                        help="only this site's questions (repeatable)")
     parser.add_argument("--crawl", action="store_true", help="crawl sites not there yet")
     parser.add_argument("--embedder", help="as `docscrawl search --embedder`")
     parser.add_argument("--scale", type=int, default=0, help="also time queries on N chunks")
-    parser.add_argument("--misses", action="store_true", help="list page and section misses")
-    parser.add_argument("--more", choices=("add", "only"),
-                        help="the questions on further sites: added to the first set, or alone")
+    parser.add_argument("--misses", action="store_true",
+                        help="list page and section misses (not the held-out set's)")
+    parser.add_argument("--show-heldout-misses", action="store_true",
+                        help="also list the held-out set's misses (never while tuning)")
+    parser.add_argument("--table", action="store_true",
+                        help="print the figures as a Markdown table instead of JSON")
     args = parser.parse_args(argv)
-    files = {None: (QUESTIONS,), "add": (QUESTIONS, MORE_QUESTIONS),
-             "only": (MORE_QUESTIONS,)}[args.more]
-    report = run(args.outputs, crawl=args.crawl, embedder=args.embedder, files=files)
+    outcome = run(args.outputs, crawl=args.crawl, embedder=args.embedder,
+                  set_name=args.set_name, sites=tuple(args.site))
+    report = render_report(outcome, misses=args.misses,
+                           show_heldout_misses=args.show_heldout_misses)
     if args.scale:
         report["scale"] = scale_latency(args.outputs, args.scale, args.embedder)
-    if not args.misses:
-        report.pop("section_misses")
-        report.pop("page_misses")
-    print(json.dumps(report, indent=2, ensure_ascii=False))
+    if args.table:
+        print(markdown_table(report))
+        for entry in report["skipped"]:
+            print(f"skipped ({entry['set']}, {entry['site']}): {entry['why']}")
+        print(f"{len(report['anchor_not_in_crawl'])} questions whose section anchor the "
+              "crawl did not record")
+    else:
+        print(json.dumps(report, indent=2, ensure_ascii=False))
     return 0
 
 
