@@ -22,6 +22,7 @@ import os
 import sqlite3
 from collections import Counter
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -206,6 +207,20 @@ class SearchIndex:
                 parts.append(f"{name}:-")
         return "|".join(parts)
 
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Every read inside sees one committed state of the index (a read transaction:
+        with WAL, an update another process commits meanwhile is not seen, nor half of
+        it: a search never ranks rows of one state and reads their lines in another)."""
+        if self.db.in_transaction:
+            yield
+            return
+        self.db.execute("BEGIN")
+        try:
+            yield
+        finally:
+            self.db.execute("COMMIT")
+
     def refresh(self) -> Built:
         """Bring the index up to date with the output files; a no-op when unchanged."""
         self.files = published_dir(self.out)
@@ -214,8 +229,13 @@ class SearchIndex:
             if self.embedder is not None and not self._vector_files_exist():
                 self._write_vector_files()  # deleted by hand, or an older docscrawl's index
             return Built(total=self.count())
+        # the write lock first (waiting for another process's update), then look again:
+        # that update may have been this one
+        self.db.execute("BEGIN IMMEDIATE")
+        if self.meta("signature") == signature:
+            self.db.execute("COMMIT")
+            return Built(total=self.count())
         full = self.meta("signature") is None
-        self.db.execute("BEGIN")
         try:
             self._index_pages()
             built = self._sync_chunks()
