@@ -239,25 +239,54 @@ def cut_at_block(markdown: str, room: int) -> str | None:
 # ---- sources that disagree ---------------------------------------------------------
 
 _LITERAL = r"(\"[^\"\n]{0,40}\"|'[^'\n]{0,40}'|-?\d+(?:\.\d+)?|true|false|none|null)"
-# `name=value` (a signature's default) or `name = value` / `name: value` (a setting).
-_BINDING = re.compile(rf"(?<![\w.])([A-Za-z_][\w.-]*)\s*(?:=|:)\s*{_LITERAL}(?![\w.])",
-                      re.IGNORECASE)
-_CODE = re.compile(r"```[^\n]*\n(.*?)```|`([^`\n]+)`", re.DOTALL)
+# A parameter's default in a signature: `name=value` after `(` or `,`.
+_PARAMETER = re.compile(rf"[(,]\s*\**([A-Za-z_]\w*)\s*(?::[^=,()]*)?=\s*{_LITERAL}\s*(?=[,)])",
+                        re.IGNORECASE)
+# An API signature: a line that is only inline code, `class acme.Client(url, timeout=30)`
+# (a call inside a sentence is an example).
+_SIGNATURE = re.compile(r"^`((?:class |def |async def )?[A-Za-z_][\w.]*\(.*\)[^`]*)`$",
+                        re.MULTILINE)
+# "Default: `30`", "defaults to 30", "default is true" under a heading naming a setting:
+# the value a code span or a literal.
+_DEFAULT_SAID = re.compile(rf"\bdefault(?:s to|:| is)\s*(?:`([^`\n]{{1,40}})`|{_LITERAL}(?!\w))",
+                           re.IGNORECASE)
+_IDENTIFIER = re.compile(r"^[A-Za-z_][\w.-]*$")
 _ROW = re.compile(r"^\|(.*)\|\s*$")
+_HEADING_LINE = re.compile(r"^#{1,6} (.*)$")
 
 
 def facts(markdown: str) -> dict[str, set[str]]:
-    """The literal values the text binds to names: inside code (a signature's
-    `timeout=30`, a config line `timeout = 30` or `timeout: 30`) and in tables with a
-    "Default" column (the row's first cell names the thing). Names are read by their last
+    """The defaults the text states, by name: a parameter's in an API signature (inline
+    code, `class acme.Client(url, timeout=30)`), a setting's in a table with a "Default"
+    column (the row's first cell names it), and "Default: 30" / "defaults to 30" under a
+    heading that is an identifier (a setting's or option's entry). Values in examples
+    (code blocks, calls in prose) are not defaults and are not read. Names by their last
     dotted part, lower case, `-` as `_`; values lower case, unquoted."""
     found: dict[str, set[str]] = {}
-    for match in _CODE.finditer(markdown):
-        for name, value in _BINDING.findall(match.group(1) or match.group(2) or ""):
+    prose = re.sub(r"```.*?```", "", markdown, flags=re.DOTALL)
+    for signature in _SIGNATURE.findall(prose):
+        for name, value in _PARAMETER.findall(signature):
             found.setdefault(_name(name), set()).add(_value(value))
-    for name, value in _table_defaults(markdown):
+    for name, value in [*_table_defaults(prose), *_stated_defaults(prose)]:
         found.setdefault(_name(name), set()).add(_value(value))
     return found
+
+
+def _stated_defaults(markdown: str) -> list[tuple[str, str]]:
+    """(heading, value) for the first "Default: value" under each identifier heading."""
+    said: list[tuple[str, str]] = []
+    name: str | None = None
+    for line in markdown.split("\n"):
+        heading = _HEADING_LINE.match(line)
+        if heading:
+            text = heading.group(1).strip().strip("`")
+            name = text if _IDENTIFIER.match(text) else None
+            continue
+        match = _DEFAULT_SAID.search(line) if name else None
+        if match and name:
+            said.append((name, match.group(1) or match.group(2)))
+            name = None
+    return said
 
 
 def _table_defaults(markdown: str) -> list[tuple[str, str]]:

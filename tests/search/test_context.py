@@ -66,12 +66,18 @@ def test_blocks_keep_a_code_fence_whole_and_a_cut_ends_at_a_block() -> None:
     assert cut_at_block(markdown, count_tokens("# Install")) is None  # a heading alone
 
 
-def test_facts_read_defaults_from_tables_signatures_and_settings() -> None:
+def test_facts_are_stated_defaults_not_example_values() -> None:
     text = ("| Setting | Default | Meaning |\n| --- | --- | --- |\n| workers | 4 | W. |\n\n"
-            "`class acme.Client(url, timeout=30)`\n\n```toml\n[acme]\nretries = 2\n"
-            "mode: \"fast\"\n```\n\nThe timeout = 99 in prose is not read.")
-    assert facts(text) == {"workers": {"4"}, "timeout": {"30"}, "retries": {"2"},
-                           "mode": {"fast"}}
+            "`class acme.Client(url, timeout=30, *, verify: bool = True)`\n\n"
+            "## worker_concurrency\n\nDefault: Number of CPU cores.\n\n"
+            "## task_time_limit\n\nDefault: `300` seconds.\n\n"
+            "## Retrying tasks\n\nThe delay defaults to 5 seconds.\n\n"
+            "Call `requests.get(url, verify=False)` to skip it.\n\n"
+            "```python\nClient(timeout=5)\nretries = 2\n```\n")
+    # Celery's and Scrapy's settings say "Default:" under the setting's heading; a call
+    # in a sentence, a code block and a heading that is no identifier are examples
+    assert facts(text) == {"workers": {"4"}, "timeout": {"30"}, "verify": {"true"},
+                           "task_time_limit": {"300"}}
 
 
 def test_sections_of_a_page_in_document_order_and_neighbours_merged() -> None:
