@@ -179,21 +179,24 @@ def test_a_corrupt_index_is_rebuilt(demo: tuple[Path, Path, str], tmp_path: Path
 
 # ---- MCP ------------------------------------------------------------------------------
 
-async def _get_context(out: Path) -> tuple[str, str, object]:
-    async with mcp_session(out) as session:
+async def _get_context(out: Path, other: Path) -> tuple[str, str, object, str]:
+    async with mcp_session(out, other) as session:
         tools = {tool.name for tool in (await session.list_tools()).tools}
         assert "get_context" in tools
         good = await session.call_tool("get_context", {"question": "what is the default "
-                                                                   "timeout", "budget": 500})
+                                                                   "timeout", "budget": 500,
+                                                       "site": str(out)})
         weak = await session.call_tool("get_context", {"question": NONSENSE})
         zero = await session.call_tool("get_context", {"question": "timeout", "budget": 0})
-        return good.content[0].text, weak.content[0].text, zero
+        only = await session.call_tool("get_context", {"question": "what is the default "
+                                                                   "timeout", "site": str(other)})
+        return good.content[0].text, weak.content[0].text, zero, only.content[0].text
 
 
-def test_mcp_get_context(two_defaults: Path) -> None:
+def test_mcp_get_context(two_defaults: Path, demo: tuple[Path, Path, str]) -> None:
     pytest.importorskip("mcp")
     anyio = pytest.importorskip("anyio")
-    good, weak, zero = anyio.run(_get_context, two_defaults)
+    good, weak, zero, only = anyio.run(_get_context, two_defaults, demo[1])
     head = good.split("\n\n", 1)[0]
     assert "Version used: 2.0" in head and "of 500 tokens" in head
     assert "Flag sources_disagree: timeout is 30" in head
@@ -202,3 +205,5 @@ def test_mcp_get_context(two_defaults: Path) -> None:
     assert "Flag not_covered" in weak.split("\n\n", 1)[0]
     assert zero.is_error  # type: ignore[attr-defined]
     assert "budget must be a positive number" in zero.content[0].text  # type: ignore[attr-defined]
+    assert "Version used: 2.0" in only and "Flag" not in only  # the demo alone: they agree
+    assert f'site="{demo[2]}"' in only
