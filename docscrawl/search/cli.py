@@ -85,6 +85,9 @@ def run(args: argparse.Namespace) -> int:
     except (IndexError_, VersionError, ContextError) as exc:
         print(f"docscrawl: error: {for_terminal(str(exc))}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # `docscrawl context OUT "..." | head`
+        sys.stderr.close()
+        return 0
 
 
 def _search(args: argparse.Namespace) -> int:

@@ -78,6 +78,7 @@ class Context:
     sections: list[Section]
     flags: list[dict[str, str]]
     match: float = 0.0   # the search's match_strength (picks the site among several)
+    version_source: str = "none"
 
     def as_json(self) -> dict[str, Any]:
         return {"question": self.question, "version_used": self.version_used,
@@ -118,7 +119,8 @@ def build_context(searcher: Searcher, question: str, *, version: str | None = No
     version_used = result.version if result.version_source != "none" or result.version \
         else None
     return Context(question=asked, version_used=version_used, version_note=result.note(),
-                   budget=budget, sections=chosen, flags=flags, match=result.match)
+                   budget=budget, sections=chosen, flags=flags, match=result.match,
+                   version_source=result.version_source)
 
 
 def _flag(kind: str, note: str) -> dict[str, str]:
@@ -132,27 +134,27 @@ def _other(hit: Hit, result: Result) -> bool:
 
 
 def choose(result: Result, budget: int) -> tuple[list[Section], list[str]]:
-    """Sections in rank order while they fit (the version used only, no print views,
-    none far below the best), then put in document order per page and merged where
-    contiguous; and a note for each good one left out for want of room."""
+    """The first MAX_SECTIONS results (the version used only, no print views, none far
+    below the best) taken in rank order while they fit, then put in document order per
+    page and merged where contiguous; and one note naming those left out for want of
+    room."""
     hits = [h for h in result.hits if not _other(h, result) and not h.page_aggregate_of]
     if not hits:
         return [], []
     floor = RELATIVE_FLOOR * hits[0].score
     picked: list[Section] = []
-    left: list[str] = []
+    left: list[tuple[Hit, int]] = []
     room = budget
     for hit in hits:
-        if len(picked) >= MAX_SECTIONS or hit.score < floor:
+        if len(picked) + len(left) >= MAX_SECTIONS or hit.score < floor:
             break
         text = str(hit.record.get("markdown") or hit.record.get("text") or "")
         tokens = count_tokens(text)
         cut = None
         if tokens > room:
-            part = cut_at_block(text, room)
+            part = cut_at_block(text, room) if room >= MIN_CUT_TOKENS or not picked else None
             if part is None or (picked and count_tokens(part) < MIN_CUT_TOKENS):
-                left.append(f"{hit.citation()} ({tokens:,} tokens) did not fit in the "
-                            f"{room:,} tokens left of the budget")
+                left.append((hit, tokens))
                 continue
             cut = (f"cut at a block boundary to fit the budget: {count_tokens(part):,} "
                    f"of its {tokens:,} tokens")
@@ -160,9 +162,14 @@ def choose(result: Result, budget: int) -> tuple[list[Section], list[str]]:
         picked.append(Section(hit=hit, text=text, tokens=tokens, score=hit.score, cut=cut,
                               chunk_indexes=[_chunk_index(hit)]))
         room -= tokens
-        if room <= 0:
-            break
-    return in_document_order(picked), left
+    notes = []
+    if left:
+        (first, size), more = left[0], len(left) - 1
+        notes.append(f"{first.citation()} ({size:,} tokens)"
+                     + (f" and {more} more section{'s' * (more > 1)}" if more else "")
+                     + f" did not fit in the budget ({room:,} of {budget:,} tokens left; "
+                       "a larger budget takes them)")
+    return in_document_order(picked), notes
 
 
 def _chunk_index(hit: Hit) -> int:
@@ -347,10 +354,9 @@ def format_context(context: Context, site: str | None = None) -> str:
     used, one per flag, the data notice, then each section as a quoted `<document>`
     (`quote`) under its `[n]` line. Everything the site wrote is inside the quotes or
     defused on one line."""
-    used = context.version_used or "unversioned"
     spent = sum(s.tokens for s in context.sections)
-    lines = [defuse_line(f"Context for {context.question!r}. Version used: {used} "
-                         f"({context.version_note}). {len(context.sections)} sections, "
+    lines = [defuse_line(f"Context for {context.question!r}. Version used: "
+                         f"{_version_used(context)}. {len(context.sections)} sections, "
                          f"{spent:,} of {context.budget:,} tokens.")]
     lines += [defuse_line(f"Flag {flag['flag']}: {flag['note']}") for flag in context.flags]
     blocks = ["\n".join(lines), DATA_NOTICE]
@@ -363,3 +369,13 @@ def format_context(context: Context, site: str | None = None) -> str:
         attributes = {"site": site, "rank": rank, "citation": citation, **fields}
         blocks.append(f"[{rank}]\n" + quote_document(text, attributes))
     return "\n\n".join(blocks)
+
+
+def _version_used(context: Context) -> str:
+    """The version and why it was used, once: "2.0 (the site's default ...)"."""
+    if context.version_used is None:
+        return "none (the crawl has no version information)"
+    why = {"filter": "asked for", "query": "named in the question",
+           "default": context.version_note.split(", ", 1)[-1]}.get(
+        context.version_source, "the only one in the crawl")
+    return f"{context.version_used} ({why})"
