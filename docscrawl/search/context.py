@@ -116,9 +116,7 @@ def build_context(searcher: Searcher, question: str, *, version: str | None = No
     flags += [_flag("left_out", note) for note in left]
     flags += disagreements(asked, chosen, [h for h in result.hits if _other(h, result)],
                            searcher.index.versions())
-    version_used = result.version if result.version_source != "none" or result.version \
-        else None
-    return Context(question=asked, version_used=version_used, version_note=result.note(),
+    return Context(question=asked, version_used=result.version, version_note=result.note(),
                    budget=budget, sections=chosen, flags=flags, match=result.match,
                    version_source=result.version_source)
 
