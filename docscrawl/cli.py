@@ -7,6 +7,7 @@
     docscrawl report OUT -o report.html
     docscrawl merge OUT1 OUT2 ... -o OUT
     docscrawl search OUT [--version V] [-k N] [--json] [--] QUERY
+    docscrawl context OUT [--version V] [--budget TOKENS] [--json] [--] QUESTION
     docscrawl index OUT [--rebuild]
     docscrawl mcp OUT [OUT ...]
 
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
 EXIT_OK, EXIT_FAILED_CHECK, EXIT_ERROR = 0, 1, 2
 END_OF_OPTIONS = ("an argument that starts with '-' goes after '--', which ends the options: "
                   "docscrawl search OUT -- --save-exact")
-SEARCH_COMMANDS = frozenset({"search", "index", "mcp"})
+SEARCH_COMMANDS = frozenset({"search", "context", "index", "mcp"})
 
 
 def build_parser() -> argparse.ArgumentParser:

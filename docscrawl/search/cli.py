@@ -1,6 +1,7 @@
 """`docscrawl search`, `docscrawl index` and `docscrawl mcp`: argument parsing and output.
 
     docscrawl search OUT [--version V] [-k N] [--json] [--embedder NAME] [--] QUERY
+    docscrawl context OUT [--version V] [--budget TOKENS] [--json] [--embedder NAME] [--] QUESTION
     docscrawl index OUT [--rebuild] [--embedder NAME]
     docscrawl mcp OUT [OUT ...] [--embedder NAME]
 """
@@ -12,6 +13,12 @@ import sys
 import textwrap
 from pathlib import Path
 
+from docscrawl.search.context import (
+    DEFAULT_BUDGET,
+    ContextError,
+    build_context,
+    format_context,
+)
 from docscrawl.search.index import IndexError_, SearchIndex, remove_index
 from docscrawl.search.rank import Result, Searcher, VersionError, section_label
 from docscrawl.terminal import for_terminal, json_text
@@ -38,6 +45,20 @@ def add_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[
                         help="one JSON object per result (with no_good_match)")
     search.add_argument("--embedder", help=EMBEDDER_HELP)
 
+    context = commands.add_parser(
+        "context", help="the best sections for a question within a token budget, cited",
+        usage="%(prog)s [-h] [--version V] [--budget TOKENS] [--json] [--embedder NAME] "
+              "OUT [--] QUESTION")
+    context.add_argument("out", type=Path, help="crawl output directory")
+    context.add_argument("query", metavar="question", help="the question (one that starts "
+                                                          "with '-': after '--')")
+    context.add_argument("--version", dest="doc_version", metavar="V",
+                         help="only this documentation version (as search's --version)")
+    context.add_argument("--budget", type=int, default=DEFAULT_BUDGET, metavar="TOKENS",
+                         help=f"tokens of section text at most (default {DEFAULT_BUDGET})")
+    context.add_argument("--json", action="store_true", help="one JSON object")
+    context.add_argument("--embedder", help=EMBEDDER_HELP)
+
     index = commands.add_parser("index", help="build or update the search index of a crawl")
     index.add_argument("out", type=Path, help="crawl output directory")
     index.add_argument("--rebuild", action="store_true", help="start from an empty index")
@@ -55,13 +76,18 @@ def run(args: argparse.Namespace) -> int:
             return _search(args)
         if args.command == "index":
             return _index(args)
+        if args.command == "context":
+            return _context(args)
         from docscrawl.search.mcp import serve
 
         serve(args.outs, embedder=args.embedder)
         return 0
-    except (IndexError_, VersionError) as exc:
+    except (IndexError_, VersionError, ContextError) as exc:
         print(f"docscrawl: error: {for_terminal(str(exc))}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # `docscrawl context OUT "..." | head`
+        sys.stderr.close()
+        return 0
 
 
 def _search(args: argparse.Namespace) -> int:
@@ -73,6 +99,19 @@ def _search(args: argparse.Namespace) -> int:
                              "query_match": round(result.match, 3)}))
     else:
         print(for_terminal(format_result(result)))
+    return 0
+
+
+def _context(args: argparse.Namespace) -> int:
+    if args.budget < 1:  # before the index is opened (a build can take a while)
+        raise ContextError(f"the budget must be a positive number of tokens (got {args.budget})")
+    index = SearchIndex.open(args.out, embedder=args.embedder)
+    context = build_context(Searcher(index), args.query, version=args.doc_version,
+                            budget=args.budget)
+    if args.json:
+        print(json_text(context.as_json()))
+    else:
+        print(for_terminal(format_context(context)))
     return 0
 
 

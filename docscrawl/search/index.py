@@ -22,6 +22,7 @@ import os
 import sqlite3
 from collections import Counter
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -45,6 +46,7 @@ BATCH = 512
 # bm25 weights per FTS column: version token, title, headings, anchors, body.
 BM25_WEIGHTS = (0.0, 2.0, 3.0, 1.5, 1.0)
 _DECODER = json.JSONDecoder()
+_TABLES = frozenset({"fts", "chunks", "pages", "aliases", "meta"})
 
 
 class IndexError_(ValueError):
@@ -121,14 +123,33 @@ class SearchIndex:
                 raise IndexError_(str(exc)) from None
             logger.warning("docscrawl: %s; searching without semantic scores", exc)
             model = None
-        db = sqlite3.connect(out / INDEX_NAME, isolation_level=None)
-        db.execute("PRAGMA journal_mode=WAL")
-        db.execute("PRAGMA synchronous=NORMAL")
-        index = cls(out, db, model)
-        index.identity = _identity(out / INDEX_NAME)
-        index._ensure_schema()
+        try:
+            index = cls._connect(out, model)
+        except sqlite3.DatabaseError as exc:
+            if _busy(exc):
+                raise IndexError_(f"{out}/{INDEX_NAME} is locked by another process "
+                                  "(an index build?); try again") from None
+            logger.warning("docscrawl: %s/%s is unreadable (%s): rebuilding it",
+                           out, INDEX_NAME, exc)
+            remove_index(out)
+            index = cls._connect(out, model)
         if update:
             index.refresh()
+        return index
+
+    @classmethod
+    def _connect(cls, out: Path, model: Embedder | None) -> SearchIndex:
+        """The index file opened and its schema made current (raises on a corrupt file)."""
+        db = sqlite3.connect(out / INDEX_NAME, isolation_level=None)
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            index = cls(out, db, model)
+            index.identity = _identity(out / INDEX_NAME)
+            index._ensure_schema()
+        except sqlite3.DatabaseError:
+            db.close()
+            raise
         return index
 
     def close(self) -> None:
@@ -141,9 +162,10 @@ class SearchIndex:
             schema = self.meta("schema")
             embedder = self.meta("embedder")
             current = self._embedder_key()
-            if schema == str(SCHEMA) and embedder == current:
+            tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
+            if schema == str(SCHEMA) and embedder == current and tables >= _TABLES:
                 return
-            for name in ("fts", "chunks", "pages", "aliases", "meta"):
+            for name in sorted(_TABLES):
                 db.execute(f"DROP TABLE IF EXISTS {name}")
         db.executescript(f"""
             CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
@@ -185,6 +207,20 @@ class SearchIndex:
                 parts.append(f"{name}:-")
         return "|".join(parts)
 
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Every read inside sees one committed state of the index (a read transaction:
+        with WAL, an update another process commits meanwhile is not seen, nor half of
+        it: a search never ranks rows of one state and reads their lines in another)."""
+        if self.db.in_transaction:
+            yield
+            return
+        self.db.execute("BEGIN")
+        try:
+            yield
+        finally:
+            self.db.execute("COMMIT")
+
     def refresh(self) -> Built:
         """Bring the index up to date with the output files; a no-op when unchanged."""
         self.files = published_dir(self.out)
@@ -193,8 +229,13 @@ class SearchIndex:
             if self.embedder is not None and not self._vector_files_exist():
                 self._write_vector_files()  # deleted by hand, or an older docscrawl's index
             return Built(total=self.count())
+        # the write lock first (waiting for another process's update), then look again:
+        # that update may have been this one
+        self.db.execute("BEGIN IMMEDIATE")
+        if self.meta("signature") == signature:
+            self.db.execute("COMMIT")
+            return Built(total=self.count())
         full = self.meta("signature") is None
-        self.db.execute("BEGIN")
         try:
             self._index_pages()
             built = self._sync_chunks()
@@ -420,6 +461,11 @@ class SearchIndex:
         except (OSError, ValueError):
             return None
         return record if isinstance(record, dict) else None
+
+
+def _busy(exc: sqlite3.DatabaseError) -> bool:
+    """A lock another connection holds: the file is sound, only busy."""
+    return "locked" in str(exc) or "busy" in str(exc)
 
 
 def _identity(path: Path) -> tuple[int, int] | None:

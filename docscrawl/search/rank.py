@@ -321,6 +321,11 @@ class Searcher:
         return found
 
     def search(self, query: str, *, version: str | None = None, k: int = 10) -> Result:
+        """The best `k` sections for `query`, all read from one state of the index."""
+        with self.index.snapshot():
+            return self._search(query, version=version, k=k)
+
+    def _search(self, query: str, *, version: str | None, k: int) -> Result:
         version, source = self.resolve_version(query, version)
         filtered = version if source in ("filter", "query") else None
         if source == "query" and version is not None:

@@ -39,7 +39,7 @@ async def _session_calls(out: Path) -> dict[str, object]:
 def test_mcp_tools_over_stdio(demo: tuple[Path, Path, str]) -> None:
     _, out, seed = demo
     found = anyio.run(_session_calls, out)
-    assert found["tools"] == ["get_page", "list_versions", "search_docs"]
+    assert found["tools"] == ["get_context", "get_page", "list_versions", "search_docs"]
     search = found["search"]
     assert not search.is_error
     text = search.content[0].text
