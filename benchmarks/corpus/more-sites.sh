@@ -21,7 +21,7 @@ VENV=$RUN/venv
 PIP_PKGS="sphinx==9.0.4 furo==2025.12.19 sphinx-book-theme==1.4.0 sphinx-tabs
   mkdocs==1.6.1 mkdocs-material==9.8.2 mike==2.2.0 flask==2.2.2 werkzeug==2.2.3"
 APT_PKGS="nginx git python3-venv python-flask-doc python-requests-doc nodejs
-  libcommons-lang3-java-doc ruby3.1-doc git-doc asciidoc-base docbook-xsl docbook-xml xsltproc"
+  libcommons-lang3-java-doc ruby git-doc asciidoc-base docbook-xsl docbook-xml xsltproc"
 # name | port | mount path | start page (under the mount) | HTML root (built: under $BUILD) | generator
 SITES="
 furo-flask|17140|/en/2.2.x/||@furo-flask|sphinx (Furo theme), Flask 2.2.2's reST from python-flask-doc
@@ -29,7 +29,7 @@ book-requests|17141|/en/2.28/||@book-requests|sphinx (Book theme), Requests 2.28
 material-node|17142|/||@material-node|mkdocs-material with versions by mike, Node.js's API Markdown from nodejs
 docbook-gitman|17143|/docs/user-manual/||@docbook-gitman|docbook-xsl chunked HTML of Git's user manual (asciidoc -b docbook)
 javadoc-lang3|17144|/commons-lang3/apidocs/||/usr/share/doc/libcommons-lang3-java/api|javadoc (JDK 17), libcommons-lang3-java-doc
-rdoc-ruby|17145|/ruby/3.1/||/usr/share/doc/ruby3.1-doc/html|rdoc (darkfish), ruby3.1-doc
+rdoc-ruby|17145|/ruby/3.1/||@rdoc-ruby|rdoc (darkfish), Ruby 3.1's standard library sources (package ruby3.1)
 nodejs-api|17146|/api/||/usr/share/doc/nodejs/api|node's doc tool (tools/doc), the nodejs package
 "
 rows() { echo "$SITES" | sed '/^$/d'; }
@@ -88,6 +88,7 @@ build_book_requests() {
 # Node.js's API reference Markdown (shipped beside its HTML by the nodejs package) as an
 # MkDocs Material site, deployed by mike as version N.M with the alias `latest`, from a
 # throwaway git repository (mike writes to its gh-pages branch), then checked out to serve.
+# Pages are `fs.html`, not `fs/`: the Markdown links them so, as Node's own tool writes them.
 build_material_node() {
   local src=$RUN/src/material-node out=$BUILD/material-node ver
   ver=$(pkgver nodejs | cut -d. -f1-2)
@@ -95,6 +96,7 @@ build_material_node() {
   cp /usr/share/doc/nodejs/api/*.md "$src/docs/"
   cat >"$src/mkdocs.yml" <<EOF
 site_name: Node.js $ver documentation
+use_directory_urls: false
 theme:
   name: material
   features: [navigation.sections]
@@ -128,6 +130,18 @@ build_docbook_gitman() {
     /usr/share/xml/docbook/stylesheet/docbook-xsl/html/chunk.xsl "$src/user-manual.xml" \
     >>"$RUN/logs/docbook-gitman.log" 2>&1
   echo "built docbook-gitman: $(find "$out" -name '*.html' | wc -l) pages"
+}
+
+# RDoc's own darkfish HTML of part of Ruby's standard library (the sources the ruby3.1
+# package installs, their comments are the documentation), as ruby-doc.org builds it.
+build_rdoc_ruby() {
+  local out=$BUILD/rdoc-ruby ver
+  ver=$(ruby -e 'print RUBY_VERSION')
+  rm -rf "$out"
+  (cd /usr/lib/ruby/3.1.0 && rdoc -q -o "$out" --title "Ruby $ver Standard Library Documentation" \
+    optparse.rb set.rb ostruct.rb erb.rb erb pp.rb prettyprint.rb tsort.rb shellwords.rb \
+    fileutils.rb find.rb forwardable.rb logger.rb logger pstore.rb >"$RUN/logs/rdoc-ruby.log" 2>&1)
+  echo "built rdoc-ruby: $(find "$out" -name '*.html' | wc -l) pages"
 }
 
 build() {
