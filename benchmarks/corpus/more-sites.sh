@@ -88,6 +88,7 @@ build_book_requests() {
 # Node.js's API reference Markdown (shipped beside its HTML by the nodejs package) as an
 # MkDocs Material site, deployed by mike as version N.M with the alias `latest`, from a
 # throwaway git repository (mike writes to its gh-pages branch), then checked out to serve.
+# The highlight options are the ones Material's "Code blocks" setup page gives.
 # Pages are `fs.html`, not `fs/`: the Markdown links them so, as Node's own tool writes them.
 build_material_node() {
   local src=$RUN/src/material-node out=$BUILD/material-node ver
@@ -103,7 +104,13 @@ theme:
 extra:
   version:
     provider: mike
-markdown_extensions: [admonition, attr_list, toc, pymdownx.highlight, pymdownx.superfences]
+markdown_extensions:
+  - admonition
+  - attr_list
+  - toc
+  - pymdownx.highlight: {anchor_linenums: true, line_spans: __span, pygments_lang_class: true}
+  - pymdownx.inlinehilite
+  - pymdownx.superfences
 validation: {nav: {omitted_files: ignore, not_found: ignore}, links: {not_found: ignore, anchors: ignore, unrecognized_links: ignore}}
 EOF
   (
