@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -69,6 +70,30 @@ PACKAGED: dict[str, Site] = {
                            "/api/java.base/java/",
                            "/usr/share/doc/openjdk-17-jre-headless/api/java.base/java", None,
                            main=("main[role=main]",), code="pre", sphinx=False),
+}
+
+
+# Sites benchmarks/corpus/more-sites.sh builds (under MORE_SITES_DIR) or serves from
+# installed packages: generator families the corpus lacks. Judged only when present.
+BUILT_DIR = os.environ.get("MORE_SITES_DIR", "/tmp/docscrawl-more-sites") + "/build"
+MORE: dict[str, Site] = {
+    "furo-flask": Site("http://127.0.0.1:17140/en/2.2.x/", "/en/2.2.x/",
+                       f"{BUILT_DIR}/furo-flask", "2.2.2", main=("article[role=main]",)),
+    "book-requests": Site("http://127.0.0.1:17141/en/2.28/", "/en/2.28/",
+                          f"{BUILT_DIR}/book-requests", "2.28.1", main=("article.bd-article",)),
+    "material-node": Site("http://127.0.0.1:17142/", "/", f"{BUILT_DIR}/material-node/20.20",
+                          "20.20", main=("article.md-content__inner",), code="pre",
+                          exclude=("a.headerlink",), sphinx=False),
+    "docbook-gitman": Site("http://127.0.0.1:17143/docs/user-manual/", "/docs/user-manual/",
+                           f"{BUILT_DIR}/docbook-gitman", None, main=("body",),
+                           exclude=("div.navheader", "div.navfooter"), code="pre",
+                           sphinx=False),
+    "javadoc-lang3": Site("http://127.0.0.1:17144/commons-lang3/apidocs/",
+                          "/commons-lang3/apidocs/", "/usr/share/doc/libcommons-lang3-java/api",
+                          "3.12.0", main=("main[role=main]",), code="pre", sphinx=False),
+    "rdoc-ruby": Site("http://127.0.0.1:17145/ruby/3.1/", "/ruby/3.1/",
+                      f"{BUILT_DIR}/rdoc-ruby", "3.1.2", main=("main[role=main]",), code="pre",
+                      sphinx=False),
 }
 
 
@@ -147,7 +172,7 @@ def evaluate(name: str, site: Site, limit: int | None) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sites", default=",".join(
-        [*(n for n in SITES if n != "python-docs"), *PACKAGED]))
+        [*(n for n in SITES if n != "python-docs"), *PACKAGED, *MORE]))
     parser.add_argument("--root", type=Path, default=Path("/"),
                         help="where the packaged sites' files were extracted (dpkg-deb -x)")
     parser.add_argument("--pages", type=int, default=200, help="pages per site (spread)")
@@ -156,7 +181,7 @@ def main() -> None:
     args = parser.parse_args()
     rows = []
     for name in args.sites.split(","):
-        site = SITES.get(name) or PACKAGED[name]
+        site = SITES.get(name) or MORE.get(name) or PACKAGED[name]
         if name in PACKAGED:
             site = replace(site, disk=str(args.root / site.disk.lstrip("/")))
         if not Path(site.disk).is_dir():

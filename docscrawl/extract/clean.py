@@ -74,8 +74,9 @@ CHROME_IDS = frozenset({
     "version-switcher", "cookie-banner", "onetrust-banner-sdk", "onetrust-consent-sdk",
 })
 CHROME_ROLES = frozenset({"navigation", "search", "toolbar", "dialog", "alertdialog"})
-# Link texts that are permalink markers when alone in a link.
-PERMALINK_TEXTS = frozenset({"", "¶", "#", "§", "🔗", "#️⃣", "link"})
+# Link texts that are permalink markers when alone in a link to a fragment; `↑` is the
+# back-to-top marker RDoc's darkfish writes after every heading's `¶` (`href="#top"`).
+PERMALINK_TEXTS = frozenset({"", "¶", "#", "§", "🔗", "#️⃣", "link", "↑"})
 EDIT_LINK_RE = re.compile(
     r"^\s*(edit( this page| page| on \w+| source)|improve this page|suggest an edit"
     r"|view page source|view source)\b",

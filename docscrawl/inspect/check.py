@@ -273,14 +273,16 @@ def identity_agreement(scan: PageScan, thresholds: Thresholds) -> dict[str, Any]
 
 def fragment_resolution(scan: PageScan, thresholds: Thresholds) -> dict[str, Any]:
     """Table-of-contents and in-page fragment targets that resolve to a heading anchor or
-    another element of the main content (`fragment_ids`: a glossary term, an option)."""
+    another element of the main content (`fragment_ids`: a glossary term, an option).
+    A page's skip link (its first link, to its own template) is left out and counted."""
     for page_url, base, fragment in scan.cross_page_fragments:
         target = scan.url_index.get(norm_url(base))
         scan.resolve_fragment(page_url, base, fragment,
                               None if target is None else scan.anchors[target])
     scan.cross_page_fragments.clear()
-    resolved, unresolved, outside = (scan.fragments[name] for name in
-                                     ("resolved", "unresolved", "outside_crawl"))
+    resolved, unresolved, outside, skips = (scan.fragments[name] for name in
+                                            ("resolved", "unresolved", "outside_crawl",
+                                             "skip_links"))
     examples = scan.fragment_examples
     total = resolved + unresolved
     value = _share(resolved, total)
@@ -289,9 +291,10 @@ def fragment_resolution(scan: PageScan, thresholds: Thresholds) -> dict[str, Any
                    figure=f"{resolved}/{total} table-of-contents/in-page fragment targets "
                           f"resolve to a heading or an element of the main content "
                           f"({_pct(value)}); {outside} point outside the "
-                          f"crawl; {scan.fragment_warnings} unresolved_fragment warnings",
+                          f"crawl; {skips} skip links left out; "
+                          f"{scan.fragment_warnings} unresolved_fragment warnings",
                    details={"resolved": resolved, "unresolved": unresolved,
-                            "outside_crawl": outside,
+                            "outside_crawl": outside, "skip_links": skips,
                             "unresolved_fragment_warnings": scan.fragment_warnings},
                    examples=examples)
 

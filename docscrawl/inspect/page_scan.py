@@ -45,7 +45,7 @@ class PageScan:
         self.anchors: dict[int, frozenset[str]] = {}
         self.url_index: dict[str, int] = {}
         # same-page targets are resolved while scanning; other pages' once all are read
-        self.fragments = {"resolved": 0, "unresolved": 0, "outside_crawl": 0}
+        self.fragments = {"resolved": 0, "unresolved": 0, "outside_crawl": 0, "skip_links": 0}
         self.fragment_examples: list[dict[str, Any]] = []
         self.cross_page_fragments: list[tuple[str, str, str]] = []
         self.fragment_warnings = 0
@@ -77,10 +77,10 @@ class PageScan:
                              *map(str, page.get("fragment_ids") or ())])
         self.anchors[index] = anchors
         by_region: dict[str, set[str]] = defaultdict(set)
-        for link in page.get("links") or ():
+        for number, link in enumerate(page.get("links") or ()):
             if not isinstance(link, dict):
                 continue
-            self._link(link, url, own, anchors)
+            self._link(link, url, own, anchors, first=number == 0)
             by_region[str(link.get("region"))].add(str(link.get("url", "")).partition("#")[0])
         for region, targets in by_region.items():
             if len(targets) < (MAIN_MIN_LINKS if region == "main_content" else 2):
@@ -115,7 +115,7 @@ class PageScan:
                                                "fragment": fragment})
 
     def _link(self, link: dict[str, Any], page_url: str, own: set[str],
-              anchors: frozenset[str]) -> None:
+              anchors: frozenset[str], *, first: bool = False) -> None:
         self.links += 1
         text = " ".join(str(link.get("text") or "").split()).lower()
         if (text in GENERIC_LINK_TEXT and not link.get("container_label")
@@ -131,10 +131,19 @@ class PageScan:
         if (hash_ and fragment and fragment != "top"
                 and (link.get("region") == "table_of_contents"
                      or link.get("target") == "fragment")):
-            if not base or norm_url(base) in own:
+            same_page = not base or norm_url(base) in own
+            if first and same_page and link.get("region") not in CONTENT_REGIONS:
+                # A skip link (WCAG's bypass block: the page's first link, jumping past
+                # the template): its target is a marker in the template (Javadoc's empty
+                # `span#skip-navbar-top` closing the top `nav`), no content to resolve.
+                self.fragments["skip_links"] += 1
+            elif same_page:
                 self.resolve_fragment(page_url, base, fragment, anchors)
             else:
                 self.cross_page_fragments.append((page_url, base, fragment))
+
+
+CONTENT_REGIONS = frozenset({"main_content", "table_of_contents"})
 
 
 def norm_url(url: str) -> str:

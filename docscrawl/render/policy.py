@@ -6,6 +6,9 @@ no I/O) and answers with a reason code, or None when the page is complete as fet
 The rules, in order:
 
 1. no `<script>` at all: nothing can change in a browser, never sparse;
+   nor a redirect written in HTML (an immediate `<meta http-equiv=refresh>`, as rustdoc's
+   and MkDocs' moved-page stubs and mike's version root write beside a script doing the
+   same): the spider follows it, the target is the page;
 2. `main_selector_missing`: the site profile names a main-content selector
    (`{"selectors": {"main": "..."}}`) and no element matching it has text;
 3. a page with at least `STRONG_TEXT_CHARS` characters of main-content text is complete;
@@ -23,7 +26,12 @@ The rules, in order:
    `#___gatsby`, `#q-app`, `[data-reactroot]`) that is empty (under 40 characters) and not
    marked `data-server-rendered`;
 8. `noscript_requires_javascript`: a `<noscript>` asking to enable JavaScript;
-9. `little_text`: main-content text under `max(min_text_chars, body bytes x
+9. a page whose own title is served is complete: an `h1` outside `nav`, `footer`, `aside`
+   and the banner `header` whose words are in the `<title>` (RDoc's "class TSort::Cyclic" page of an
+   exception with one line of prose, gi-docgen's one-line method pages, Erlang's guide
+   covers). A generator that wrote the page's heading wrote its body; a client-rendered
+   shell shows a site name at most, never the page's heading;
+10. `little_text`: main-content text under `max(min_text_chars, body bytes x
    MIN_TEXT_RATIO)`, capped at `STRONG_TEXT_CHARS`: little text for the page's size.
 
 Main-content text is the text of the profile selector's element, else of `main`,
@@ -39,6 +47,7 @@ from functools import lru_cache
 
 from lxml import etree
 
+from docscrawl.discovery.refresh import meta_refresh_target
 from docscrawl.extract.generator import detect_profile
 from docscrawl.extract.profiles import select
 
@@ -56,6 +65,7 @@ MIN_TEXT_CHARS = 200
 MIN_TEXT_RATIO = 0.005  # characters of text per byte of HTML below which a page is sparse
 STRONG_TEXT_CHARS = 1000  # this much main-content text: never sparse (rule 3)
 EMPTY_ROOT_CHARS = 40  # "Loading..." and a spinner label fit under this
+MIN_TITLE_KEY = 3  # word characters of an h1 that can name a page (rule 9)
 RENDERED_ROOT_CHARS = 80  # a hero's name and tagline: more than any loading placeholder
 
 APP_ROOT_SELECTORS = ("#app", "#root", "#__next", "#__nuxt", "#___gatsby", "#q-app",
@@ -84,6 +94,8 @@ _NOSCRIPT_JS = re.compile(
     r"|javascript.{0,40}\b(required|disabled|needed|must be)",
     re.IGNORECASE | re.DOTALL,
 )
+_WORD = re.compile(r"\w+")
+_SECTIONING = frozenset({"main", "article", "section"})
 _NOT_TEXT = frozenset({"script", "style", "template", "noscript"})
 _CHROME = frozenset({"nav", "header", "footer", "aside"})
 
@@ -100,7 +112,7 @@ def sparse_reason(
     `body_bytes` is the size of the HTML as received; `main_selector` the site profile's
     main-content CSS selector, if any.
     """
-    if not any(True for _ in root.iter("script")):
+    if not any(True for _ in root.iter("script")) or meta_refresh_target(root, ""):
         return None
     if main_selector and not any(_text_chars(el) for el in _safe_select(root, main_selector)):
         return "main_selector_missing"
@@ -118,7 +130,7 @@ def sparse_reason(
     if any(_NOSCRIPT_JS.search(_all_text(el)) for el in root.iter("noscript")):
         return "noscript_requires_javascript"
     threshold = min(max(min_text_chars, int(body_bytes * MIN_TEXT_RATIO)), STRONG_TEXT_CHARS)
-    if chars < threshold:
+    if chars < threshold and not _title_heading_served(root):
         return "little_text"
     return None
 
@@ -161,6 +173,36 @@ def _server_rendered(root: etree._Element) -> bool:
                     and _text_chars(el, skip=_CHROME) >= RENDERED_ROOT_CHARS):
                 return True
     return False
+
+
+def _title_heading_served(root: etree._Element) -> bool:
+    """True when an `h1` outside the navigation chrome names the page (rule 9): its word
+    characters, case folded, are a run of the `<title>`'s (gi-docgen writes
+    `Gsk<span class=sep></span>BlendNode` for the title's `Gsk.BlendNode`)."""
+    title = root.find(".//title")
+    title_key = _word_key(_all_text(title)) if title is not None else ""
+    if not title_key:
+        return False
+    for heading in root.iter("h1"):
+        key = _word_key(_all_text(heading))
+        if len(key) >= MIN_TITLE_KEY and key in title_key and not _in_chrome(heading):
+            return True
+    return False
+
+
+def _in_chrome(el: etree._Element) -> bool:
+    """Inside `nav`, `aside`, `footer`, or a `header` that is the page's banner; a header
+    inside `main`, `article` or `section` heads that content (gi-docgen's page title)."""
+    tags = [anc.tag for anc in el.iterancestors()]
+    if any(tag in ("nav", "aside", "footer") for tag in tags):
+        return True
+    if "header" in tags:
+        return not any(tag in _SECTIONING for tag in tags[tags.index("header") + 1:])
+    return False
+
+
+def _word_key(text: str) -> str:
+    return "".join(_WORD.findall(text)).casefold()
 
 
 def _content_heading(el: etree._Element) -> bool:

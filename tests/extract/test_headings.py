@@ -138,3 +138,20 @@ def test_every_block_code_and_link_carries_the_path() -> None:
     ]
     assert rendered.code_blocks[0].heading_path == ["A", "B"]
     assert [link.heading_path for link in rendered.links] == [["A"], ["A", "B", "C"]]
+
+
+def test_rdoc_heading_markers_are_not_heading_text() -> None:
+    """RDoc's darkfish writes `<span><a href="#label-X">¶</a> <a href="#top">↑</a></span>`
+    after every heading (fixtures/sites/static_small/, RDoc 6.4's own output): both are
+    markers, the heading is its words, its anchor the label."""
+    from pathlib import Path
+
+    from docscrawl.extract.page import extract_page
+    from docscrawl.extract.tree import html_root
+
+    page = Path(__file__).resolve().parents[2] / "fixtures/sites/static_small/latest/index.html"
+    html = page.read_text(encoding="utf-8")
+    ext = extract_page(html_root(html), "http://127.0.0.1/latest/index.html", html=html)
+    assert ext.main_heading == "Acme"
+    assert [(h.text, h.anchor) for h in ext.headings] == [("Acme", "label-Acme")]
+    assert "↑" not in ext.markdown and "¶" not in ext.markdown

@@ -221,3 +221,20 @@ def test_browser_pages_are_reused(spa_site: FixtureServer, tmp_path: Path) -> No
         page = output.page(suffix)
         assert page["main_heading"] == title
         assert [h["text"] for h in page["headings"]] == [title, *headings]
+
+
+def test_small_static_pages_and_a_redirect_stub_are_not_rendered(tmp_path: Path) -> None:
+    """mike's version root (a meta refresh in `<noscript>` beside `location.replace`) and
+    RDoc's pages (an exception class, a one-paragraph README: little text, scripts) are
+    all in the HTML: the refresh is followed and no page goes to the browser."""
+    with StaticSite(SITES / "static_small") as server:
+        output = crawl(f"{server.url}/", tmp_path / "out")
+    assert not [e for e in output.log if e["event"] == "rendered"]
+    assert "Starting download handler" not in output.result.stderr  # no browser started
+    assert output.page("/latest/Acme/Timeout.html")["main_heading"] == "class Acme::Timeout"
+    assert output.page("/latest/")["main_heading"] == "Acme"
+    assert {p["fetch_mode"] for p in output.pages} == {"http"}
+    refresh = [e for e in output.log if e["url"] == f"{server.url}/"
+               and e["event"] == "duplicate"]
+    assert [e["reason"] for e in refresh] == ["meta_refresh"]
+    assert_log_invariants(output)

@@ -117,3 +117,59 @@ def test_main_text_counts_every_outermost_article() -> None:
     one = main_text_chars(html.fromstring(f"<html><body>{cards[:cards.index('</article>')]}"
                                           "</article></body></html>"))
     assert main_text_chars(root) >= 4 * one
+
+
+RENDER_PAGES = Path(__file__).resolve().parents[2] / "fixtures" / "pages" / "render"
+
+
+def page_reason(path: Path) -> str | None:
+    data = path.read_bytes()
+    root = html.fromstring(data)
+    return sparse_reason(root, body_bytes=len(data))
+
+
+def installed(path: str) -> Path:
+    """A page of an installed Debian documentation package (real generator output)."""
+    if not Path(path).is_file():
+        pytest.skip(f"{path} is not installed")
+    return Path(path)
+
+
+@pytest.mark.parametrize("source", [
+    "mike",  # mike's version root: a noscript meta refresh and a location.replace script
+    "/usr/share/doc/cargo/doc/syn/attr/enum.AttrStyle.html",  # rustdoc's moved-item stub
+    "/usr/share/doc/mkdocs/html/user-guide/custom-themes.html",  # MkDocs' redirect page
+])
+def test_a_redirect_written_in_html_is_followed_not_rendered(source: str) -> None:
+    """Three generators write a redirect as a meta refresh beside a script doing the same,
+    on a page with no text: the spider follows the refresh, a browser has nothing to add."""
+    path = RENDER_PAGES / "mike_root.html" if source == "mike" else installed(source)
+    assert page_reason(path) is None
+
+
+@pytest.mark.parametrize("source", [
+    "rdoc",  # RDoc's page of an exception class: its h1 and one line of prose
+    "/usr/share/doc/libgtk-4-doc/gsk4/method.BlendNode.get_blend_mode.html",  # gi-docgen
+    "/usr/share/doc/erlang-doc/doc/design_principles/users_guide.html",  # erl_docgen cover
+])
+def test_a_small_static_page_that_serves_its_own_heading_is_not_rendered(source: str) -> None:
+    """Pages with little text whose `h1` names them (its words are in the `<title>`) came
+    from a generator that wrote the page, not from a shell a script fills."""
+    path = RENDER_PAGES / "rdoc_class.html" if source == "rdoc" else installed(source)
+    assert main_text_chars(html.fromstring(path.read_bytes())) < 200  # little text indeed
+    assert page_reason(path) is None
+
+
+@pytest.mark.parametrize("markup", [
+    # The shell's banner names the site: no page heading is served.
+    "<html><head><title>Clock | Acme</title></head><body><header><h1>Acme</h1></header>"
+    "<main></main><script src=app.js></script></body></html>",
+    # An h1 that is not the title's.
+    "<html><head><title>Clock | Acme</title></head><body><main><h1>Loading</h1></main>"
+    "<script src=app.js></script></body></html>",
+    # A refresh that is page behaviour (a minute), not a redirect.
+    "<html><head><meta http-equiv=refresh content=60><title>Clock</title></head><body>"
+    "<p>Short page.</p><script src=app.js></script></body></html>",
+])
+def test_shells_still_render(markup: str) -> None:
+    assert reason(markup) == "little_text"
