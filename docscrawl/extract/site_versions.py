@@ -21,7 +21,8 @@ every page shares is evidence for every page:
   label the release the whole site documents where no other page does: rustdoc's crate
   root (`<li class="version">Version 1.0.107</li>`), gtk-doc's book title page
   (`<p class="releaseinfo">for GLib 2.74.6 ...`, DocBook's release info). A version label
-  read on a home page (`home_urls`) is site evidence at once, `where` "home page ...".
+  read on a home page (`home_urls`) is site evidence at once, `where` "home page ...",
+  when no signal is shared by the pages (a shared one is what the template states).
 * the scope: a bare number or an underscore release (`/en/14/`, `/docs/16/`, `1_81_0`) in
   the crawl's start directory is on every page's URL; it is not a version alone (bare
   numbers are usually chapters or years) but becomes `url` evidence once a shared signal
@@ -270,7 +271,8 @@ class SiteVersions:
         # Pages that do not show the signal (source listings, an index) may follow a run
         # of pages that do: a signal once shared stays while half the pages show it.
         shared = [signal for signal, _ in self.shown()]
-        shared += [SiteSignal(*key) for key in sorted(self.home_labels)]
+        if not shared:  # the home page's label speaks only where nothing else does
+            shared = [SiteSignal(*key) for key in sorted(self.home_labels)]
         if not shared or any(not numbers_agree(a.value, b.value) for a in shared for b in shared):
             return []
         shared.sort(key=lambda sig: (sig.source != "title", -len(sig.value), sig.value,
