@@ -56,6 +56,7 @@ TITLE_ELEMENTS: dict[str, tuple[str, ...]] = {
     "haddock-base": ("#module-header p.caption",),
     "sdl2-docs": ("div.headertitle div.title",),
     "gsk4-docs": ("section#main > header h1",),  # the header before the article
+    "gtk4-docs": ("section#main > header h1",),
 }
 
 
@@ -70,6 +71,17 @@ PACKAGED: dict[str, Site] = {
                            "/api/java.base/java/",
                            "/usr/share/doc/openjdk-17-jre-headless/api/java.base/java", None,
                            main=("main[role=main]",), code="pre", sphinx=False),
+    # Served ad hoc for issue 27 (`python3 -m http.server`), read from disk: SciPy 1.10's
+    # pydata-sphinx-theme, PostgreSQL 15's docbook-xsl manual, GTK 4's gi-docgen.
+    "scipy-docs": Site("http://127.0.0.1:17272/doc/scipy/", "/doc/scipy/",
+                       "/usr/share/doc/python-scipy-doc/html", None,
+                       main=("main[role=main]",), exclude=("div.bd-toc",)),
+    "postgres15": Site("http://127.0.0.1:17273/docs/15/", "/docs/15/",
+                       "/usr/share/doc/postgresql-doc-15/html", "15", main=("body",),
+                       exclude=("div.navheader", "div.navfooter", "div.toc"),
+                       code="pre.programlisting", sphinx=False),
+    "gtk4-docs": Site("http://127.0.0.1:17274/gtk4/", "/gtk4/", "/usr/share/doc/libgtk-4-doc/gtk4",
+                      None, main=("section#main",), code="pre", sphinx=False),
 }
 
 

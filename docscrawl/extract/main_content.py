@@ -165,11 +165,12 @@ def _contains(el: etree._Element, inner: etree._Element | None) -> bool:
     return inner is not None and (inner is el or any(a is el for a in inner.iterancestors()))
 
 
-def _scored_fallback(root: etree._Element, title: str | None = None) -> etree._Element:
+def scored_fallback(root: etree._Element, title: str | None = None) -> etree._Element:
     """Descend from <body> into the child holding most non-link text, while it dominates
     and while it keeps the page's title element (`title_element`): a page title in a
     `<header>` before the article (gi-docgen) or in a caption above the module's
-    interface (Haddock) belongs to the main content."""
+    interface (Haddock) belongs to the main content. An `h1` above a child that opens
+    with an `h1` of its own is the template's bar, not the page's title (`_bar_title`)."""
     body = root.find("body")
     current = body if body is not None else root
     values = _content_values(current)
@@ -187,10 +188,50 @@ def _scored_fallback(root: etree._Element, title: str | None = None) -> etree._E
         if score(current) <= 0 or score(best) < DESCEND_SHARE * score(current):
             return current
         if _contains(current, titled) and (best is titled or not _contains(best, titled)):
-            return current  # the title with the rest, never the title alone
+            opening = _bar_title(titled, best, values)
+            if opening is None:
+                return current  # the title with the rest, never the title alone
+            titled = opening  # the page names itself below the bar: keep that title
         if _headed(best):
             return current  # a heading with its content, never the content alone
         current = best
+
+
+def _bar_title(titled: etree._Element | None, best: etree._Element,
+               values: dict[etree._Element, tuple[int, int]]) -> etree._Element | None:
+    """The `h1` that `best` opens with when the title element found above it is or holds
+    an `h1` too, else None.
+
+    A template's bar repeats a heading on every page above the content (erl_docgen's
+    `div.topbar-title h1`: the application's name on its User's Guide title page, a copy
+    of the chapter's `h1` on the others; zzzeeksphinx's `#docs-header h1`, the site name
+    the `<title>` ends with). Content that opens with its own `h1`, before any text of
+    its own (chrome left aside), names the page itself; a title above content that
+    opens with text or a lower heading (gi-docgen's `<header>`, Haddock's caption) is
+    still the page's."""
+    if titled is None or next(titled.iter("h1"), None) is None:
+        return None  # the title element is no `h1` and holds none (a caption, a div)
+    opening = _opening_heading(best, values)
+    return opening if opening is not None and opening.tag == "h1" else None
+
+
+def _opening_heading(el: etree._Element,
+                     values: dict[etree._Element, tuple[int, int]]) -> etree._Element | None:
+    """The first heading of `el` when no text of `el` comes before it; chrome (by tag or
+    class name, or scored zero by `_content_values`) is passed over: zzzeeksphinx's
+    narrow-screen "Up: Home" navigation sits before its `#docs-body`."""
+    if el.tag in HEADING_TAGS:
+        return el
+    if _chars(el.text):
+        return None
+    for child in el:
+        if (not isinstance(child.tag, str) or values.get(child, (0, 0)) == (0, 0)
+                or child.tag in CHROME_TAGS or _is_chrome_named(child)):
+            if _chars(child.tail):
+                return None
+            continue
+        return _opening_heading(child, values)
+    return None
 
 
 def _headed(el: etree._Element) -> bool:
@@ -256,7 +297,7 @@ def find_main_content(
         found = _generic_landmark(root)
     if found is not None:
         return found, locator(found), []
-    el = _scored_fallback(root, title)
+    el = scored_fallback(root, title)
     where = locator(el)
     warning = ExtractionWarning(
         "main_content_fallback",

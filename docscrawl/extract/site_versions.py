@@ -17,6 +17,12 @@ every page shares is evidence for every page:
   counting while half of them do; numbers that disagree with each other cancel out (never
   a guess; `docscrawl check`'s template version names what was shown). Each signal keeps
   where it was read (`VersionEvidence.where`): the evidence names its place in the template.
+* the home page's label: the crawl's start page (the site's home, its title page) may
+  label the release the whole site documents where no other page does: rustdoc's crate
+  root (`<li class="version">Version 1.0.107</li>`), gtk-doc's book title page
+  (`<p class="releaseinfo">for GLib 2.74.6 ...`, DocBook's release info). A version label
+  read on a home page (`home_urls`) is site evidence at once, `where` "home page ...",
+  when no signal is shared by the pages (a shared one is what the template states).
 * the scope: a bare number or an underscore release (`/en/14/`, `/docs/16/`, `1_81_0`) in
   the crawl's start directory is on every page's URL; it is not a version alone (bare
   numbers are usually chapters or years) but becomes `url` evidence once a shared signal
@@ -60,7 +66,7 @@ SCOPE_NUMBER_RE = re.compile(r"^(?:\d+|\d+(?:_\d+)+)$")
 # Haddock's package caption ("base-4.15.1.0: Basic libraries"). Looked up from the page's
 # class tokens and ids (`DocIndex`), so a page without such a name costs no tree walk.
 CHROME_WORDS = ("version", "projectnumber")
-CHROME_CLASSES = frozenset({"caption"})
+CHROME_CLASSES = frozenset({"caption", "releaseinfo"})  # DocBook's title page release info
 # Notes inside the content that name the version a feature changed in (Sphinx
 # `versionadded`...): not the version of the documentation.
 VERSION_NOTES = ("versionadded", "versionchanged", "versionmodified", "deprecated")
@@ -179,6 +185,8 @@ def page_signals(root: etree._Element, home_texts: Iterable[str],
         if el.tag in ("html", "body") or len(el) > MAX_CHROME_CHILDREN:
             continue
         text = " ".join("".join(el.itertext()).split())
+        if len(text) > MAX_CHROME_CHARS:  # a release info's sentence: its leading words
+            text = " ".join((el.text or "").split())
         if text and len(text) <= MAX_CHROME_CHARS:
             found.update(("sidebar", n, "version label") for n in _numbers(text))
     return found
@@ -217,6 +225,7 @@ class SiteVersions:
         self.pages = 0
         self.counts: dict[Signal, int] = {}
         self.established: set[Signal] = set()  # signals that were shared enough
+        self.home_labels: set[Signal] = set()  # version labels read on a home page
         self._cached: list[VersionEvidence] | None = None
         self.offered = 0  # pages offered to `wants_page`
 
@@ -225,8 +234,13 @@ class SiteVersions:
         self.offered += 1
         return self.pages < FULL_PAGES or self.offered % SAMPLE_EVERY == 0
 
-    def observe(self, signals: set[Signal]) -> None:
-        """Count one page's signals (each page read once; see `wants_page`)."""
+    def observe(self, signals: set[Signal], *, home: bool = False) -> None:
+        """Count one page's signals (each page read once; see `wants_page`). `home`: the
+        page is the site's home page (`home_urls`), whose version labels speak for the
+        site."""
+        if home:
+            self.home_labels |= {("sidebar", value, f"home page {where}")
+                                 for source, value, where in signals if where == "version label"}
         self.pages += 1
         for key in signals:
             self.counts[key] = self.counts.get(key, 0) + 1
@@ -257,6 +271,8 @@ class SiteVersions:
         # Pages that do not show the signal (source listings, an index) may follow a run
         # of pages that do: a signal once shared stays while half the pages show it.
         shared = [signal for signal, _ in self.shown()]
+        if not shared:  # the home page's label speaks only where nothing else does
+            shared = [SiteSignal(*key) for key in sorted(self.home_labels)]
         if not shared or any(not numbers_agree(a.value, b.value) for a in shared for b in shared):
             return []
         shared.sort(key=lambda sig: (sig.source != "title", -len(sig.value), sig.value,
@@ -295,7 +311,8 @@ class SiteVersions:
     def state(self) -> dict[str, Any]:
         return {"pages": self.pages,
                 "counts": [[s, v, n, w] for (s, v, w), n in self.counts.items()],
-                "established": [[s, v, w] for s, v, w in sorted(self.established)]}
+                "established": [[s, v, w] for s, v, w in sorted(self.established)],
+                "home": [[s, v, w] for s, v, w in sorted(self.home_labels)]}
 
     def restore(self, state: dict[str, Any]) -> None:
         """Continue from a saved state (bad or missing fields are ignored; a state saved
@@ -306,10 +323,11 @@ class SiteVersions:
                       for s, v, n, *rest in state.get("counts", [])}
             established = {(str(s), str(v), str(rest[0]) if rest else "")
                            for s, v, *rest in state.get("established", [])}
+            home = {(str(s), str(v), str(w)) for s, v, w in state.get("home", [])}
         except (TypeError, ValueError):
             return
         self.pages, self.counts, self._cached = pages, counts, None
-        self.established = established
+        self.established, self.home_labels = established, home
 
 
 def _compatible(page_value: str, site_value: str) -> bool:

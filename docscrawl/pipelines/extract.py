@@ -119,14 +119,16 @@ class ExtractPipeline(SessionPipeline):
         """Feed the page's version signals to the site's model, then add what every page
         shares to this page's version (`docscrawl.extract.site_versions`)."""
         site = self.session.site_model.versions
-        if site.wants_page():
+        home = url in site.home  # its version label speaks for the site: always read
+        if site.wants_page() or home:
             homes = (link.text for link in extract.links if link.url in site.home)
             index = structure.index if structure is not None else None
             base = structure.base_url if structure is not None else url
             site.observe(page_signals(root, homes, site.scope,
                                       classes=index.classes if index is not None else (),
                                       ids=index.ids if index is not None else (),
-                                      home_attributes=home_link_texts(root, base, site.home)))
+                                      home_attributes=home_link_texts(root, base, site.home)),
+                         home=home)
         extract.version, extract.warnings = site.apply(extract.version, extract.warnings)
         self.session.site_observed(url)
 

@@ -65,7 +65,7 @@ from docscrawl.render.browser import (
     is_launch_failure,
     locate_chromium,
 )
-from docscrawl.render.policy import main_text_chars, sparse_reason
+from docscrawl.render.policy import complete_scripts, main_text_chars, sparse_reason
 from docscrawl.vocab import Meta
 
 if TYPE_CHECKING:
@@ -80,6 +80,10 @@ BLOCKED_RESOURCES = frozenset({"image", "font", "media"})
 DISABLE_POPUPS_JS = "window.open = () => null;"
 CONDITIONAL_HEADERS = ("If-None-Match", "If-Modified-Since")
 GUARD_PATTERN = "**/*"  # the per-render request guard's route
+LEARN_PAGES = 20  # complete pages whose scripts are learned as inert (a bounded cost)
+MAX_INERT_SCRIPTS = 256
+DEFER_PRIORITY = 100  # a deferred page waits behind the pages queued with it
+MAX_DEFERRED = 200
 
 
 class RenderMiddleware:
@@ -98,6 +102,11 @@ class RenderMiddleware:
         self.browser_problem = browser_problem
         self._credentials: dict[str, str] | None = None
         self._prepared: weakref.WeakSet[Page] = weakref.WeakSet()  # pages with init scripts
+        # Scripts of the site's pages complete as fetched (`policy.sparse_reason` rule 9),
+        # learned from the first LEARN_PAGES such pages.
+        self.inert_scripts: set[str] = set()
+        self._learned = 0
+        self._deferred = 0  # little-text pages fetched again later (`_defer`)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -155,6 +164,9 @@ class RenderMiddleware:
         reason = self._reason(request, response)
         if reason is None:
             return response
+        if self._defer(request, reason):
+            return request.replace(dont_filter=True, priority=request.priority - DEFER_PRIORITY,
+                                   meta={**request.meta, "render_deferred": True})
         if self.browser_problem is not None:
             self.stats.inc_value("docscrawl/render/browser_unavailable")
             raise NoBrowserError(f"needs rendering ({reason}); {self.browser_problem}")
@@ -190,9 +202,29 @@ class RenderMiddleware:
             root = response_root(response)
         except Exception:  # unparsable: the spider reports it
             return None
-        return sparse_reason(root, body_bytes=len(response.body),
-                             main_selector=self._main_selector,
-                             min_text_chars=self.min_text_chars)
+        reason = sparse_reason(root, body_bytes=len(response.body),
+                               main_selector=self._main_selector,
+                               min_text_chars=self.min_text_chars,
+                               inert_scripts=self.inert_scripts)
+        if reason is None and self._learned < LEARN_PAGES:
+            names = complete_scripts(root, self._main_selector)
+            if names and len(self.inert_scripts | names) <= MAX_INERT_SCRIPTS:
+                self.inert_scripts |= names
+                self._learned += 1
+        return reason
+
+    def _defer(self, request: Request, reason: str) -> bool:
+        """Fetch a `little_text` page again later, once, instead of rendering it now, while
+        the site's inert scripts are still being learned from its complete pages (at least
+        one seen): a short page found in the first wave (erl_docgen's User's Guide title
+        pages, linked from the home page beside the chapters) is judged when the chapters
+        have taught the scripts they share. A site with no complete page defers nothing."""
+        if (reason != "little_text" or request.meta.get("render_deferred")
+                or not 0 < self._learned < LEARN_PAGES or self._deferred >= MAX_DEFERRED):
+            return False
+        self._deferred += 1
+        self.stats.inc_value("docscrawl/render/deferred")
+        return True
 
     def _render_request(self, request: Request, reason: str) -> Request:
         from scrapy_playwright.page import PageMethod

@@ -32,7 +32,12 @@ The rules, in order:
    covers). A generator that wrote the page's heading wrote its body; a client-rendered
    shell shows a site name at most, never the page's heading;
 10. `little_text`: main-content text under `max(min_text_chars, body bytes x
-   MIN_TEXT_RATIO)`, capped at `STRONG_TEXT_CHARS`: little text for the page's size.
+   MIN_TEXT_RATIO)`, capped at `STRONG_TEXT_CHARS`: little text for the page's size;
+   unless every script the page loads is one the site's complete pages load too
+   (`inert_scripts`, learned by the caller with `complete_scripts`): the same menu and
+   search scripts on a page with `STRONG_TEXT_CHARS` of text as fetched build no content,
+   so a page carrying only those is short, not a shell (erl_docgen's User's Guide title
+   pages, gi-docgen's one-line methods, Haddock's small modules, Doxygen's index pages).
 
 Main-content text is the text of the profile selector's element, else of `main`,
 `[role=main]` or `article` (all of the outermost matches: a landing page's feature cards
@@ -43,6 +48,7 @@ scripts, styles, templates and noscript never count.
 from __future__ import annotations
 
 import re
+from collections.abc import Set as AbstractSet
 from functools import lru_cache
 
 from lxml import etree
@@ -57,7 +63,9 @@ __all__ = [
     "MIN_TEXT_CHARS",
     "SPARSE_REASONS",
     "STATIC_GENERATORS",
+    "complete_scripts",
     "main_text_chars",
+    "script_names",
     "sparse_reason",
 ]
 
@@ -106,11 +114,13 @@ def sparse_reason(
     body_bytes: int,
     main_selector: str | None = None,
     min_text_chars: int = MIN_TEXT_CHARS,
+    inert_scripts: AbstractSet[str] = frozenset(),
 ) -> str | None:
     """Why the page at `root` must be rendered in a browser, or None (see the module doc).
 
     `body_bytes` is the size of the HTML as received; `main_selector` the site profile's
-    main-content CSS selector, if any.
+    main-content CSS selector, if any; `inert_scripts` the `script_names` of the site's
+    pages that were complete as fetched (rule 9).
     """
     if not any(True for _ in root.iter("script")) or meta_refresh_target(root, ""):
         return None
@@ -131,8 +141,31 @@ def sparse_reason(
         return "noscript_requires_javascript"
     threshold = min(max(min_text_chars, int(body_bytes * MIN_TEXT_RATIO)), STRONG_TEXT_CHARS)
     if chars < threshold and not _title_heading_served(root):
+        names = script_names(root)
+        if names and names <= inert_scripts:
+            return None
         return "little_text"
     return None
+
+
+def script_names(root: etree._Element) -> frozenset[str]:
+    """The file names of the page's external scripts (`../js/topbar.js` -> `topbar.js`:
+    pages at other depths load the same file). Inline scripts are left out; a page with
+    only those has `frozenset()`, which no learned set covers."""
+    names = set()
+    for el in root.iter("script"):
+        src = (el.get("src") or "").split("?", 1)[0].split("#", 1)[0].rstrip("/")
+        if src:
+            names.add(src.rsplit("/", 1)[-1])
+    return frozenset(names)
+
+
+def complete_scripts(root: etree._Element, main_selector: str | None = None) -> frozenset[str]:
+    """`script_names` of a page complete as fetched (`STRONG_TEXT_CHARS` of main-content
+    text), else `frozenset()`: what the caller adds to the site's `inert_scripts`."""
+    if main_text_chars(root, main_selector) < STRONG_TEXT_CHARS:
+        return frozenset()
+    return script_names(root)
 
 
 def main_text_chars(root: etree._Element, main_selector: str | None = None) -> int:

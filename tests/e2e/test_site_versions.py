@@ -133,3 +133,31 @@ def test_identical_text_in_three_versions_is_three_records(versions_site: Fixtur
 def _version_dir(url: str) -> str:
     rest = url.split("/docusaurus/docs/", 1)[1]
     return rest.split("/", 1)[0] if rest.startswith(("next/", "2.x/")) else ""
+
+
+CARGO_DOC = Path("/usr/share/doc/cargo/doc")  # rustdoc: syn's crate root labels 1.0.107
+GTK_DOC = Path("/usr/share/gtk-doc/html")  # gtk-doc: GLib's title page "for GLib 2.74.6"
+
+
+@pytest.mark.parametrize(("root", "path", "prefix"), [
+    (CARGO_DOC, "/doc/syn/", "1.0."), (GTK_DOC, "/gtk-doc/glib/", "2.74."),
+])
+def test_the_home_page_version_label_versions_every_page(
+        tmp_path: Path, root: Path, path: str, prefix: str) -> None:
+    """Real rustdoc and gtk-doc output: only the start page (crate root, book title page)
+    labels the release; every page crawled from it gets that version, with its place."""
+    if not root.is_dir():
+        pytest.skip(f"{root} is not installed")
+    mount = tmp_path / "site" / path.strip("/").rsplit("/", 1)[0]
+    mount.mkdir(parents=True)
+    (mount / path.strip("/").rsplit("/", 1)[1]).symlink_to(root / path.strip("/").rsplit("/", 1)[1])
+    with StaticSite(tmp_path / "site") as server:
+        result = run_crawl(server.url + path, tmp_path / "out", "render=never", "max_pages=12")
+    assert result.returncode == 0, result.stderr[-2000:]
+    out = CrawlOutput(tmp_path / "out", result)
+    assert len(out.pages) >= 10  # a copy of a page may be skipped as a duplicate
+    for page in out.pages:
+        version = page["version"]
+        assert (version["value"] or "").startswith(prefix), page["final_url"]
+        wheres = {e["where"] for e in version["evidence"] if e["site"]}
+        assert wheres == {"home page version label"}, page["final_url"]

@@ -10,7 +10,7 @@ import pytest
 from lxml import etree
 
 from docscrawl.extract.generator import detect_profile
-from docscrawl.extract.main_content import find_main_content
+from docscrawl.extract.main_content import find_main_content, scored_fallback
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "pages" / "generators"
 EXPECTED = json.loads((FIXTURES / "expected.json").read_text(encoding="utf-8"))
@@ -106,3 +106,32 @@ def test_fallback_on_empty_body_returns_body() -> None:
     main, _, warnings = find_main_content(root)
     assert main.tag == "body"
     assert warnings[0].code == "main_content_fallback"
+
+
+TITLES = Path(__file__).parents[2] / "fixtures" / "pages" / "titles"
+
+
+@pytest.mark.parametrize(("name", "title", "bar", "own"), [
+    # erl_docgen: the top bar's h1 names the application, the title page's h1 the guide.
+    ("erl_docgen_users_guide", "Lockstep -- Lockstep Replication", "Lockstep Replication",
+     "Lockstep Replication User's Guide"),
+    # zzzeeksphinx: the site title h1 in `#docs-header` repeats on every page and is the
+    # longest part of the `<title>`; the page's h1 opens `#docs-body`.
+    ("zzzeeksphinx_header_h1", "Quorum Writes — Lockstep 4.2 Documentation",
+     "Lockstep 4.2 Documentation", "Quorum Writes"),
+])
+def test_fallback_leaves_a_bar_h1_above_content_that_opens_with_its_own(
+        name: str, title: str, bar: str, own: str) -> None:
+    root = parse((TITLES / f"{name}.html").read_text(encoding="utf-8"))
+    main = scored_fallback(root, title)
+    h1s = [" ".join("".join(h.itertext()).split()).rstrip(" ¶") for h in main.iter("h1")]
+    assert h1s == [own]
+    assert bar not in h1s
+
+
+def test_fallback_keeps_a_title_above_content_that_opens_with_text() -> None:
+    # gi-docgen's page title h1 is in a <header> above a section opening with an h4 and
+    # text (a Markdown h1 deeper in the docblock does not make it a bar).
+    root = parse((TITLES / "gi_docgen.html").read_text(encoding="utf-8"))
+    main = scored_fallback(root, "Lks.Replica")
+    assert main.find("header") is not None

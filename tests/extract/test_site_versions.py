@@ -138,3 +138,41 @@ def test_labelled_versions_are_read_and_feature_notes_are_not() -> None:
     for _ in range(4):
         two.observe({("sidebar", "4.8.3", "version label"), ("sidebar", "5.0", "version label")})
     assert two.evidence() == [] and len(two.shown()) == 2  # disagreeing: never a guess
+
+
+def _signals(path: Path) -> set[tuple[str, str, str]]:
+    root = html_root(path.read_text(encoding="utf-8"))
+    classes = {c for el in root.iter() if isinstance(el.tag, str)
+               for c in (el.get("class") or "").split()}
+    ids = {el.get("id") for el in root.iter() if isinstance(el.tag, str) and el.get("id")}
+    return page_signals(root, [], classes=classes, ids=ids)
+
+
+SYN = Path("/usr/share/doc/cargo/doc/syn")
+GLIB = Path("/usr/share/gtk-doc/html/glib")
+
+
+@pytest.mark.parametrize(("home", "other", "start", "value"), [
+    # rustdoc labels the crate's version on the crate root only (Debian's cargo-doc).
+    (SYN / "index.html", SYN / "struct.Ident.html", "http://d.test/doc/syn/", "1.0.107"),
+    # gtk-doc's book title page: `<p class="releaseinfo">for GLib 2.74.6 ...` (libglib2.0-doc).
+    (GLIB / "index.html", GLIB / "glib-Arrays.html", "http://d.test/gtk-doc/glib/", "2.74."),
+])
+def test_the_home_page_version_label_speaks_for_the_site(
+        home: Path, other: Path, start: str, value: str) -> None:
+    if not home.exists() or not other.exists():
+        pytest.skip(f"{home} is not installed")
+    assert _signals(other) == set()  # the other pages state no version
+    site = SiteVersions(start)
+    site.observe(_signals(home), home=True)
+    site.observe(_signals(other))
+    info, _ = site.apply(VersionInfo(), [])
+    assert info.value is not None and info.value.startswith(value)
+    assert [(e.site, e.where) for e in info.evidence] == [(True, "home page version label")]
+    again = SiteVersions(start)
+    again.restore(site.state())
+    assert again.evidence() == site.evidence()
+    elsewhere = SiteVersions(start)  # the same label on another page is one page's signal
+    elsewhere.observe(_signals(home))
+    elsewhere.observe(_signals(other))
+    assert elsewhere.evidence() == []

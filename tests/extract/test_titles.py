@@ -148,3 +148,20 @@ def test_a_page_with_headings_never_falls_back_to_its_title() -> None:
     html = (TITLES / "haddock.html").read_text(encoding="utf-8")
     page = extract_page(html_root(html), EXPECTED["haddock"]["url"])
     assert "main_heading_from_title" not in [w.code for w in page.warnings]
+
+
+@pytest.mark.parametrize(("name", "bar"), [
+    ("erl_docgen_users_guide", "Lockstep Replication"), ("erl_docgen_chapter", None),
+])
+def test_erl_docgen_top_bar_h1_is_not_the_page_heading(name: str, bar: str | None) -> None:
+    # erl_docgen repeats an h1 in `div.topbar-title` on every page: the application's name
+    # on a User's Guide title page, a copy of the chapter's h1 elsewhere. The main content
+    # is the content below the bar, whose own h1 names the page once.
+    expected = EXPECTED[name]
+    html = (TITLES / f"{name}.html").read_text(encoding="utf-8")
+    page = extract_page(html_root(html), expected["url"])
+    h1s = [h.text for h in page.headings if h.level == 1]
+    assert h1s == [expected["main_heading"]]
+    assert bar is None or bar not in [h.text for h in page.headings]
+    assert page.markdown.count(expected["main_heading"]) == 1
+    assert "Copyright" not in page.markdown.split(expected["main_heading"])[0]

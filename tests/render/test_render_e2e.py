@@ -238,3 +238,25 @@ def test_small_static_pages_and_a_redirect_stub_are_not_rendered(tmp_path: Path)
                and e["event"] == "duplicate"]
     assert [e["reason"] for e in refresh] == ["meta_refresh"]
     assert_log_invariants(output)
+
+
+ERLANG_DOC = Path("/usr/share/doc/erlang-doc/doc")
+
+
+def test_short_pages_of_a_static_site_are_not_rendered(tmp_path: Path) -> None:
+    """Real erl_docgen output (Debian's erlang-doc): every page loads the same menu scripts;
+    each application's User's Guide title page has little text. Its scripts are those of
+    the chapters, complete as fetched, so no page needs a browser."""
+    if not ERLANG_DOC.is_dir():
+        pytest.skip(f"{ERLANG_DOC} is not installed")
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "doc").symlink_to(ERLANG_DOC)
+    with StaticSite(tmp_path / "site") as server:
+        result = run_crawl(server.url + "/doc/", tmp_path / "out", "render=auto",
+                           "max_pages=40")
+    assert result.returncode == 0, result.stderr[-2000:]
+    out = CrawlOutput(tmp_path / "out", result)
+    guides = [p for p in out.pages if p["final_url"].endswith("/users_guide.html")]
+    assert len(out.pages) >= 35 and len(guides) >= 3  # a copy of a page is a duplicate
+    assert [p["final_url"] for p in out.pages if p["fetch_mode"] != "http"] == []
+    assert [e for e in out.log if e["event"] == "rendered"] == []

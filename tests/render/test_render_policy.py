@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 from lxml import html
 
-from docscrawl.render.policy import main_text_chars, sparse_reason
+from docscrawl.render.policy import complete_scripts, main_text_chars, sparse_reason
 from tests.conftest import SITES
 
 FILLER = "Words that a server put into the page itself. " * 30  # about 1400 characters
@@ -173,3 +174,43 @@ def test_a_small_static_page_that_serves_its_own_heading_is_not_rendered(source:
 ])
 def test_shells_still_render(markup: str) -> None:
     assert reason(markup) == "little_text"
+
+
+ERLANG = Path("/usr/share/doc/erlang-doc/doc")
+GSK = Path("/usr/share/doc/libgtk-4-doc/gsk4")
+HADDOCK = Path("/usr/share/doc/ghc-doc/html/libraries/base-4.15.1.0")
+
+
+@pytest.mark.parametrize(("complete", "short"), [
+    # erl_docgen: a chapter, and a User's Guide title page (h1, version, date).
+    (ERLANG / "design_principles/des_princ.html", ERLANG / "oam/users_guide.html"),
+    # gi-docgen: the namespace index, and a struct with one line of description.
+    (GSK / "index.html", GSK / "struct.ColorStop.html"),
+    # Haddock: a module with documentation, and a module of two constants.
+    (HADDOCK / "Data-List.html", HADDOCK / "GHC-Constants.html"),
+])
+def test_a_short_page_loading_only_the_sites_inert_scripts_is_not_rendered(
+        complete: Path, short: Path) -> None:
+    """Real static generators' pages (Debian's erlang-doc, libgtk-4-doc, ghc-doc) load menu
+    and search scripts; the site's complete pages load the same ones."""
+    if not complete.exists() or not short.exists():
+        pytest.skip(f"{complete.parent} is not installed")
+    # A title its h1 does not match, so that rule 9 (the page's own heading served) is out
+    # of the way and this rule is judged alone.
+    page = re.sub(r"<title>.*?</title>", "<title>Docs</title>",
+                  short.read_text(encoding="utf-8"), flags=re.S)
+    assert reason(page) == "little_text"  # alone, a short page with scripts is suspect
+    inert = complete_scripts(html.fromstring(complete.read_text(encoding="utf-8")))
+    assert inert  # learned from the site's complete page
+    assert reason(page, inert_scripts=inert) is None
+    shell = page.replace("</body>", "<script src='app.bundle.js'></script></body>")
+    assert reason(shell, inert_scripts=inert) == "little_text"  # a script no complete page loads
+
+
+def test_only_a_complete_page_teaches_its_scripts() -> None:
+    short = "<html><body><p>Short page.</p><script src=js/menu.js></script></body></html>"
+    assert complete_scripts(html.fromstring(short)) == frozenset()
+    full = f"<html><body><main><p>{FILLER}</p></main><script src=../js/menu.js?v=2></script>"
+    assert complete_scripts(html.fromstring(full + "</body></html>")) == {"menu.js"}
+    inline = "<html><body><p>Short page.</p><script>build()</script></body></html>"
+    assert reason(inline, inert_scripts={"menu.js"}) == "little_text"
