@@ -102,28 +102,46 @@ def windows(body: str, size: int = WINDOW_CHARS) -> list[str]:
     return [*found, current] if current else found
 
 
+# `region` rank column of a chunk inside a back-of-book index (`sitevocab`): never an answer
+SITE_INDEX = "site_index"
+
+
+class Vocab(NamedTuple):
+    """What the site's own indexes and summary tables say of a chunk (`sitevocab`)."""
+    text: str = ""           # the entries pointing at it, one a line, capped
+    site_index: bool = False  # the chunk is part of an index itself
+
+
 class IndexFields(NamedTuple):
     """What the index stores for a chunk besides its JSON line, worked out in one pass."""
-    rank: tuple[str, int, str, str]                # see `_rank_columns`
-    rows: list[tuple[str, str, str, str, str]]     # see `_fts_rows`
-    embed: str                                     # see `_embed_text`
+    rank: tuple[str, int, str, str]                 # see `_rank_columns`
+    rows: list[tuple[str, str, str, str, str, str]]  # see `_fts_rows`
+    embed: str                                      # see `_embed_text`
 
 
-def index_fields(record: dict[str, Any], affixes: SiteAffixes) -> IndexFields:
+NO_VOCAB = Vocab()
+
+
+def index_fields(record: dict[str, Any], affixes: SiteAffixes,
+                 vocab: Vocab = NO_VOCAB) -> IndexFields:
     """The rank columns, FTS rows and embedding text of one chunk record."""
     meta = record.get("metadata") or {}
     headings = _headings(record)
     body = LINK_DESTINATION.sub("]", str(record.get("markdown") or ""))
-    return IndexFields(_rank_columns(record, meta, headings, affixes),
-                       _fts_rows(meta, headings, body, affixes), _embed_text(meta, body))
+    rank = _rank_columns(record, meta, headings, affixes)
+    if vocab.site_index:
+        rank = (*rank[:2], SITE_INDEX, rank[3])
+    return IndexFields(rank, _fts_rows(meta, headings, body, affixes, vocab.text),
+                       _embed_text(meta, body))
 
 
 def _fts_rows(meta: dict[str, Any], headings: list[str], body: str, affixes: SiteAffixes,
-              ) -> list[tuple[str, str, str, str, str]]:
+              vocab: str = "") -> list[tuple[str, str, str, str, str, str]]:
     """The FTS rows of a chunk, one per window of its body: version token, title,
     headings and breadcrumbs, inbound anchor text and container labels, body (link
-    destinations left out). bm25 scores a passage of a long chunk (an option list, a
-    reference table) as it would a short chunk, instead of diluting it in the whole."""
+    destinations left out), and the site's vocabulary for it (index entries, summaries).
+    bm25 scores a passage of a long chunk (an option list, a reference table) as it would
+    a short chunk, instead of diluting it in the whole."""
     headings = headings + [str(c) for c in meta.get("breadcrumbs") or []]
     anchors = []
     for link in meta.get("inbound_links") or ():
@@ -132,7 +150,8 @@ def _fts_rows(meta: dict[str, Any], headings: list[str], body: str, affixes: Sit
     context = (version_token(meta.get("version")),
                index_text(affixes.without(str(meta.get("title") or ""))),
                index_text(" \n ".join(headings)), index_text(" \n ".join(anchors)))
-    return [(*context, index_text(window)) for window in windows(body)]
+    terms = index_text(vocab)
+    return [(*context, index_text(window), terms) for window in windows(body)]
 
 
 def _rank_columns(record: dict[str, Any], meta: dict[str, Any], headings: list[str],

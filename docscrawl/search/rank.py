@@ -23,7 +23,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from docscrawl.search.fields import WINDOW_SLOTS, version_token
+from docscrawl.search.fields import SITE_INDEX, WINDOW_SLOTS, version_token
 from docscrawl.search.index import BM25_WEIGHTS, SearchIndex
 from docscrawl.search.tokenize import (
     command_like,
@@ -410,6 +410,8 @@ class Searcher:
                 score *= 1 + CODE_BOOST
             elif has_code == 2 and prose:  # a listing answers a prose question rarely
                 score *= LISTING
+            if region == SITE_INDEX:  # a back-of-book index: its entries are the words
+                continue              # of other sections (their `vocab` field), never an answer
             if region != "main_content":
                 score *= OFF_MAIN
             copies = json.loads(aggregate) if aggregate else []
