@@ -114,9 +114,10 @@ class Vocab(NamedTuple):
 
 class IndexFields(NamedTuple):
     """What the index stores for a chunk besides its JSON line, worked out in one pass."""
-    rank: tuple[str, int, str, str]                 # see `_rank_columns`
-    rows: list[tuple[str, str, str, str, str, str]]  # see `_fts_rows`
-    embed: str                                      # see `_embed_text`
+    rank: tuple[str, int, str, str]               # see `_rank_columns`
+    rows: list[tuple[str, str, str, str, str]]    # see `_fts_rows`
+    embed: str                                    # see `_embed_text`
+    vocab: str                                    # the `vocab` table's terms ("": no row)
 
 
 NO_VOCAB = Vocab()
@@ -131,17 +132,16 @@ def index_fields(record: dict[str, Any], affixes: SiteAffixes,
     rank = _rank_columns(record, meta, headings, affixes)
     if vocab.site_index:
         rank = (*rank[:2], SITE_INDEX, rank[3])
-    return IndexFields(rank, _fts_rows(meta, headings, body, affixes, vocab.text),
-                       _embed_text(meta, body))
+    return IndexFields(rank, _fts_rows(meta, headings, body, affixes),
+                       _embed_text(meta, body), index_text(vocab.text) if vocab.text else "")
 
 
 def _fts_rows(meta: dict[str, Any], headings: list[str], body: str, affixes: SiteAffixes,
-              vocab: str = "") -> list[tuple[str, str, str, str, str, str]]:
+              ) -> list[tuple[str, str, str, str, str]]:
     """The FTS rows of a chunk, one per window of its body: version token, title,
     headings and breadcrumbs, inbound anchor text and container labels, body (link
-    destinations left out), and the site's vocabulary for it (index entries, summaries).
-    bm25 scores a passage of a long chunk (an option list, a reference table) as it would
-    a short chunk, instead of diluting it in the whole."""
+    destinations left out). bm25 scores a passage of a long chunk (an option list, a
+    reference table) as it would a short chunk, instead of diluting it in the whole."""
     headings = headings + [str(c) for c in meta.get("breadcrumbs") or []]
     anchors = []
     for link in meta.get("inbound_links") or ():
@@ -150,8 +150,7 @@ def _fts_rows(meta: dict[str, Any], headings: list[str], body: str, affixes: Sit
     context = (version_token(meta.get("version")),
                index_text(affixes.without(str(meta.get("title") or ""))),
                index_text(" \n ".join(headings)), index_text(" \n ".join(anchors)))
-    terms = index_text(vocab)
-    return [(*context, index_text(window), terms) for window in windows(body)]
+    return [(*context, index_text(window)) for window in windows(body)]
 
 
 def _rank_columns(record: dict[str, Any], meta: dict[str, Any], headings: list[str],

@@ -10,7 +10,10 @@ Tables: `chunks` (one row per chunk: its JSON line, version, page, flags, vector
 `pages` (canonical URL, byte offset of its line in pages.jsonl, aggregate_of),
 `aliases` (observed URL -> canonical), `fts` (FTS5 over code-aware terms: version token,
 title, heading path and breadcrumbs, inbound anchor text, body; one row per
-window of a long chunk, rowid = chunk rowid * WINDOW_SLOTS + window) and `meta`.
+window of a long chunk, rowid = chunk rowid * WINDOW_SLOTS + window), `vocab` (FTS5: what
+the site's indexes and summary tables call a chunk, `sitevocab`; rowid = chunk rowid; a
+table of its own so its words do not change the rarity of the chunks' own words) and
+`meta`.
 """
 
 from __future__ import annotations
@@ -44,9 +47,8 @@ logger = logging.getLogger(__name__)
 INDEX_NAME = "search.sqlite3"
 SCHEMA = 10
 BATCH = 512
-# bm25 weights per FTS column: version token, title, headings, anchors, body, and the
-# site's vocabulary (its index entries and summaries pointing at the chunk: `sitevocab`).
-BM25_WEIGHTS = (0.0, 2.0, 3.0, 1.5, 1.0, 2.0)
+# bm25 weights per FTS column: version token, title, headings, anchors, body.
+BM25_WEIGHTS = (0.0, 2.0, 3.0, 1.5, 1.0)
 _DECODER = json.JSONDecoder()
 
 
@@ -164,7 +166,7 @@ class SearchIndex:
             current = self._embedder_key()
             if schema == str(SCHEMA) and embedder == current:
                 return
-            for name in ("fts", "chunks", "pages", "aliases", "meta"):
+            for name in ("fts", "vocab", "chunks", "pages", "aliases", "meta"):
                 db.execute(f"DROP TABLE IF EXISTS {name}")
         db.executescript(f"""
             CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
@@ -175,7 +177,9 @@ class SearchIndex:
             CREATE TABLE pages(url TEXT PRIMARY KEY, offset INTEGER, version TEXT,
                 title TEXT, aggregate_of TEXT);
             CREATE TABLE aliases(url TEXT PRIMARY KEY, canonical TEXT);
-            CREATE VIRTUAL TABLE fts USING fts5(ver, title, headings, anchors, body, vocab,
+            CREATE VIRTUAL TABLE fts USING fts5(ver, title, headings, anchors, body,
+                tokenize="porter unicode61 remove_diacritics 2");
+            CREATE VIRTUAL TABLE vocab USING fts5(ver, terms,
                 tokenize="porter unicode61 remove_diacritics 2");
             INSERT INTO fts(fts, rank) VALUES('rank', 'bm25({", ".join(map(str, BM25_WEIGHTS))})');
         """)
@@ -362,6 +366,7 @@ class SearchIndex:
         learned = json.dumps(sorted(self.affixes.segments))
         if self.meta("title_affixes") != learned:
             self.db.execute("DELETE FROM fts")
+            self.db.execute("DELETE FROM vocab")
             self.db.execute("DELETE FROM chunks")
             self.set_meta("title_affixes", learned)
 
@@ -415,6 +420,7 @@ class SearchIndex:
             first = row[0] * WINDOW_SLOTS
             self.db.execute("DELETE FROM fts WHERE rowid BETWEEN ? AND ?",
                             (first, first + WINDOW_SLOTS - 1))
+            self.db.execute("DELETE FROM vocab WHERE rowid=?", row)
             self.db.execute("DELETE FROM chunks WHERE rowid=?", row)
 
     def _write(self, pending: list[tuple[str, str, bool]]) -> None:
@@ -444,9 +450,12 @@ class SearchIndex:
                  blob, *fields.rank))
             first = int(cur.lastrowid or 0) * WINDOW_SLOTS
             self.db.executemany(
-                "INSERT INTO fts(rowid, ver, title, headings, anchors, body, vocab) "
-                "VALUES(?,?,?,?,?,?,?)",
+                "INSERT INTO fts(rowid, ver, title, headings, anchors, body) "
+                "VALUES(?,?,?,?,?,?)",
                 [(first + i, *row) for i, row in enumerate(fields.rows)])
+            if fields.vocab:
+                self.db.execute("INSERT INTO vocab(rowid, ver, terms) VALUES(?,?,?)",
+                                (cur.lastrowid, fields.rows[0][0], fields.vocab))
 
     # -- reading -------------------------------------------------------------------
     def versions(self) -> list[str]:

@@ -24,6 +24,8 @@ from itertools import pairwise
 from typing import Any
 from urllib.parse import urldefrag
 
+from docscrawl.search.tokenize import stem
+
 # A Markdown link (text may hold backticks and emphasis; no nested brackets).
 MD_LINK = re.compile(r"\[((?:[^\[\]]|\[[^\]]*\])*)\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
 _HEADING_LINE = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
@@ -198,15 +200,15 @@ def index_prefixes(sections: list[Section]) -> list[tuple[str, ...]]:
 
 
 def index_entries(sections: list[Section], prefixes: list[tuple[str, ...]],
-                  ) -> Iterator[tuple[str, str, str, str]]:
-    """(term, the item's own words, URL, link text) for every place the index sections
-    under `prefixes` link to (DocBook's link text is the target section's title)."""
+                  ) -> Iterator[tuple[str, str, str, str, bool]]:
+    """(term, the item's own words, URL, link text, top-level) for every place the index
+    sections under `prefixes` link to (DocBook's link text is the target's title)."""
     for section in sections:
         if any(section.path[:len(p)] == p for p in prefixes):
             for entry in _entries(section.lines):
                 if _LETTERS.search(entry.term) and len(entry.term) <= MAX_TERM_CHARS:
                     for url, text in entry.urls:
-                        yield entry.term, entry.own, url, text
+                        yield entry.term, entry.own, url, text, entry.top
 
 
 _CELL = re.compile(r"(?<!\\)\|")
@@ -251,8 +253,8 @@ class SiteVocabulary:
     anchor_paths: dict[str, dict[str, tuple[str, ...]]] = field(default_factory=dict)
     # index page -> per index part: its path, entries (term, own words, URL, link text),
     # and the fragments inside it
-    found: dict[str, list[tuple[tuple[str, ...], list[tuple[str, str, str, str]], set[str]]]] = (
-        field(default_factory=dict))
+    found: dict[str, list[tuple[tuple[str, ...], list[tuple[str, str, str, str, bool]],
+                                set[str]]]] = field(default_factory=dict)
     # (page, fragment) -> the texts of the index links to it (where in the page it is)
     labels: dict[tuple[str, str], set[str]] = field(default_factory=dict)
     summaries: list[tuple[str, str, str]] = field(default_factory=list)  # (source, term, link)
@@ -304,17 +306,18 @@ class SiteVocabulary:
 
         for source, parts in self.found.items():
             for prefix, entries, inside in parts:
-                resolved = [(*self._page(source, link), term, own, text)
-                            for term, own, link, text in entries]
+                resolved = [(*self._page(source, link), term, own, text, top)
+                            for term, own, link, text, top in entries]
                 # links into the index itself (letter jumps, a class list on its own page)
                 # and off the crawl say nothing about a place on the site
                 resolved = [r for r in resolved
                             if r[0] and not (r[0] == source and r[1] in inside)]
                 novel = [r for r in resolved if _norm(r[3]) not in self.names.get(r[0], ())]
-                if not novel or len(novel) < NOVEL_SHARE * len(resolved):
-                    continue
+                top = [r for r in resolved if r[5]]
+                if not novel or sum(r in novel for r in top) < NOVEL_SHARE * len(top):
+                    continue    # a table of contents: its entries are its targets' headings
                 self.index_parts.setdefault(source, []).append(prefix)
-                for page, fragment, term, _, text in novel:
+                for page, fragment, term, _, text, _ in novel:
                     add(page, fragment, term)
                     self.labels.setdefault((page, fragment), set()).add(text)
         for source, term, link in self.summaries:
@@ -348,7 +351,10 @@ def assign(chunks: list[ChunkView], fragments: dict[str, list[str]],
     to the page's first chunk."""
     if not chunks:
         return {}
-    by_anchor = {a: c for c in chunks for a in c.anchors if a}
+    by_anchor: dict[str, ChunkView] = {}
+    for chunk in chunks:  # a long section's chunks share its anchor: the first one
+        for anchor in chunk.anchors:
+            by_anchor.setdefault(anchor, chunk)
     given: dict[str, list[str]] = {}
     for fragment, found in fragments.items():
         chunk = by_anchor.get(fragment) if fragment else chunks[0]
@@ -364,9 +370,17 @@ def assign(chunks: list[ChunkView], fragments: dict[str, list[str]],
             chunk = _mentioning(chunks, fragment, found) or chunks[0]
         given.setdefault(chunk.chunk_id, []).extend(found)
     result = {}
+    by_id = {c.chunk_id: c for c in chunks}
     for chunk_id, found in given.items():
         kept, size = [], 0
-        for term in dict.fromkeys(found):
+        own = _stems(" ".join([*by_id[chunk_id].heading_path, by_id[chunk_id].markdown]))
+        for entry in dict.fromkeys(found):
+            # only the words the chunk does not say itself: those it says already count
+            # in its own text, and would count twice
+            term = " ".join(w for w in re.findall(r"[^\W_]+", entry)
+                            if stem(w.casefold()) not in own)
+            if not term or term in kept:
+                continue
             if size + len(term) > MAX_CHARS:
                 break
             kept.append(term)
@@ -375,10 +389,15 @@ def assign(chunks: list[ChunkView], fragments: dict[str, list[str]],
     return result
 
 
+def _stems(text: str) -> set[str]:
+    """The stemmed words of a text (identifiers by their parts: `accept_content`)."""
+    return {stem(w) for w in re.findall(r"[^\W_]+", text.casefold())}
+
+
 def _keys(fragment: str, terms: list[str]) -> list[str]:
     """The words a chunk defining this place would show: the fragment's last part
     (`click.Command.format_help` -> `format_help`) and each term's head."""
-    keys = [re.split(r"[.:/]", fragment)[-1]] if fragment else []
+    keys = [re.sub(r"^index-", "", re.split(r"[.:/]", fragment)[-1])] if fragment else []
     keys += [re.sub(r"\(\)$", "", t.split(" (")[0].split(",")[0]).strip() for t in terms]
     return [k.casefold() for k in dict.fromkeys(keys) if len(k) >= 3
             and not re.fullmatch(r"(index|id)?[-_]?\d*", k, re.I)]
@@ -401,7 +420,8 @@ def _mentioning(chunks: list[ChunkView], fragment: str, terms: list[str]) -> Chu
                 if line.lstrip("#`*-: >").startswith(key):
                     return chunk
     for key in keys:
+        word = re.compile(rf"(?<![\w.]){re.escape(key)}(?!\w)")  # "cos", not "cost"
         for chunk in chunks:
-            if key in chunk.markdown.casefold():
+            if word.search(chunk.markdown.casefold()):
                 return chunk
     return None
