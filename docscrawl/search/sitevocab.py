@@ -184,17 +184,27 @@ def index_prefixes(sections: list[Section]) -> list[tuple[str, ...]]:
     """The heading paths under which a page is a back-of-book index: () for the whole
     page (Sphinx genindex, a Texinfo index node, DocBook bookindex), else the shortest
     paths whose text is one (R's one-page manuals end with their indexes)."""
-    def under(prefix: tuple[str, ...]) -> list[str]:
-        return [line for s in sections if s.path[:len(prefix)] == prefix for line in s.lines]
+    links = [sum(line.count("](") for line in s.lines) for s in sections]
 
-    if is_index(under(())):
+    def under(prefix: tuple[str, ...]) -> list[str] | None:
+        """The lines under `prefix`; None when too few links for an index (cheap)."""
+        inside = [i for i, s in enumerate(sections) if s.path[:len(prefix)] == prefix]
+        if sum(links[i] for i in inside) < MIN_ENTRIES:
+            return None
+        return [line for i in inside for line in sections[i].lines]
+
+    lines = under(())
+    if lines is None:
+        return []
+    if is_index(lines):
         return [()]
     found: list[tuple[str, ...]] = []
     for depth in (1, 2, 3):
         for prefix in dict.fromkeys(s.path[:depth] for s in sections if len(s.path) >= depth):
             if any(prefix[:len(f)] == f for f in found):
                 continue
-            if is_index(under(prefix)):
+            lines = under(prefix)
+            if lines is not None and is_index(lines):
                 found.append(prefix)
     return found
 
@@ -351,6 +361,7 @@ def assign(chunks: list[ChunkView], fragments: dict[str, list[str]],
     to the page's first chunk."""
     if not chunks:
         return {}
+    text = _PageText(chunks)
     by_anchor: dict[str, ChunkView] = {}
     for chunk in chunks:  # a long section's chunks share its anchor: the first one
         for anchor in chunk.anchors:
@@ -364,10 +375,10 @@ def assign(chunks: list[ChunkView], fragments: dict[str, list[str]],
             chunk = max(owners, key=lambda c: len(c.heading_path)) if owners else None
         if chunk is None and fragment:
             names = [n for n in map(_norm, (labels or {}).get(fragment, ())) if len(n) >= 4]
-            chunk = next((c for c in chunks if c.heading_path and any(
-                _norm(c.heading_path[-1]).endswith(n) for n in names)), None)  # "25.1.4. ..."
+            chunk = next((c for c, head in zip(chunks, text.heads, strict=True)
+                          if head and any(head.endswith(n) for n in names)), None)  # "25.1.4. ..."
         if chunk is None:
-            chunk = _mentioning(chunks, fragment, found) or chunks[0]
+            chunk = _mentioning(chunks, text, fragment, found) or chunks[0]
         given.setdefault(chunk.chunk_id, []).extend(found)
     result = {}
     by_id = {c.chunk_id: c for c in chunks}
@@ -403,7 +414,27 @@ def _keys(fragment: str, terms: list[str]) -> list[str]:
             and not re.fullmatch(r"(index|id)?[-_]?\d*", k, re.I)]
 
 
-def _mentioning(chunks: list[ChunkView], fragment: str, terms: list[str]) -> ChunkView | None:
+_FIRST_WORD = re.compile(r"[^\W]+")
+
+
+class _PageText:
+    """A page's chunks as `_mentioning` reads them, folded once per page."""
+
+    def __init__(self, chunks: list[ChunkView]) -> None:
+        self.heads = [_norm(c.heading_path[-1]) if c.heading_path else "" for c in chunks]
+        self.folded = [c.markdown.casefold() for c in chunks]
+        # first word of a line -> (chunk, line), in page order: who opens a line with a key
+        self.openers: dict[str, list[tuple[int, str]]] = {}
+        for i, folded in enumerate(self.folded):
+            for line in folded.splitlines():
+                line = line.lstrip("#`*-: >")
+                first = _FIRST_WORD.match(line)
+                if first:
+                    self.openers.setdefault(first.group(), []).append((i, line))
+
+
+def _mentioning(chunks: list[ChunkView], text: _PageText, fragment: str,
+                terms: list[str]) -> ChunkView | None:
     """The chunk that defines a place best: a heading named by the key (Celery's
     settings: `std-setting-accept_content` under the heading "accept_content"), else a
     line opening with it (a signature), else the first mention."""
@@ -411,17 +442,18 @@ def _mentioning(chunks: list[ChunkView], fragment: str, terms: list[str]) -> Chu
     if not keys:
         return None
     for key in keys:
-        for chunk in chunks:
-            if chunk.heading_path and _norm(chunk.heading_path[-1]).startswith(_norm(key)):
+        normed = _norm(key)
+        for chunk, head in zip(chunks, text.heads, strict=True):
+            if normed and head.startswith(normed):
                 return chunk
     for key in keys:
-        for chunk in chunks:
-            for line in chunk.markdown.casefold().splitlines():
-                if line.lstrip("#`*-: >").startswith(key):
-                    return chunk
+        first = _FIRST_WORD.match(key)
+        for i, line in text.openers.get(first.group() if first else "", ()):
+            if line.startswith(key):
+                return chunks[i]
     for key in keys:
         word = re.compile(rf"(?<![\w.]){re.escape(key)}(?!\w)")  # "cos", not "cost"
-        for chunk in chunks:
-            if word.search(chunk.markdown.casefold()):
+        for chunk, folded in zip(chunks, text.folded, strict=True):
+            if key in folded and word.search(folded):
                 return chunk
     return None
