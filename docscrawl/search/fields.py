@@ -102,20 +102,38 @@ def windows(body: str, size: int = WINDOW_CHARS) -> list[str]:
     return [*found, current] if current else found
 
 
+# `region` rank column of a chunk inside a back-of-book index (`sitevocab`): never an answer
+SITE_INDEX = "site_index"
+
+
+class Vocab(NamedTuple):
+    """What the site's own indexes and summary tables say of a chunk (`sitevocab`)."""
+    text: str = ""           # the entries pointing at it, one a line, capped
+    site_index: bool = False  # the chunk is part of an index itself
+
+
 class IndexFields(NamedTuple):
     """What the index stores for a chunk besides its JSON line, worked out in one pass."""
-    rank: tuple[str, int, str, str]                # see `_rank_columns`
-    rows: list[tuple[str, str, str, str, str]]     # see `_fts_rows`
-    embed: str                                     # see `_embed_text`
+    rank: tuple[str, int, str, str]               # see `_rank_columns`
+    rows: list[tuple[str, str, str, str, str]]    # see `_fts_rows`
+    embed: str                                    # see `_embed_text`
+    vocab: str                                    # the `vocab` table's terms ("": no row)
 
 
-def index_fields(record: dict[str, Any], affixes: SiteAffixes) -> IndexFields:
+NO_VOCAB = Vocab()
+
+
+def index_fields(record: dict[str, Any], affixes: SiteAffixes,
+                 vocab: Vocab = NO_VOCAB) -> IndexFields:
     """The rank columns, FTS rows and embedding text of one chunk record."""
     meta = record.get("metadata") or {}
     headings = _headings(record)
     body = LINK_DESTINATION.sub("]", str(record.get("markdown") or ""))
-    return IndexFields(_rank_columns(record, meta, headings, affixes),
-                       _fts_rows(meta, headings, body, affixes), _embed_text(meta, body))
+    rank = _rank_columns(record, meta, headings, affixes)
+    if vocab.site_index:
+        rank = (*rank[:2], SITE_INDEX, rank[3])
+    return IndexFields(rank, _fts_rows(meta, headings, body, affixes),
+                       _embed_text(meta, body), index_text(vocab.text) if vocab.text else "")
 
 
 def _fts_rows(meta: dict[str, Any], headings: list[str], body: str, affixes: SiteAffixes,

@@ -10,7 +10,10 @@ Tables: `chunks` (one row per chunk: its JSON line, version, page, flags, vector
 `pages` (canonical URL, byte offset of its line in pages.jsonl, aggregate_of),
 `aliases` (observed URL -> canonical), `fts` (FTS5 over code-aware terms: version token,
 title, heading path and breadcrumbs, inbound anchor text, body; one row per
-window of a long chunk, rowid = chunk rowid * WINDOW_SLOTS + window) and `meta`.
+window of a long chunk, rowid = chunk rowid * WINDOW_SLOTS + window), `vocab` (FTS5: what
+the site's indexes and summary tables call a chunk, `sitevocab`; rowid = chunk rowid; a
+table of its own so its words do not change the rarity of the chunks' own words) and
+`meta`.
 """
 
 from __future__ import annotations
@@ -34,19 +37,21 @@ from docscrawl.search.fields import (
     EMBED_CHARS,
     WINDOW_SLOTS,
     SiteAffixes,
+    Vocab,
     index_fields,
 )
+from docscrawl.search.sitevocab import ChunkView, SiteVocabulary, assign, might_hold
 from docscrawl.search.versions import choose_default, default_aliases
 
 logger = logging.getLogger(__name__)
 
 INDEX_NAME = "search.sqlite3"
-SCHEMA = 9
+SCHEMA = 10
 BATCH = 512
 # bm25 weights per FTS column: version token, title, headings, anchors, body.
 BM25_WEIGHTS = (0.0, 2.0, 3.0, 1.5, 1.0)
 _DECODER = json.JSONDecoder()
-_TABLES = frozenset({"fts", "chunks", "pages", "aliases", "meta"})
+_TABLES = frozenset({"fts", "vocab", "chunks", "pages", "aliases", "meta"})
 
 
 class IndexError_(ValueError):
@@ -72,6 +77,23 @@ def _inbound_sig(line: str) -> str:
     """A short hash of a chunk line's inbound links (what the anchors field is made of)."""
     _, raw = _raw_field(line, "inbound_links")
     return hashlib.blake2b(raw.encode(), digest_size=8).hexdigest() if raw else ""
+
+
+def _vocab_sig(vocab: Vocab | None) -> str:
+    """A short hash of a chunk's vocabulary: a change re-indexes the chunk on update."""
+    if vocab is None or vocab == Vocab():
+        return ""
+    raw = f"{int(vocab.site_index)}{vocab.text}".encode()
+    return "/" + hashlib.blake2b(raw, digest_size=8).hexdigest()
+
+
+def _chunk_anchors(meta: dict[str, Any]) -> list[str]:
+    """Anchors of the sections a chunk holds: its own and its listed sections'."""
+    source = str(meta.get("source_url") or "")
+    found = [str(meta.get("anchor") or (source.split("#", 1)[1] if "#" in source else ""))]
+    found += [str(s.get("anchor")) for s in meta.get("sections") or ()
+              if isinstance(s, dict) and s.get("anchor")]
+    return [a for a in found if a]
 
 
 def _leading_id(line: str) -> str | None:
@@ -100,6 +122,7 @@ class SearchIndex:
         self.db = db
         self.embedder = embedder
         self.affixes = SiteAffixes()
+        self.vocab: dict[str, Vocab] = {}   # chunk id -> its vocabulary, while refreshing
         self.identity: tuple[int, int] | None = None  # the index file's, when opened
 
     def replaced(self) -> bool:
@@ -178,6 +201,8 @@ class SearchIndex:
             CREATE TABLE aliases(url TEXT PRIMARY KEY, canonical TEXT);
             CREATE VIRTUAL TABLE fts USING fts5(ver, title, headings, anchors, body,
                 tokenize="porter unicode61 remove_diacritics 2");
+            CREATE VIRTUAL TABLE vocab USING fts5(ver, terms,
+                tokenize="porter unicode61 remove_diacritics 2");
             INSERT INTO fts(fts, rank) VALUES('rank', 'bm25({", ".join(map(str, BM25_WEIGHTS))})');
         """)
         self.set_meta("schema", str(SCHEMA))
@@ -237,7 +262,8 @@ class SearchIndex:
             return Built(total=self.count())
         full = self.meta("signature") is None
         try:
-            self._index_pages()
+            learned = self._index_pages()
+            self.vocab = self._assign_vocabulary(learned)
             built = self._sync_chunks()
             built.full = full
             if self.embedder is not None and (built.added or built.deleted or built.relinked
@@ -285,8 +311,9 @@ class SearchIndex:
     def count(self) -> int:
         return int(self.db.execute("SELECT count(*) FROM chunks").fetchone()[0])
 
-    def _index_pages(self) -> None:
-        """Pages table (offsets for get_page, aggregate_of) and the default version."""
+    def _index_pages(self) -> SiteVocabulary:
+        """Pages table (offsets for get_page, aggregate_of), the default version, and
+        what the site's indexes and summary tables call its sections (`sitevocab`)."""
         db = self.db
         db.execute("DELETE FROM pages")
         db.execute("DELETE FROM aliases")
@@ -295,6 +322,7 @@ class SearchIndex:
         page_urls: list[tuple[str | None, list[str]]] = []
         seed = self._seed_url()
         seed_version: str | None = None
+        vocabulary = SiteVocabulary()
         offset = 0
         with (self.files / "pages.jsonl").open("rb") as handle:
             for raw in handle:
@@ -321,11 +349,57 @@ class SearchIndex:
                                   [url, *map(str, observed or [])]))
                 if seed and (url == seed or seed in (observed or ())):
                     seed_version = version
+                page = {"canonical_url": url, "observed_urls": observed or [], "title": title,
+                        "main_heading": _raw_field(line, "main_heading")[0],
+                        "headings": _raw_field(line, "headings")[0] or []}
+                if might_hold(line):
+                    page["markdown"] = _raw_field(line, "markdown")[0]
+                    page["fragment_ids"] = _raw_field(line, "fragment_ids")[0]
+                vocabulary.add_page(page)
         default = choose_default(seed_version, versions)
         self.set_meta("default_version", default or "")
         self.set_meta("default_aliases", json.dumps(sorted(default_aliases(page_urls, default))))
         self.set_meta("versions", json.dumps(sorted(versions)))
         self._learn_affixes(titles)
+        return vocabulary
+
+    def _assign_vocabulary(self, learned: SiteVocabulary) -> dict[str, Vocab]:
+        """Chunk id -> what the site's indexes and summaries say of it, and whether it is
+        part of an index itself. Only the chunks of pages something points at, or of
+        index pages, are parsed (a page's chunks are consecutive in chunks.jsonl)."""
+        terms = learned.finish()
+        parts = learned.index_parts
+        found: dict[str, Vocab] = {}
+        page: str | None = None
+        group: list[ChunkView] = []
+
+        def flush() -> None:
+            if page is not None and page in terms:
+                anchors = learned.anchor_paths.get(page, {})
+                labels = {f: learned.labels.get((page, f), set()) for f in terms[page]}
+                for chunk_id, text in assign(group, terms[page], anchors, labels).items():
+                    found[chunk_id] = Vocab(text, found.get(chunk_id, Vocab()).site_index)
+
+        for line in self._chunk_lines():
+            url, _ = _raw_field(line, "canonical_url")
+            if url not in terms and url not in parts:
+                continue
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue
+            meta = record.get("metadata") or {}
+            if url != page:
+                flush()
+                page, group = url, []
+            path = tuple(str(h) for h in meta.get("heading_path") or ())
+            chunk_id = str(record.get("id"))
+            group.append(ChunkView(chunk_id, path, _chunk_anchors(meta),
+                                   str(record.get("markdown") or "")))
+            if any(path[:len(p)] == p for p in parts.get(url, ())):
+                found[chunk_id] = Vocab("", True)
+        flush()
+        return found
 
     def _learn_affixes(self, titles: list[str]) -> None:
         """The site's title affixes; when they changed, every chunk's fields are stale."""
@@ -333,6 +407,7 @@ class SearchIndex:
         learned = json.dumps(sorted(self.affixes.segments))
         if self.meta("title_affixes") != learned:
             self.db.execute("DELETE FROM fts")
+            self.db.execute("DELETE FROM vocab")
             self.db.execute("DELETE FROM chunks")
             self.set_meta("title_affixes", learned)
 
@@ -355,7 +430,7 @@ class SearchIndex:
             if chunk_id is None or chunk_id in seen:
                 continue
             seen.add(chunk_id)
-            sig = _inbound_sig(line)
+            sig = _inbound_sig(line) + _vocab_sig(self.vocab.get(chunk_id))
             old = known.get(chunk_id)
             if old is None:
                 pending.append((line, sig, False))
@@ -386,6 +461,7 @@ class SearchIndex:
             first = row[0] * WINDOW_SLOTS
             self.db.execute("DELETE FROM fts WHERE rowid BETWEEN ? AND ?",
                             (first, first + WINDOW_SLOTS - 1))
+            self.db.execute("DELETE FROM vocab WHERE rowid=?", row)
             self.db.execute("DELETE FROM chunks WHERE rowid=?", row)
 
     def _write(self, pending: list[tuple[str, str, bool]]) -> None:
@@ -397,7 +473,8 @@ class SearchIndex:
                 record = json.loads(line)
             except ValueError:
                 continue
-            records.append((record, line, sig, known, index_fields(record, self.affixes)))
+            vocab = self.vocab.get(str(record.get("id"))) or Vocab()
+            records.append((record, line, sig, known, index_fields(record, self.affixes, vocab)))
         vectors = None
         if self.embedder is not None:
             vectors = self.embedder.embed([fields.embed for *_, fields in records])
@@ -417,6 +494,9 @@ class SearchIndex:
                 "INSERT INTO fts(rowid, ver, title, headings, anchors, body) "
                 "VALUES(?,?,?,?,?,?)",
                 [(first + i, *row) for i, row in enumerate(fields.rows)])
+            if fields.vocab:
+                self.db.execute("INSERT INTO vocab(rowid, ver, terms) VALUES(?,?,?)",
+                                (cur.lastrowid, fields.rows[0][0], fields.vocab))
 
     # -- reading -------------------------------------------------------------------
     def versions(self) -> list[str]:

@@ -23,7 +23,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from docscrawl.search.fields import WINDOW_SLOTS, version_token
+from docscrawl.search.fields import SITE_INDEX, WINDOW_SLOTS, version_token
 from docscrawl.search.index import BM25_WEIGHTS, SearchIndex
 from docscrawl.search.tokenize import (
     command_like,
@@ -42,6 +42,9 @@ from docscrawl.search.versions import (
 )
 
 POOL = 100
+# bm25 of the `vocab` table (the words the site's index entries and summaries add to a
+# chunk's own) is added to the chunk's bm25 times this
+VOCAB_WEIGHT = 0.5
 MATCH_BUDGET = 4000     # chunks bm25 scores per query at most (about), see _within_budget
 COARSE_DIMS = 64
 COARSE_POOL = 400
@@ -231,7 +234,15 @@ class Searcher:
         best: dict[int, float] = {}  # a chunk's best window
         for fts_rowid, score in rows:
             best.setdefault(int(fts_rowid) // WINDOW_SLOTS, -float(score))
-        return list(best.items())[:POOL]
+        best = dict(list(best.items())[:POOL])
+        # what the site's own indexes call a chunk: added, and a chunk found by it alone
+        # (its text says "DO", the index "anonymous code blocks") is a candidate too
+        named = self.index.db.execute(
+            "SELECT rowid, bm25(vocab) AS score FROM vocab WHERE vocab MATCH ? "
+            "ORDER BY score LIMIT ?", (expression, POOL)).fetchall()
+        for rowid, score in named:
+            best[int(rowid)] = best.get(int(rowid), 0.0) - VOCAB_WEIGHT * float(score)
+        return sorted(best.items(), key=lambda item: item[1], reverse=True)[:POOL]
 
     def _within_budget(self, terms: list[str]) -> list[str]:
         """Scoring a match costs far more than finding it: when the terms' chunk counts
@@ -415,6 +426,8 @@ class Searcher:
                 score *= 1 + CODE_BOOST
             elif has_code == 2 and prose:  # a listing answers a prose question rarely
                 score *= LISTING
+            if region == SITE_INDEX:  # a back-of-book index: its entries are the words
+                continue              # of other sections (their `vocab` field), never an answer
             if region != "main_content":
                 score *= OFF_MAIN
             copies = json.loads(aggregate) if aggregate else []
