@@ -163,7 +163,7 @@ class SearchIndex:
 
     def _embedder_key(self) -> str:
         """The embedder and what it is fed: a change rebuilds the vectors."""
-        return f"{self.embedder.name}/{EMBED_CHARS}" if self.embedder else "none"
+        return f"{self.embedder.key}/{EMBED_CHARS}" if self.embedder else "none"
 
     def meta(self, key: str) -> str | None:
         row = self.db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
@@ -224,8 +224,6 @@ class SearchIndex:
         renamed, so a search that maps the old ones keeps working)."""
         import numpy as np
 
-        from docscrawl.search.rank import COARSE_DIMS
-
         rows = self.db.execute("SELECT rowid, version, vec FROM chunks "
                                "WHERE vec IS NOT NULL ORDER BY rowid").fetchall()
         names = sorted({r[1] or "" for r in rows})
@@ -234,12 +232,18 @@ class SearchIndex:
                 .reshape(len(rows), -1) if rows else np.zeros((0, 1), dtype=np.float16))
         arrays = {"rowids": np.array([r[0] for r in rows], dtype=np.int64),
                   "versions": np.array([position[r[1] or ""] for r in rows], dtype=np.int32),
-                  "coarse": np.ascontiguousarray(full[:, :COARSE_DIMS], dtype=np.float32),
+                  "coarse": np.ascontiguousarray(full[:, :self._coarse_dims(full)],
+                                                 dtype=np.float32),
                   "full": full}
         for name, path in self.vector_files().items():
             with replacing(path, binary=True) as handle:
                 np.save(handle, arrays[name])
         self.set_meta("vector_versions", json.dumps(names))
+
+    def _coarse_dims(self, full: Any) -> int:
+        """How many leading dimensions the first search stage scans (see `Embedder`)."""
+        dims = getattr(self.embedder, "coarse_dims", 0)
+        return dims if 0 < dims < full.shape[1] else full.shape[1]
 
     def count(self) -> int:
         return int(self.db.execute("SELECT count(*) FROM chunks").fetchone()[0])
