@@ -16,9 +16,10 @@ import numpy as np
 import pytest
 
 from docscrawl.demo.server import StaticSite
-from docscrawl.search import SearchIndex
+from docscrawl.search import Searcher, SearchIndex
 from docscrawl.search.embed import EmbedderError, load_embedder
 from docscrawl.search.minilm import PIP_COMMAND, read_safetensors
+from docscrawl.search.tokenize import STOPWORDS
 from tests.conftest import SITES, crawl
 
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("all_minilm_l6_v2") is None,
@@ -158,3 +159,33 @@ def test_update_embeds_only_changed_chunks(tmp_path: Path, model: Any,
     assert 1 <= built.added <= 3
     assert len(counting.texts) == built.added + built.relinked < index.count() // 3
     assert any("Quokkas" in text for text in counting.texts)
+
+
+GIT_DOC = Path("/usr/share/doc/git-doc")
+GIT_PAGES = 70          # git.html and the porcelain commands it lists first
+# A real question in a developer's words and git's page that answers it: no word of the
+# question is in the page's title ("git-reset(1)") or its one-line summary ("Reset
+# current HEAD to the specified state"). wordllama's averaged word vectors do not bring
+# it into the first five; MiniLM does.
+BRIDGE = ("undo the last commit but keep my edits", "git-reset.html")
+
+
+@pytest.mark.e2e
+@pytest.mark.skipif(not (GIT_DOC / BRIDGE[1]).exists(), reason="git-doc not installed")
+def test_a_question_sharing_no_word_with_its_page_finds_it(tmp_path: Path, model: Any) -> None:
+    pytest.importorskip("wordllama")
+    question, page = BRIDGE
+    out = tmp_path / "out"
+    with StaticSite(GIT_DOC) as server:
+        crawl(f"{server.url}/git.html", out, "render=never", f"max_pages={GIT_PAGES}")
+    summary = {"git", "reset", "current", "head", "specified", "state"}  # stopwords left out
+    assert not set(question.split()) - STOPWORDS & summary
+    found = {}
+    for spec in ("minilm:64", "wordllama"):
+        index = SearchIndex.open(out, embedder=spec)
+        assert any(url.endswith(page) for url, in index.db.execute("SELECT url FROM pages"))
+        hits = Searcher(index).search(question, k=5).hits
+        found[spec] = [h.meta["canonical_url"].rsplit("/", 1)[-1] for h in hits]
+        index.close()
+    assert page in found["minilm:64"], found
+    assert page not in found["wordllama"], found
