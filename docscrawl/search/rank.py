@@ -336,7 +336,8 @@ class Searcher:
                                   preferred={version, *aliases} if source == "default" else None)
         match = self.match_strength(lexical_terms, [row[1] for row in ranked[:MATCH_DEPTH]],
                                     dict(semantic) if self.index.embedder else None)
-        floor = NO_GOOD_MATCH if self.index.embedder else NO_GOOD_MATCH_LEXICAL
+        floor = (getattr(self.index.embedder, "no_good_match", NO_GOOD_MATCH)
+                 if self.index.embedder else NO_GOOD_MATCH_LEXICAL)
         return Result(hits=self._hits(ranked[:k]), version=version, version_source=source,
                       aliases=aliases, match=match, no_good_match=match < floor)
 
