@@ -218,39 +218,37 @@ class MiniLM:
             out[batch] = self.forward([ids[i] for i in batch])
         return out
 
-    def forward(self, batch: list[list[int]], dtype: Any = None) -> Any:
-        """Unit mean-pooled vectors of token-id lists (padded here to the longest)."""
+    def forward(self, batch: list[list[int]]) -> Any:
+        """Unit mean-pooled vectors of token-id lists (padded here to the longest), in
+        float32 throughout (scale factors are Python floats: a NumPy float64 scalar
+        widens every array it touches)."""
         import numpy as np
 
-        dtype = dtype or np.float32
         w = self._w
         length = max(len(ids) for ids in batch)
         tokens = np.zeros((len(batch), length), dtype=np.int64)
-        mask = np.zeros((len(batch), length), dtype=dtype)
+        mask = np.zeros((len(batch), length), dtype=np.float32)
         for row, ids in enumerate(batch):
             tokens[row, :len(ids)] = ids
             mask[row, :len(ids)] = 1
-        cast = (lambda a: a) if dtype == np.float32 else (lambda a: np.asarray(a, dtype=dtype))
-        x = (cast(w["word"][tokens]) + cast(w["pos"][:length]) + cast(w["type0"]))
-        x = _layer_norm(x, *map(cast, w["ln"]))
+        x = _layer_norm(w["word"][tokens] + w["pos"][:length] + w["type0"], *w["ln"])
         bias = ((1.0 - mask) * np.finfo(np.float32).min)[:, None, None, :]
         n, hidden = len(batch), x.shape[-1]
         head = hidden // HEADS
         for i in range(LAYERS):
-            weight, b = map(cast, w[f"qkv{i}"])
+            weight, b = w[f"qkv{i}"]
             qkv = (x @ weight + b).reshape(n, length, 3, HEADS, head).transpose(2, 0, 3, 1, 4)
             q, k, v = qkv[0], qkv[1], qkv[2]
             scores = q @ k.transpose(0, 1, 3, 2) * (1.0 / math.sqrt(head)) + bias
             scores = np.exp(scores - scores.max(axis=-1, keepdims=True))
             scores /= scores.sum(axis=-1, keepdims=True)
             context = (scores @ v).transpose(0, 2, 1, 3).reshape(n, length, hidden)
-            weight, b = map(cast, w[f"attn_out{i}"])
-            x = _layer_norm(context @ weight + b + x, *map(cast, w[f"attn_ln{i}"]))
-            weight, b = map(cast, w[f"inter{i}"])
-            h = x @ weight + b
-            h = gelu(h)
-            weight, b = map(cast, w[f"out{i}"])
-            x = _layer_norm(h @ weight + b + x, *map(cast, w[f"out_ln{i}"]))
+            weight, b = w[f"attn_out{i}"]
+            x = _layer_norm(context @ weight + b + x, *w[f"attn_ln{i}"])
+            weight, b = w[f"inter{i}"]
+            h = gelu(x @ weight + b)
+            weight, b = w[f"out{i}"]
+            x = _layer_norm(h @ weight + b + x, *w[f"out_ln{i}"])
         pooled = (x * mask[:, :, None]).sum(axis=1) / np.maximum(mask.sum(axis=1), 1)[:, None]
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
         return pooled / np.maximum(norms, 1e-12)
