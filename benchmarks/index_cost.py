@@ -2,13 +2,16 @@
 
     python -m benchmarks.index_cost --outputs /tmp/cost requests-docs flask-docs
     python -m benchmarks.index_cost --outputs /tmp/cost --all        # every corpus site
+    python -m benchmarks.index_cost --outputs /tmp/cost --embedders wordllama,minilm
 
 For each corpus site: crawl it (`scrapy crawl docs`, render=never, 400 pages at most),
 then build its index from scratch (`docscrawl index OUT --rebuild`), `--repeat` times
 (the least CPU of each step is kept), then bring the index up to date again with nothing
 changed. Each step is its own process; its CPU (user + system, from the children's
 rusage) includes start-up, as a user would pay it. Reports CPU seconds per step, chunks,
-and the ratio index build / crawl (the target is <= 0.15).
+and the ratio index build / crawl (the target is <= 0.5 with the default model). With
+`--embedders A,B` each crawl is indexed by every model named, in turn (a figure per
+model, the same crawl's CPU beside them); the index size is reported per chunk.
 """
 
 from __future__ import annotations
@@ -44,22 +47,40 @@ def index(out: Path, *rest: str) -> None:
                    cwd=ROOT, check=True, capture_output=True)
 
 
-def measure(name: str, url: str, out: Path, repeat: int = 1) -> dict[str, Any]:
+def index_bytes(out: Path) -> int:
+    """The index's size on disk: the database and the vector files a search maps."""
+    return sum(p.stat().st_size for p in out.glob("search.*") if p.is_file())
+
+
+def measure(name: str, url: str, out: Path, repeat: int = 1,
+            embedders: tuple[str | None, ...] = (None,)) -> dict[str, Any]:
     """Crawl and build `repeat` times, alternating, and keep each step's least CPU: on a
     shared machine a step's CPU time varies by a third from run to run, and the minimum
     is the run least disturbed, for both sides of the ratio alike."""
-    crawls, builds = [], []
+    crawls: list[float] = []
+    builds: dict[str | None, list[float]] = {e: [] for e in embedders}
+    sizes: dict[str | None, int] = {}
     for _ in range(repeat):
         if out.exists():
             subprocess.run(["rm", "-rf", str(out)], check=True)
         crawls.append(timed(lambda: crawl_site(name, url, out)))
-        builds.append(timed(lambda: index(out, "--rebuild")))
-    crawl, build = min(crawls), min(builds)
-    again = timed(lambda: index(out))
+        for embedder in embedders:
+            flags = ("--rebuild", "--embedder", embedder) if embedder else ("--rebuild",)
+            builds[embedder].append(timed(lambda flags=flags: index(out, *flags)))
+            sizes[embedder] = index_bytes(out)
+    crawl = min(crawls)
+    extra = ("--embedder", embedders[-1]) if embedders[-1] else ()
+    again = timed(lambda: index(out, *extra))
     chunks = sum(1 for _ in (out / "chunks.jsonl").open(encoding="utf-8"))
-    return {"site": name, "chunks": chunks, "crawl_cpu_s": round(crawl, 2),
-            "index_cpu_s": round(build, 2), "unchanged_update_cpu_s": round(again, 2),
-            "ratio": round(build / crawl, 3) if crawl else None}
+    row: dict[str, Any] = {"site": name, "chunks": chunks, "crawl_cpu_s": round(crawl, 2),
+                           "unchanged_update_cpu_s": round(again, 2)}
+    for embedder in embedders:
+        build = min(builds[embedder])
+        suffix = f"[{embedder}]" if embedder else ""
+        row[f"index_cpu_s{suffix}"] = round(build, 2)
+        row[f"ratio{suffix}"] = round(build / crawl, 3) if crawl else None
+        row[f"index_bytes_per_chunk{suffix}"] = sizes[embedder] // max(chunks, 1)
+    return row
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -71,7 +92,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--all", action="store_true", help="every corpus site")
     parser.add_argument("--repeat", type=int, default=3,
                         help="crawls and builds per site; the least CPU of each is kept")
+    parser.add_argument("--embedders", default="",
+                        help="comma-separated models to build each crawl's index with "
+                             "(as --embedder; default: the default model)")
     args = parser.parse_args(argv)
+    embedders = tuple(e.strip() for e in args.embedders.split(",") if e.strip()) or (None,)
     known = corpus_sites()
     names = list(known) if args.all else (args.sites or list(DEFAULT_SITES))
     unknown = [name for name in names if name not in known]
@@ -79,15 +104,19 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"not corpus sites: {', '.join(unknown)}")
     rows = []
     for name in names:
-        rows.append(measure(name, known[name], args.outputs / name, max(1, args.repeat)))
+        rows.append(measure(name, known[name], args.outputs / name, max(1, args.repeat),
+                            embedders))
         print(json.dumps(rows[-1]), flush=True)
     crawl = sum(r["crawl_cpu_s"] for r in rows)
-    build = sum(r["index_cpu_s"] for r in rows)
-    ratios = sorted(r["ratio"] for r in rows if r["ratio"] is not None)
-    print(json.dumps({"sites": len(rows), "crawl_cpu_s": round(crawl, 2),
-                      "index_cpu_s": round(build, 2),
-                      "ratio_total": round(build / crawl, 3) if crawl else None,
-                      "ratio_max": ratios[-1] if ratios else None}))
+    total: dict[str, Any] = {"sites": len(rows), "crawl_cpu_s": round(crawl, 2)}
+    for embedder in embedders:
+        suffix = f"[{embedder}]" if embedder else ""
+        build = sum(r[f"index_cpu_s{suffix}"] for r in rows)
+        ratios = sorted(r[f"ratio{suffix}"] for r in rows if r[f"ratio{suffix}"] is not None)
+        total.update({f"index_cpu_s{suffix}": round(build, 2),
+                      f"ratio_total{suffix}": round(build / crawl, 3) if crawl else None,
+                      f"ratio_max{suffix}": ratios[-1] if ratios else None})
+    print(json.dumps(total))
     return 0
 
 

