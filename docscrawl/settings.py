@@ -72,8 +72,8 @@ DOWNLOADER_MIDDLEWARES = {
 # Rendering (docscrawl.render.middleware, docscrawl.render.browser): scrapy-playwright's handler,
 # started lazily on the first page that needs the browser; plain requests use HTTP/1.1.
 DOWNLOAD_HANDLERS = {
-    "http": "docscrawl.render.browser.DownloadHandler",
-    "https": "docscrawl.render.browser.DownloadHandler",
+    "http": "docscrawl.render.download.DownloadHandler",
+    "https": "docscrawl.render.download.DownloadHandler",
 }
 PLAYWRIGHT_BROWSER_TYPE = "chromium"
 PLAYWRIGHT_MAX_CONTEXTS = 1

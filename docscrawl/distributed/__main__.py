@@ -1,7 +1,7 @@
-"""`python -m docscrawl.distributed`: see `docscrawl.distributed.status`."""
+"""`python -m docscrawl.distributed`: see `docscrawl.distributed.cli`."""
 
 import sys
 
-from docscrawl.distributed.status import main
+from docscrawl.distributed.cli import main
 
 sys.exit(main())

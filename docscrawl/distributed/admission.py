@@ -16,8 +16,8 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from docscrawl.distributed.connect import redact_logs
-from docscrawl.distributed.frontier import AsyncSharedFrontier
 from docscrawl.distributed.serial import Serial
+from docscrawl.distributed.taskqueue import AsyncSharedFrontier
 from docscrawl.distributed.tasks import task_from_track
 from docscrawl.distributed.worker import Worker
 

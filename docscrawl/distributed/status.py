@@ -1,9 +1,5 @@
-"""The operator's view of a shared crawl: queue figures, workers, and the command line.
-
-    python -m docscrawl.distributed status  --redis-url redis://host:6379/0 --crawl-key KEY
-    python -m docscrawl.distributed workers|requeue|dead|reset  --redis-url ... --crawl-key KEY
-
-`--redis-url` defaults to `$DOCSCRAWL_REDIS_URL`; errors show its password as `***`.
+"""The operator's view of a shared crawl: queue figures and workers, as plans the task
+queue runs (`docscrawl.distributed.taskqueue`); the command line is `distributed/cli.py`.
 
 Figures come from the stream itself where it can tell (`XLEN`, `XINFO GROUPS`, `XINFO
 CONSUMERS`: pending entries per worker), the rest from the crawl's hashes.
@@ -11,17 +7,10 @@ CONSUMERS`: pending entries per worker), the rest from the crawl's hashes.
 
 from __future__ import annotations
 
-import argparse
 import json
-import os
-import sys
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from docscrawl.distributed.connect import redact
 from docscrawl.distributed.streams import GROUP, QUEUE, Plan, Plans, Step, missing_group
-
-if TYPE_CHECKING:
-    from docscrawl.distributed.frontier import SharedFrontier
 
 
 def _consumers(plans: Plans) -> Plan[tuple[dict[str, int], dict[str, Any]]]:
@@ -98,43 +87,3 @@ def worker_state(info: dict[str, Any], silent: float | None, leases: int,
     if silent is not None and silent < lease_seconds:
         return "live"
     return "dead_or_stuck" if leases else "silent"
-
-
-def main(argv: list[str] | None = None) -> int:
-    """`python -m docscrawl.distributed status|workers|requeue|dead|reset`."""
-    from docscrawl.distributed.frontier import DEFAULT_LEASE_SECONDS, SharedFrontier
-
-    parser = argparse.ArgumentParser(prog="python -m docscrawl.distributed",
-                                     description="Inspect or repair a distributed crawl.")
-    parser.add_argument("action", choices=("status", "workers", "requeue", "dead", "reset"))
-    parser.add_argument("--redis-url", default=os.environ.get("DOCSCRAWL_REDIS_URL") or None,
-                        required=not os.environ.get("DOCSCRAWL_REDIS_URL"),
-                        help="default: $DOCSCRAWL_REDIS_URL (keeps a password off the "
-                             "command line)")
-    parser.add_argument("--crawl-key", required=True)
-    parser.add_argument("--lease", type=float, default=DEFAULT_LEASE_SECONDS)
-    parser.add_argument("--yes", action="store_true", help="confirm `reset`")
-    args = parser.parse_args(argv)
-    try:
-        shared: SharedFrontier = SharedFrontier(args.redis_url, args.crawl_key,
-                                                lease_seconds=args.lease)
-        if args.action == "reset" and not args.yes:
-            print("reset deletes the whole shared state of this crawl: add --yes",
-                  file=sys.stderr)
-            return 2
-        result: Any
-        if args.action == "status":
-            result = shared.counts()
-        elif args.action == "workers":
-            result = shared.workers()
-        elif args.action == "requeue":
-            result = {"requeued": shared.requeue_expired()}
-        elif args.action == "dead":
-            result = shared.dead_tasks()
-        else:
-            result = {"deleted_keys": shared.reset()}
-    except Exception as exc:  # one clear line for the person on call
-        print(redact(f"docscrawl.distributed: {type(exc).__name__}: {exc}"), file=sys.stderr)
-        return 1
-    print(json.dumps(result, indent=2, sort_keys=True))
-    return 0

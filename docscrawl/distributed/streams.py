@@ -2,7 +2,7 @@
 
 Every operation is a *plan*: a generator that yields steps (one pipeline each, MULTI/EXEC when
 `atomic`) and receives their replies, so `SharedFrontier` (redis) and `AsyncSharedFrontier`
-(redis.asyncio) run the same code (`docscrawl.distributed.frontier`). No Redis import here.
+(redis.asyncio) run the same code (`docscrawl.distributed.taskqueue`). No Redis import here.
 
 The page queue is one Redis Stream (`tasks`) read by one consumer group (`workers`):
 

@@ -24,9 +24,9 @@ from twisted.internet import task
 
 from docscrawl.discovery.frontier import Action, origin_of
 from docscrawl.distributed.connect import redact
-from docscrawl.distributed.frontier import CLIENT_OPTIONS
 from docscrawl.distributed.redirects import SharedRedirects
 from docscrawl.distributed.taskcheck import TaskCheck
+from docscrawl.distributed.taskqueue import CLIENT_OPTIONS
 from docscrawl.distributed.tasks import BadTask, track_from_task
 from docscrawl.distributed.template_counts import SharedTemplateCounts
 from docscrawl.vocab import SkipReason
@@ -34,8 +34,8 @@ from docscrawl.vocab import SkipReason
 if TYPE_CHECKING:
     from docscrawl.crawl.session import CrawlSession
     from docscrawl.discovery.pagetrack import PageTrack
-    from docscrawl.distributed.frontier import AsyncSharedFrontier
     from docscrawl.distributed.serial import Serial
+    from docscrawl.distributed.taskqueue import AsyncSharedFrontier
     from docscrawl.spiders.admission import CrawlHooks
 
 logger = logging.getLogger(__name__)

@@ -11,11 +11,8 @@ Which Chromium (`locate_chromium`), first match wins:
 `check_chromium` runs `<path> --version` once (about 0.2 s) so that a missing or broken
 browser stops the crawl at start with one line saying how to install one.
 
-`DownloadHandler` is the crawl's http(s) handler: plain requests go to Scrapy's HTTP/1.1
-handler, and only a request marked `meta["playwright"]` loads Playwright
-(`docscrawl.render.playwright_handler`, imported then and not before) and starts its driver and
-Chromium. A crawl that renders nothing never imports Playwright, and a machine without it
-or without Chromium still crawls every page that needs no browser.
+Nothing here imports Playwright: `docscrawl.render.playwright_handler` uses these, and
+`docscrawl.render.download` imports it only when a page is rendered.
 """
 
 from __future__ import annotations
@@ -25,25 +22,14 @@ import importlib.util
 import os
 import shutil
 import subprocess
-import weakref
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-from scrapy.core.downloader.handlers.http11 import HTTP11DownloadHandler
-from scrapy.crawler import Crawler
-from scrapy.http import Request, Response
-
-from docscrawl.crawl.headlimit import DEFAULT_MAX_HEADER_BYTES, install_head_limit
-
-if TYPE_CHECKING:
-    from docscrawl.render.playwright_handler import LazyPlaywrightHandler
+from typing import Any
 
 __all__ = [
     "CONTEXT_KWARGS",
     "DEBIAN_CHROMIUM",
     "INSTALL_HINT",
     "BrowserUnavailable",
-    "DownloadHandler",
     "check_chromium",
     "configured_path",
     "is_launch_failure",
@@ -144,44 +130,3 @@ def is_launch_failure(exc: BaseException) -> bool:
         "BrowserType.launch", "Executable doesn't exist", "Failed to launch",
         "Browser closed.\n==================== Browser output:",
     ))
-
-
-class DownloadHandler(HTTP11DownloadHandler):
-    """http(s) downloads: Scrapy's HTTP/1.1 handler, and the browser for rendered pages.
-
-    The Playwright handler is built at the first request marked `meta["playwright"]`
-    (the render middleware marks only pages that need the browser), so Playwright is
-    imported only when a page is rendered. The http and https handlers
-    share it: one browser per crawl.
-    """
-
-    lazy = False
-
-    def __init__(self, crawler: Crawler) -> None:
-        super().__init__(crawler=crawler)  # keeps the crawler as `self._crawler`
-        install_head_limit(crawler.settings.getint("DOCSCRAWL_MAX_HEADER_BYTES",
-                                                   DEFAULT_MAX_HEADER_BYTES))
-
-    async def download_request(self, request: Request) -> Response:
-        if request.meta.get("playwright"):
-            return await self.browser().download_request(request)
-        return await super().download_request(request)
-
-    def browser(self) -> LazyPlaywrightHandler:
-        """The crawl's Playwright handler, imported and built on first use."""
-        browser = _BROWSERS.get(self._crawler)
-        if browser is None:
-            from docscrawl.render.playwright_handler import LazyPlaywrightHandler
-
-            browser = _BROWSERS[self._crawler] = LazyPlaywrightHandler(self._crawler)
-        return browser
-
-    async def close(self) -> None:
-        await super().close()
-        browser = _BROWSERS.pop(self._crawler, None)  # the first handler to close closes it
-        if browser is not None:
-            await browser.close()
-
-
-_BROWSERS: weakref.WeakKeyDictionary[Crawler, LazyPlaywrightHandler] = (
-    weakref.WeakKeyDictionary())

@@ -24,7 +24,7 @@ from docscrawl.config import CrawlConfig, build_config
 from docscrawl.crawl.crawllog import install_log_redaction, utc_now
 from docscrawl.crawl.failures import classify_failure
 from docscrawl.crawl.items import CarriedPage, FetchedPage
-from docscrawl.crawl.parse import is_html_type, response_root
+from docscrawl.crawl.parse import response_root
 from docscrawl.crawl.session import CrawlSession
 from docscrawl.crawl.template_warmup import sample_of
 from docscrawl.discovery.budget import Budget, declared_indexes, is_link_listing, link_rank
@@ -41,17 +41,22 @@ from docscrawl.discovery.urls import (
 from docscrawl.extract.links import discovery_links
 from docscrawl.extract.metadata import canonical_href
 from docscrawl.extract.page import PageStructure, page_structure
-from docscrawl.extract.quality import binary_reason
-from docscrawl.incremental.recrawl import body_hash
 from docscrawl.incremental.state import FoundLink, StateRow
 from docscrawl.spiders.admission import Admission, LocalAdmission, build_admission
-from docscrawl.spiders.lifecycle import CrawlLifecycle
-from docscrawl.spiders.site_resources import (
-    REDIRECT_STATUSES,
-    SiteResources,
-    latency_ms,
+from docscrawl.spiders.decision import (
+    CarryOver,
+    End,
+    FollowRedirect,
+    Inventory,
+    Parse,
+    ResponseFacts,
+    StoredPage,
+    decide_parsed,
+    decide_response,
 )
-from docscrawl.vocab import Event, FailReason, Meta, SkipReason, http_failure
+from docscrawl.spiders.lifecycle import CrawlLifecycle
+from docscrawl.spiders.site_resources import SiteResources, latency_ms
+from docscrawl.vocab import Event, FailReason, Meta
 
 logger = logging.getLogger(__name__)
 
@@ -256,50 +261,58 @@ class DocsSpider(CrawlLifecycle, SiteResources, scrapy.Spider):
             yield from self._release()
 
     def _parse_page(self, track: PageTrack, response: Response) -> Iterable[Any]:
+        """The glue: record the fetch, then act on `decide_response` / `decide_parsed`."""
         log = self.session.log
         fetch_mode = "browser" if "playwright" in response.flags else "http"
         log.record(track.url, "fetched", status=response.status, fetch_mode=fetch_mode,
                    redirect_chain=track.redirect_chain, elapsed_ms=latency_ms(response),
                    size=len(response.body), response_url=response.url)
+        facts, row = self._response_facts(response)
+        decision = decide_response(facts)
+        if isinstance(decision, Parse):
+            yield from self._parse_html(track, response, facts.content_type, fetch_mode)
+        elif isinstance(decision, CarryOver):
+            assert row is not None
+            yield from self._carry_over(track, response, row, decision.digest)
+        elif isinstance(decision, FollowRedirect):
+            yield from self._follow_redirect(track, response, decision.target)
+        else:
+            self._end(track, response, decision, fetch_mode)
+
+    def _response_facts(self, response: Response) -> tuple[ResponseFacts, StateRow | None]:
+        """What `decide_response` needs of a response, and the state's row it asked about."""
+        conditional = STATE_CANONICAL in response.meta
         row = (self.session.incremental.row_for(response.meta[STATE_CANONICAL])
-               if STATE_CANONICAL in response.meta else None)
-        if response.status == 304 and STATE_CANONICAL in response.meta:
-            yield from self._carry_over(track, response, row, None)
-            return
-        if response.status in REDIRECT_STATUSES and response.headers.get("Location"):
-            location = response.headers["Location"].decode("latin-1")
-            yield from self._follow_redirect(track, response, urljoin(response.url, location))
-            return
-        if not 200 <= response.status < 300:
-            self._end(track, response, Event.FAILED, http_failure(response.status),
-                      fetch_mode=fetch_mode)
-            if response.status in (404, 410):
-                self.session.incremental.gone(track.key, http_failure(response.status))
-            else:
-                self.session.incremental.kept(track.key)
-            return
-        digest = body_hash(response.body)
-        if row is not None and row.body_hash == digest:
-            yield from self._carry_over(track, response, row, digest)
-            return
-        content_type = (response.headers.get("Content-Type") or b"").decode("latin-1")
-        refused = body_refusal(response, content_type)
-        if refused is not None:
-            self._end(track, response, *refused)
-            return
+               if conditional else None)
+        location = response.headers.get("Location")
+        facts = ResponseFacts(
+            url=response.url, status=response.status, body=response.body,
+            content_type=(response.headers.get("Content-Type") or b"").decode("latin-1"),
+            location=location.decode("latin-1") if location else None,
+            is_text=isinstance(response, TextResponse),
+            download_stopped="download_stopped" in response.flags,
+            conditional=conditional,
+            stored=StoredPage(row.body_hash, row.can_carry_over) if row is not None else None)
+        return facts, row
+
+    def _parse_html(self, track: PageTrack, response: Response, content_type: str,
+                    fetch_mode: str) -> Iterable[Any]:
+        """An HTML page: parse it once, follow its links, hand it to the pipelines."""
         root = response_root(response)
-        base_url = get_base_url(response)
-        refresh = meta_refresh_target(root, base_url)
-        if refresh and strip_fragment(refresh) != strip_fragment(response.url):
-            yield from self._follow_redirect(track, response, refresh, reason="meta_refresh")
+        after = decide_parsed(response.url, meta_refresh_target(root, get_base_url(response)),
+                              extract=self.config.extract)
+        if isinstance(after, FollowRedirect):
+            yield from self._follow_redirect(track, response, after.target,
+                                             reason=after.reason)
             return
         track.observe(response.url)
         try:
             structure = page_structure(root, response.url, profile=self.config.profile)
         except Exception as exc:  # one broken page must not stop the crawl
             logger.exception("docscrawl: cannot analyse %s", response.url)
-            self._end(track, response, Event.FAILED, FailReason.PARSE_ERROR,
-                      f"{type(exc).__name__}: {exc}"[:300], fetch_mode=fetch_mode, chain=False)
+            self._end(track, response, End(
+                Event.FAILED, FailReason.PARSE_ERROR, f"{type(exc).__name__}: {exc}"[:300],
+                name_fetch_mode=True, name_chain=False), fetch_mode)
             return
         self.session.frontier.params.learn_generator(structure.profile)
         # The pages it links to keep its URL as their `from` until the crawl ends: one
@@ -313,8 +326,8 @@ class DocsSpider(CrawlLifecycle, SiteResources, scrapy.Spider):
                 reason = REGION_TO_DISCOVERY.get(region, "in_page")
                 found.append((url, reason, link_rank(reason)))
         follow = self._follow(found, page_url, track.depth + 1)
-        if not self.config.extract:  # inventory crawl: the `fetched` event ends the page
-            log.settle(track.url)
+        if isinstance(after, Inventory):  # the `fetched` event ends the page
+            self.session.log.settle(track.url)
             yield from follow
             return
         page = FetchedPage(
@@ -341,24 +354,22 @@ class DocsSpider(CrawlLifecycle, SiteResources, scrapy.Spider):
         yield page
         yield from follow
 
-    def _end(self, track: PageTrack, response: Response, event: Event, reason: str,
-             rule: str | None = None, *, fetch_mode: str | None = None,
-             chain: bool = True) -> None:
-        """The one way a page response ends without a page: its terminal event.
-        `fetch_mode`, `chain`: whether the line names them (as each exit always did)."""
+    def _end(self, track: PageTrack, response: Response, end: End, fetch_mode: str) -> None:
+        """The one way a page response ends without a page: its terminal event, and what
+        the incremental state does with the page."""
         self.session.log.record(
-            track.url, event, reason=reason, rule=rule, status=response.status,
-            redirect_chain=track.redirect_chain if chain else (), fetch_mode=fetch_mode)
+            track.url, end.event, reason=end.reason, rule=end.rule, status=response.status,
+            redirect_chain=track.redirect_chain if end.name_chain else (),
+            fetch_mode=fetch_mode if end.name_fetch_mode else None)
+        if end.state == "gone":
+            self.session.incremental.gone(track.key, end.reason)
+        elif end.state == "kept":
+            self.session.incremental.kept(track.key)
 
-    def _carry_over(self, track: PageTrack, response: Response, row: StateRow | None,
+    def _carry_over(self, track: PageTrack, response: Response, row: StateRow,
                     digest: str | None) -> Iterable[Any]:
         """An unchanged page: its stored record goes out as is; its stored links are
         followed as if the page had been parsed."""
-        if row is None or not row.can_carry_over:
-            self.session.log.record(track.url, "failed", reason="state_missing",
-                                    rule="HTTP 304 for a page the state no longer holds",
-                                    status=response.status)
-            return
         track.observe(response.url)
         # The links the page had when it was parsed, head links included: the re-crawl
         # reaches every page the page itself would lead to.
@@ -474,20 +485,6 @@ class DocsSpider(CrawlLifecycle, SiteResources, scrapy.Spider):
             return []
         self._budget.answered(track.key)
         return self._release()
-
-
-def body_refusal(response: Response, content_type: str) -> tuple[Event, str, str] | None:
-    """Why a 2xx body is no HTML page (event, reason, rule), or None when it is one."""
-    if "download_stopped" in response.flags or not isinstance(response, TextResponse) or (
-        content_type and not is_html_type(content_type)
-    ):
-        return Event.SKIPPED, SkipReason.NON_HTML, f"Content-Type: {content_type or 'unknown'}"
-    if not response.body.strip():
-        return Event.FAILED, FailReason.EMPTY_BODY, "HTTP 200 with no content"
-    binary = binary_reason(response.body)
-    if binary:
-        return Event.SKIPPED, SkipReason.NON_HTML, binary
-    return None
 
 
 def _header(response: Response, name: str) -> str | None:

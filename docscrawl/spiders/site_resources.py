@@ -16,10 +16,11 @@ from scrapy.http import Request, Response
 from twisted.python.failure import Failure
 
 from docscrawl.crawl.failures import classify_failure
-from docscrawl.discovery.frontier import origin_of
+from docscrawl.discovery.frontier import Action, origin_of
 from docscrawl.discovery.robots import RobotsPolicy
 from docscrawl.discovery.sitemaps import SitemapError, iter_sitemap, parse_llms_txt
 from docscrawl.discovery.urls import is_crawlable_url, strip_fragment, without_userinfo
+from docscrawl.spiders.decision import REDIRECT_STATUSES
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -29,7 +30,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 MAX_ROBOTS_REDIRECTS = 5  # RFC 9309 2.3.1.2: follow at least five
 MAX_SITEMAP_DEPTH = 4
 MAX_SITEMAPS = 1000
@@ -159,13 +159,14 @@ class SiteResources:
                               priority=500, meta={"handle_httpstatus_all": True})
 
     def _resource_allowed(self, url: str) -> bool:
-        """Site resources (sitemaps, llms.txt) obey the address guard and robots.txt."""
+        """Site resources (sitemaps, llms.txt) obey the address guard and the frontier's
+        robots verdict (a resource on an origin whose robots.txt is not known yet goes)."""
         if not is_crawlable_url(url):
             return False
         if self.session.frontier.guard.check(urlsplit(url).hostname or ""):
             return False
-        robots = self.session.frontier.robots.get(origin_of(url))
-        return robots is None or robots.decide(url).allowed
+        verdict = self.session.frontier.robots_verdict(url)
+        return verdict is None or verdict.action == Action.WAIT_ROBOTS
 
     def _sitemap_request(self, url: str, reason: str, *, depth: int) -> Iterable[Request]:
         url = without_userinfo(strip_fragment(url))
