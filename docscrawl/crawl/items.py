@@ -55,6 +55,7 @@ class CarriedPage:
     size: int | None = None
     record: dict[str, Any] | None = None  # the stored page record, when already parsed
     found_links: list[tuple[str, str, int]] | None = None  # parsed again: its links
+    parsed: bool = False  # parsed before it was found unchanged (same content hash)
 
     def __repr__(self) -> str:
         return f"<CarriedPage {self.track.url} ({self.status})>"

@@ -92,7 +92,7 @@ class DedupPipeline(SessionPipeline):
             track=item.track, row=row, final_url=item.final_url, status=item.status,
             etag=item.etag, last_modified=item.last_modified, fetch_mode=item.fetch_mode,
             body_digest=item.body_digest, elapsed_ms=item.elapsed_ms, size=item.size,
-            found_links=item.found_links,
+            found_links=item.found_links, parsed=True,
         )
 
     def _carried(self, item: CarriedPage) -> CarriedPage:

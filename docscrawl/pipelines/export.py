@@ -101,6 +101,7 @@ class ExportPipeline(SessionPipeline):
             fetch_mode=item.fetch_mode, elapsed_ms=item.elapsed_ms, size=item.size,
             page_id=page_id(row.canonical_url), canonical_url=row.canonical_url,
             reason="not_modified" if item.status == 304 else "same_content",
+            parsed=item.parsed,
         )
         session.incremental.unchanged(row, etag=etag, last_modified=last_modified,
                                       observed_urls=list(track.observed),

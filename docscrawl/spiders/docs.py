@@ -329,6 +329,7 @@ class DocsSpider(CrawlLifecycle, SiteResources, scrapy.Spider):
             root=root,
             elapsed_ms=latency_ms(response),
             size=len(response.body),
+            body_digest=digest,
             render_reason=response.meta.get("render_reason"),
             structure=structure,
             warnings=list(response.meta.get("render_warnings") or ()),
