@@ -21,7 +21,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from docscrawl.jsonl import current_umask
+from docscrawl.jsonl import GZIP_SUFFIX, current_umask
 from docscrawl.vocab import OUTPUT_FILES
 
 __all__ = ["CRAWLING", "CURRENT", "PUBLISHED", "RUNS", "RunDirError", "new_run_dir",
@@ -31,7 +31,9 @@ __all__ = ["CRAWLING", "CURRENT", "PUBLISHED", "RUNS", "RunDirError", "new_run_d
 RUNS = ".runs"  # the run directories
 CURRENT = "current"  # symlink to the published run
 CRAWLING = ".crawling"  # symlink to the run being written (left by a killed crawl)
-PUBLISHED = (*OUTPUT_FILES, "run.json")  # OUT/<name> -> current/<name>
+# OUT/<name> -> current/<name>; both names of each JSONL file (plain and .gz, whichever
+# the run wrote: the other link dangles, and readers find the one there, jsonl_path)
+PUBLISHED = (*OUTPUT_FILES, *(name + GZIP_SUFFIX for name in OUTPUT_FILES), "run.json")
 LEGACY = "legacy"  # the prefix of the run made of an older docscrawl's files
 
 

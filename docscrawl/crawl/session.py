@@ -38,7 +38,7 @@ from docscrawl.discovery.traps import TrapGuard
 from docscrawl.export.linkgraph import add_inbound_links
 from docscrawl.incremental.recrawl import Incremental
 from docscrawl.incremental.site_model import SiteModel
-from docscrawl.jsonl import JsonlWriter, write_json_atomic
+from docscrawl.jsonl import JsonlWriter, compress_jsonl, jsonl_path, write_json_atomic
 from docscrawl.render.browser import INSTALL_HINT
 from docscrawl.runs import (
     CRAWLING,
@@ -289,11 +289,15 @@ class CrawlSession:
         """Make this run the output users read. A graceful stop (Ctrl-C, SIGTERM) that cut
         a re-crawl short keeps the previous output: the stopped run stays in
         `OUT/.crawling` to be read, until the next crawl."""
-        if finish_reason == "shutdown" and (self.out_dir / "pages.jsonl").exists():
+        if finish_reason == "shutdown" and jsonl_path(self.out_dir, "pages.jsonl").exists():
             logger.warning("docscrawl: crawl stopped (%s) before its end: the previous "
                            "output stays in %s; this run's files are in %s", finish_reason,
                            self.out_dir, self.out_dir / CRAWLING)
             return
+        if self.config.compress == "gzip":  # written plain (resumable), published gzipped
+            for name in OUTPUT_FILES:
+                if (self.run_dir / name).is_file():
+                    compress_jsonl(self.run_dir / name)
         publish(self.out_dir, self.run_dir)
 
     def _pause(self, finish_reason: str) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
-from docscrawl.jsonl import BadLine, read_jsonl
+from docscrawl.jsonl import UnreadableJsonl, jsonl_path, read_jsonl
 from docscrawl.runs import published_dir, unfinished_dir
 
 __all__ = ["EXAMPLES", "OutputDir", "OutputError", "Progress"]
@@ -94,8 +94,8 @@ class OutputDir:
         self.run: dict[str, Any] = run
 
     def has(self, name: str) -> bool:
-        """True when the file exists."""
-        return (self.files / name).is_file()
+        """True when the file exists (plain, or compressed: `name.gz`)."""
+        return jsonl_path(self.files, name).is_file()
 
     def require(self, *names: str) -> None:
         """Raise OutputError naming the first missing file."""
@@ -112,5 +112,5 @@ class OutputDir:
                 on_torn=lambda lineno: self.progress.note(
                     f"{name} line {lineno}: incomplete last line ignored "
                     "(crawl killed while writing it)"))
-        except BadLine as exc:
+        except UnreadableJsonl as exc:  # a bad line, a truncated .gz: one line
             raise OutputError(str(exc)) from None
