@@ -36,6 +36,7 @@ from docscrawl.discovery.seenurls import SeenUrls
 from docscrawl.discovery.trackstore import DEFAULT_KEEP, TrackStore
 from docscrawl.discovery.traps import TrapGuard
 from docscrawl.export.linkgraph import add_inbound_links
+from docscrawl.export.templates import TemplateWriter
 from docscrawl.incremental.recrawl import Incremental
 from docscrawl.incremental.site_model import SiteModel
 from docscrawl.jsonl import JsonlWriter, compress_jsonl, jsonl_path, write_json_atomic
@@ -44,6 +45,7 @@ from docscrawl.runs import (
     CRAWLING,
     new_run_dir,
     publish,
+    published_dir,
     remove_stale_runs,
     resumable_run_dir,
 )
@@ -127,6 +129,10 @@ class CrawlSession:
         self.pages = JsonlWriter(self.run_dir / "pages.jsonl", append=append)
         self.chunks = JsonlWriter(self.run_dir / "chunks.jsonl", append=append)
         self.structure = JsonlWriter(self.run_dir / "structure.jsonl", append=append)
+        previous = published_dir(self.out_dir)
+        self.templates = TemplateWriter(  # the previous run's blocks, for carried pages
+            self.run_dir, append=append,
+            previous=previous if previous != self.out_dir else None)
         self.journal = (JsonlWriter(jobdir / FRONTIER_JOURNAL, append=append)
                         if jobdir is not None else None)
         # An inventory crawl (extract=off) keeps its own throwaway state: it must neither
@@ -262,6 +268,7 @@ class CrawlSession:
         self.log.close()
         self.site_model.save()
         updated = update_written_records(self)
+        self.templates.finish(self.run_dir / "pages.jsonl")  # page counts; unused dropped
         if self.config.extract:
             add_inbound_links(self.run_dir)  # after aggregates left chunks.jsonl
         if self.stats is not None:
@@ -303,7 +310,7 @@ class CrawlSession:
     def _pause(self, finish_reason: str) -> dict[str, Any]:
         """JOBDIR crawl stopped early (Ctrl-C...): keep everything open for the resume."""
         self.site_model.save()
-        for writer in (self.pages, self.chunks, self.structure):
+        for writer in (self.pages, self.chunks, self.structure, self.templates):
             writer.close()
         self.log.close()
         if self.journal is not None:

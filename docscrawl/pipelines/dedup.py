@@ -88,6 +88,8 @@ class DedupPipeline(SessionPipeline):
         row = incremental.row_for(item.track.key) or incremental.row_for(item.final_url)
         if row is None or not row.can_carry_over or row.content_hash != digest:
             return None
+        if not self.session.templates.available(row.page_record_json):
+            return None  # its template blocks are gone: written as extracted
         return CarriedPage(
             track=item.track, row=row, final_url=item.final_url, status=item.status,
             etag=item.etag, last_modified=item.last_modified, fetch_mode=item.fetch_mode,

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from docscrawl.export.templates import TemplateLinks
 from docscrawl.jsonl import (
     UnreadableJsonl,
     jsonl_path,
@@ -428,7 +429,9 @@ class SearchIndex:
                 record = json.loads(handle.readline())
         except (OSError, ValueError):
             return None
-        return record if isinstance(record, dict) else None
+        if not isinstance(record, dict):
+            return None
+        return TemplateLinks(self.files).join(record)  # its full link list
 
 
 def _identity(path: Path) -> tuple[int, int] | None:

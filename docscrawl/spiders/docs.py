@@ -222,6 +222,8 @@ class DocsSpider(CrawlLifecycle, SiteResources, scrapy.Spider):
         meta: dict[str, Any] = {TRACK: track, "handle_httpstatus_all": True,
                                 "dont_redirect": True}
         row = self.session.incremental.row_for(url)
+        if row is not None and not self.session.templates.available(row.page_record_json):
+            row = None  # its template blocks are gone: fetched and extracted in full
         headers = self.session.incremental.conditional_headers(row)
         if row is not None and row.can_carry_over:
             meta[STATE_CANONICAL] = row.canonical_url
