@@ -35,9 +35,9 @@ FIELD_FILES = ("pages.jsonl", "structure.jsonl", "chunks.jsonl", "templates.json
 STATE_FILES = ("state.sqlite3", "state.sqlite3-wal", "site_model.json")
 
 
-def corpus_sites() -> dict[str, str]:
+def corpus_sites(script: Path = SITES_SCRIPT) -> dict[str, str]:
     """name -> start URL, from the corpus script."""
-    listing = subprocess.run(["bash", str(SITES_SCRIPT), "list"], capture_output=True,
+    listing = subprocess.run(["bash", str(script), "list"], capture_output=True,
                              text=True, check=True).stdout
     return {line.split()[0]: line.split()[1] for line in listing.splitlines() if line.strip()}
 
@@ -130,9 +130,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="a spider argument for --crawl (NAME=VALUE), repeatable")
     parser.add_argument("--top", type=int, default=6, help="fields shown per file")
     parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument("--sites-script", type=Path, default=SITES_SCRIPT,
+                        help="the corpus script (default: ../shared/corpus/real-sites.sh)")
     args = parser.parse_args(argv)
     names = args.sites or list(DEFAULT_SITES)
-    known = corpus_sites() if args.crawl else {}
+    known = corpus_sites(args.sites_script) if args.crawl else {}
     results: dict[str, Any] = {}
     for name in names:
         out = args.outputs / name

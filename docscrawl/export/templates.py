@@ -1,11 +1,9 @@
 """The site template's links written once (`templates.jsonl`, CONTRACT v1.2), and joined
 back for every reader.
 
-Every page of a documentation site repeats the links of its header, sidebar and footer:
-they were most of pages.jsonl and structure.jsonl (65% and 56% of their bytes on a real
-Sphinx site). A region the crawl's template learner finds on several pages
-(`extract.templates.TemplateTracker`: the same link set on `DOCSCRAWL_TEMPLATE_MIN_PAGES`
-pages) has its links written once, as one line of templates.jsonl
+Every page of a documentation site repeats the links of its header, sidebar and footer.
+A region's links met again, the same, on another page of the crawl (`TemplateWriter.keep`)
+are written once, as one line of templates.jsonl
 (`{"template_id", "region", "links", "pages"}`); the page and structure records list
 `template_ids` instead, with `template_offsets` (the `position` of the block's first
 link on that page: a block's links are stored with positions counted from 0, since a
@@ -195,25 +193,21 @@ class TemplateWriter:
         self._previous_dir = previous
         self._previous: dict[str, str] | None = None
 
-    def keep(self, learned: Iterable[str]) -> Callable[[str, TemplateBlock], bool]:
-        """Which blocks of one page leave it (`split_links`' `keep`): those of the regions
-        the template learner found repeated (`learned`), and any block met on an
-        earlier page (the same links, texts and order: a sidebar whose link set differs
-        by the current page, which the learner's signature leaves out, repeats here). A
-        block met once so far stays inline; memory: at most SEEN_ONCE ids."""
-        learned = set(learned)
+    def keep(self, locator: str, block: TemplateBlock) -> bool:
+        """Whether a block of a page leaves it (`split_links`' `keep`): when the same block
+        (the same links, texts, regions and relative order) was met on an earlier page of
+        the crawl. A block met once so far stays inline; memory: at most SEEN_ONCE ids.
 
-        def decide(locator: str, block: TemplateBlock) -> bool:
-            template_id = block.template_id
-            if locator in learned or template_id in self._written:
-                return True
-            if template_id in self._seen_once:
-                return True
-            if len(self._seen_once) >= SEEN_ONCE:
-                self._seen_once.clear()
-            self._seen_once.add(template_id)
-            return False
-        return decide
+        (The template learner's region signatures are not enough here: they leave out
+        fragments and the page's own URL, so every in-page table of contents shares one,
+        and a sidebar listing the current page differs on every page.)"""
+        template_id = block.template_id
+        if template_id in self._written or template_id in self._seen_once:
+            return True
+        if len(self._seen_once) >= SEEN_ONCE:
+            self._seen_once.clear()
+        self._seen_once.add(template_id)
+        return False
 
     def write(self, blocks: Iterable[TemplateBlock]) -> None:
         """Write the blocks this run has not written yet."""
