@@ -33,6 +33,9 @@ class FetchedPage:
     # the links discovery followed from the page, (URL, reason, navigation rank): stored
     # for the re-crawl
     found_links: list[tuple[str, str, int]] | None = None
+    # locators of the page's regions the template learner found repeated across pages
+    # (`pipelines.templates`): their links go to templates.jsonl (`export.templates`)
+    template_locators: frozenset[str] = frozenset()
 
     def __repr__(self) -> str:
         return f"<FetchedPage {self.track.url} -> {self.final_url} ({self.status})>"

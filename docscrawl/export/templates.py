@@ -2,8 +2,9 @@
 back for every reader.
 
 Every page of a documentation site repeats the links of its header, sidebar and footer.
-A region's links met again, the same, on another page of the crawl (`TemplateWriter.keep`)
-are written once, as one line of templates.jsonl
+The links of a region the template learner found repeated
+(`extract.templates.TemplateTracker`), or met again, the same, on another page of the
+crawl (`TemplateWriter.keep`), are written once, as one line of templates.jsonl
 (`{"template_id", "region", "links", "pages"}`); the page and structure records list
 `template_ids` instead, with `template_offsets` (the `position` of the block's first
 link on that page: a block's links are stored with positions counted from 0, since a
@@ -193,21 +194,27 @@ class TemplateWriter:
         self._previous_dir = previous
         self._previous: dict[str, str] | None = None
 
-    def keep(self, locator: str, block: TemplateBlock) -> bool:
-        """Whether a block of a page leaves it (`split_links`' `keep`): when the same block
-        (the same links, texts, regions and relative order) was met on an earlier page of
-        the crawl. A block met once so far stays inline; memory: at most SEEN_ONCE ids.
+    def keep(self, learned: Iterable[str]) -> Callable[[str, TemplateBlock], bool]:
+        """Which blocks of one page leave it (`split_links`' `keep`): those of the regions
+        the template learner found repeated (`learned`: the same link set on several
+        pages), and any block met on an earlier page (the same links, texts and order).
+        The second catches what the learner's signatures miss: they leave out the page's
+        own URL, so a sidebar listing every page has a new signature on each. A block
+        met once so far, in a region the learner has not confirmed, stays inline;
+        memory: at most SEEN_ONCE ids."""
+        learned = set(learned)
 
-        (The template learner's region signatures are not enough here: they leave out
-        fragments and the page's own URL, so every in-page table of contents shares one,
-        and a sidebar listing the current page differs on every page.)"""
-        template_id = block.template_id
-        if template_id in self._written or template_id in self._seen_once:
-            return True
-        if len(self._seen_once) >= SEEN_ONCE:
-            self._seen_once.clear()
-        self._seen_once.add(template_id)
-        return False
+        def decide(locator: str, block: TemplateBlock) -> bool:
+            template_id = block.template_id
+            if locator in learned or template_id in self._written:
+                return True
+            if template_id in self._seen_once:
+                return True
+            if len(self._seen_once) >= SEEN_ONCE:
+                self._seen_once.clear()
+            self._seen_once.add(template_id)
+            return False
+        return decide
 
     def write(self, blocks: Iterable[TemplateBlock]) -> None:
         """Write the blocks this run has not written yet."""

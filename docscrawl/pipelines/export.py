@@ -50,7 +50,7 @@ class ExportPipeline(SessionPipeline):
 
     def _write_fresh(self, item: FetchedPage) -> dict[str, Any]:
         session = self.session
-        keep = session.templates.keep if self.template_links else None
+        keep = session.templates.keep(item.template_locators) if self.template_links else None
         record, structure, blocks = page_records(item, keep)
         record["body_hash"] = item.body_digest
         ext = item.extract

@@ -163,3 +163,23 @@ def test_old_output_without_templates_reads_as_before(tmp_path: Path) -> None:
     old = {"links": links, "title": "x"}  # no template_ids at all
     assert TemplateLinks(tmp_path).join(old) is old
     assert join_links(old, TemplateLinks(tmp_path)) == links
+
+
+def test_a_block_leaves_the_page_when_learned_or_met_before(tmp_path: Path) -> None:
+    writer = TemplateWriter(tmp_path)
+    links = page_links(1, ["a", "b", "c"])
+    first, first_blocks = record_of(links, TEMPLATE)
+    # nothing learned yet: the first page keeps its blocks inline, the second moves them
+    own, blocks, _ = split_links(links, TEMPLATE, writer.keep(set()))
+    assert own == links and not blocks
+    own, blocks, _ = split_links(links, TEMPLATE, writer.keep(set()))
+    assert own == first["links"] and [b.template_id for b in blocks] == first["template_ids"]
+    # a region the template learner confirmed leaves the page at once
+    other = page_links(1, ["x", "y"])
+    own, blocks, _ = split_links(other, TEMPLATE, writer.keep({"/html/body/div[2]"}))
+    # the header was met before; the new sidebar, met for the first time, was learned
+    assert [b.region for b in blocks] == ["primary_navigation", "sidebar_navigation"]
+    assert [x["region"] for x in own] == ["main_content"]
+    own, blocks, _ = split_links(page_links(1, ["p", "q"]), TEMPLATE, writer.keep(set()))
+    assert [b.region for b in blocks] == ["primary_navigation"]  # not learned, not met
+    assert first_blocks
