@@ -63,7 +63,11 @@ def page_records(page: FetchedPage,
         "headings": as_dicts(page.extract.headings),
         "warnings": as_dicts(page.extract.warnings) + page.warnings,
     }
-    return _page_record(page, shared), _structure_record(page, shared), blocks
+    record, structure = _page_record(page, shared), _structure_record(page, shared)
+    if not blocks:  # no template block: the records as before (no empty fields to carry)
+        for fields in (record, structure):
+            del fields["template_ids"], fields["template_offsets"]
+    return record, structure, blocks
 
 
 def _page_record(page: FetchedPage, shared: dict[str, Any]) -> dict[str, Any]:

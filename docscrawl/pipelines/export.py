@@ -62,7 +62,8 @@ class ExportPipeline(SessionPipeline):
             target_tokens=self.chunk_tokens, max_tokens=self.chunk_max,
         )
         # Each record is serialized once: the same text goes to the output and the state.
-        shared = {key: dumps_value(record[key]) for key in SHARED_FIELDS}  # encoded once
+        shared = {key: dumps_value(record[key])  # encoded once
+                  for key in SHARED_FIELDS if key in record}
         record_line = dumps_line(record, shared)
         session.templates.write(blocks)  # before the first line that references them
         session.pages.write_raw(record_line)

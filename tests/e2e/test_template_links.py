@@ -62,7 +62,7 @@ def test_template_links_written_once_and_joined_back(tmp_path: Path) -> None:
     # lossless: every page reads exactly the links it had inline
     expected = full_links(inline)
     assert full_links(out) == expected
-    assert any(page["template_ids"] for page in first.pages)
+    assert any(page.get("template_ids") for page in first.pages)
     inline_bytes = (published_dir(inline) / "pages.jsonl").stat().st_size
     assert (published_dir(out) / "pages.jsonl").stat().st_size < 0.8 * inline_bytes
     structure = {r["canonical_url"]: r for r in OutputDir(out).records("structure.jsonl")}
