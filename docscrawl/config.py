@@ -27,8 +27,9 @@ RENDER_MODES = ("auto", "always", "never")
 KNOWN_ARGS = (
     "site", "out", "allow", "deny", "render", "max_pages", "max_depth", "config", "state",
     "http_user", "http_pass", "http_pass_file", "auth_header", "auth_header_file", "extract",
-    "keep_aggregates",
+    "keep_aggregates", "compress",
 )
+COMPRESS_MODES = ("none", "gzip")
 SECRET_ARGS = frozenset({"http_pass", "auth_header"})
 # Where a secret comes from when no argument gives it.
 SECRET_ENV = {"http_pass": "DOCSCRAWL_HTTP_PASS", "auth_header": "DOCSCRAWL_AUTH_HEADER"}
@@ -61,6 +62,7 @@ class CrawlConfig:
     auth_header_file: Path | None = None
     extract: bool = True  # False: an inventory crawl (discovery and crawl log only)
     keep_aggregates: bool = False  # True: chunks of aggregate pages stay in chunks.jsonl
+    compress: str = "none"  # gzip: the published JSONL files are .jsonl.gz
 
     @property
     def host_label(self) -> str:
@@ -86,6 +88,7 @@ class CrawlConfig:
             "auth_header_file": str(self.auth_header_file) if self.auth_header_file else None,
             "extract": "on" if self.extract else "off",
             "keep_aggregates": "on" if self.keep_aggregates else "off",
+            "compress": self.compress,
         }
 
 
@@ -153,6 +156,14 @@ def parse_render(value: str | None) -> str:
     mode = (value or "auto").strip().lower()
     if mode not in RENDER_MODES:
         raise ConfigError(f"argument render: must be one of auto|always|never, got {value!r}")
+    return mode
+
+
+def parse_compress(value: str | None) -> str:
+    """`none` (plain .jsonl, the default) or `gzip`."""
+    mode = (value or "none").strip().lower()
+    if mode not in COMPRESS_MODES:
+        raise ConfigError(f"argument compress: must be one of none|gzip, got {value!r}")
     return mode
 
 
@@ -289,6 +300,7 @@ def build_config(args: dict[str, Any], *, output_root: str | None = None,
         extract=extract,
         keep_aggregates=parse_switch("keep_aggregates", args.get("keep_aggregates"),
                                      default=False),
+        compress=parse_compress(args.get("compress")),
     )
 
 

@@ -1,15 +1,27 @@
 """JSON Lines: written a line at a time (every line complete and flushed when written), and
-read back by one reader (`read_jsonl`) for every file the crawl and its tools read."""
+read back by one reader (`read_jsonl`) for every file the crawl and its tools read.
+
+An output file may also be stored gzip-compressed (`pages.jsonl.gz`, `-a compress=gzip`:
+`compress_jsonl` at the end of a crawl); the reader finds either name (`jsonl_path`,
+`open_jsonl`), so a caller names the plain file and never needs to know which it is."""
 
 from __future__ import annotations
 
+import gzip
 import json
+import logging
 import os
 import tempfile
+import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TextIO
+from typing import IO, Any, TextIO
+
+logger = logging.getLogger(__name__)
+
+GZIP_SUFFIX = ".gz"
+GZIP_LEVEL = 6  # zlib's default: 9 costs about twice the CPU for 2-3% fewer bytes
 
 # One encoder for every value: `json.dumps` with options builds a new one per call.
 _ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
@@ -143,13 +155,85 @@ def write_json_atomic(path: Path, data: Any) -> None:
         handle.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
 
 
-class BadLine(ValueError):
+class UnreadableJsonl(ValueError):
+    """A JSONL file that cannot be read whole; the message is one line naming the file."""
+
+
+class BadLine(UnreadableJsonl):
     """A JSONL line that is not a JSON object (and not the cut-short last line)."""
 
     def __init__(self, path: Path, lineno: int, raw: bytes) -> None:
         sample = raw[:60].decode("utf-8", errors="replace").rstrip()
         super().__init__(f"{path} line {lineno}: not a JSON object ({sample!r})")
         self.path, self.lineno = path, lineno
+
+
+class BadGzip(UnreadableJsonl):
+    """A .jsonl.gz file cut short or corrupt: the lines before the damage were read."""
+
+    def __init__(self, path: Path, lineno: int, exc: Exception) -> None:
+        detail = str(exc) or type(exc).__name__
+        super().__init__(f"{path}: truncated or corrupt gzip after line {lineno} ({detail})")
+        self.path, self.lineno = path, lineno
+
+
+def resolve_jsonl(path: Path) -> Path:
+    """The file a JSONL name stands for: `path` itself, or `path.gz` when only the
+    compressed file is there (a missing file: `path`)."""
+    if path.name.endswith(GZIP_SUFFIX) or path.is_file():
+        return path
+    zipped = path.with_name(path.name + GZIP_SUFFIX)
+    return zipped if zipped.is_file() else path
+
+
+def jsonl_path(directory: Path, name: str) -> Path:
+    """The file `name` (`pages.jsonl`) of an output directory, plain or compressed."""
+    return resolve_jsonl(directory / name)
+
+
+def open_jsonl(path: Path) -> IO[bytes]:
+    """A JSONL file opened for reading bytes, decompressed when it is a .gz (seekable in
+    uncompressed offsets either way)."""
+    path = resolve_jsonl(path)
+    if path.name.endswith(GZIP_SUFFIX):
+        return gzip.open(path, "rb")
+    return path.open("rb")
+
+
+def _raw_lines(handle: IO[bytes], path: Path) -> Iterator[bytes]:
+    """The lines of an open JSONL file; a damaged gzip stream raises `BadGzip` after the
+    lines before the damage."""
+    lineno = 0
+    try:
+        for raw in handle:
+            yield raw
+            lineno += 1
+    except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
+        raise BadGzip(path, lineno, exc) from None
+
+
+def read_raw_lines(path: Path) -> Iterator[bytes]:
+    """Every line of a JSONL file (plain or .gz) as bytes, unparsed (a reader that parses
+    only some fields, or keeps offsets: uncompressed ones); a damaged gzip stream raises
+    `BadGzip` after the lines before the damage. A missing file: nothing."""
+    path = resolve_jsonl(path)
+    if not path.is_file():
+        return
+    with open_jsonl(path) as handle:
+        yield from _raw_lines(handle, path)
+
+
+def compress_jsonl(path: Path) -> Path:
+    """Replace a plain JSONL file with its gzip-compressed copy `path.gz` (written under a
+    temporary name and renamed: a kill leaves the plain file, whole); returns the new path."""
+    target = path.with_name(path.name + GZIP_SUFFIX)
+    with path.open("rb") as src, replacing(target, binary=True) as raw, \
+            gzip.GzipFile(filename="", mode="wb", fileobj=raw, compresslevel=GZIP_LEVEL,
+                          mtime=0) as dst:
+        while block := src.read(1 << 20):
+            dst.write(block)
+    path.unlink()
+    return target
 
 
 def parse_object(raw: str | bytes) -> dict[str, Any] | None:
@@ -171,25 +255,51 @@ def read_jsonl(path: Path, *, strict: bool = False,
     own files back after a kill). `strict` (the inspection commands): such a line raises
     `BadLine`, except the last line when it has no newline, the line in flight when a
     crawl was killed (the contract allows losing it): it is passed to `on_torn(lineno)`.
-    `on_line(lineno)` is called for every line read (progress)."""
+    `on_line(lineno)` is called for every line read (progress).
+
+    `path` may name the plain file of a compressed one (`pages.jsonl` for
+    `pages.jsonl.gz`). A gzip stream cut short or corrupt: strict, `BadGzip` (one line
+    naming the file) after the lines before the damage; lenient, a logged warning and
+    those lines."""
+    path = resolve_jsonl(path)
     if not path.is_file():
         return
-    with path.open("rb") as handle:
+    with open_jsonl(path) as handle:
         pending: tuple[int, bytes] | None = None
-        for lineno, raw in enumerate(handle, 1):
-            if on_line is not None:
-                on_line(lineno)
-            if pending is not None:  # a bad line followed by more lines: corrupt
-                raise BadLine(path, *pending)
-            record = parse_object(raw)
-            if record is not None:
-                yield record
-            elif strict and raw.strip():
-                if raw.endswith(b"\n"):
-                    raise BadLine(path, lineno, raw)
-                pending = (lineno, raw)  # maybe the cut-short last line
+        try:
+            for lineno, raw in enumerate(_raw_lines(handle, path), 1):
+                if on_line is not None:
+                    on_line(lineno)
+                if pending is not None:  # a bad line followed by more lines: corrupt
+                    raise BadLine(path, *pending)
+                record = parse_object(raw)
+                if record is not None:
+                    yield record
+                elif strict and raw.strip():
+                    if raw.endswith(b"\n"):
+                        raise BadLine(path, lineno, raw)
+                    pending = (lineno, raw)  # maybe the cut-short last line
+        except BadGzip as exc:
+            if strict:
+                raise
+            logger.warning("docscrawl: %s; the lines before it are read", exc)
+            return
         if pending is not None and on_torn is not None:
             on_torn(pending[0])
+
+
+def expand_jsonl(path: Path) -> None:
+    """Make `path` the plain file again when a kill left only its compressed copy
+    (`compress_jsonl` renames the .gz in before it removes the plain file: a plain file
+    there is whole, and the .gz beside it is dropped), so a resumed run appends to it."""
+    zipped = path.with_name(path.name + GZIP_SUFFIX)
+    if not zipped.is_file():
+        return
+    if not path.is_file():
+        with replacing(path, binary=True) as dst:
+            for raw in read_raw_lines(zipped):
+                dst.write(raw)
+    zipped.unlink()
 
 
 def read_json_object(path: Path) -> dict[str, Any]:

@@ -21,7 +21,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from docscrawl.jsonl import current_umask
+from docscrawl.jsonl import GZIP_SUFFIX, current_umask
 from docscrawl.vocab import OUTPUT_FILES
 
 __all__ = ["CRAWLING", "CURRENT", "PUBLISHED", "RUNS", "RunDirError", "new_run_dir",
@@ -31,7 +31,9 @@ __all__ = ["CRAWLING", "CURRENT", "PUBLISHED", "RUNS", "RunDirError", "new_run_d
 RUNS = ".runs"  # the run directories
 CURRENT = "current"  # symlink to the published run
 CRAWLING = ".crawling"  # symlink to the run being written (left by a killed crawl)
-PUBLISHED = (*OUTPUT_FILES, "run.json")  # OUT/<name> -> current/<name>
+# OUT/<name> -> current/<name>, for the names the published run holds: each JSONL file
+# plain or .gz (readers name the plain file and find either: jsonl.resolve_jsonl)
+PUBLISHED = (*OUTPUT_FILES, *(name + GZIP_SUFFIX for name in OUTPUT_FILES), "run.json")
 LEGACY = "legacy"  # the prefix of the run made of an older docscrawl's files
 
 
@@ -126,11 +128,16 @@ def publish(out: Path, run: Path) -> None:
     previous = _link_target(out / CURRENT)
     if previous is None:
         previous = _adopt_legacy(out)
-    for name in PUBLISHED:
+    present = [name for name in PUBLISHED if (run / name).is_file()]
+    for name in present:
         link = out / name
         if not (link.is_symlink() and os.readlink(link) == f"{CURRENT}/{name}"):
             _point(link, f"{CURRENT}/{name}")
     _point(out / CURRENT, f"{RUNS}/{run.name}")
+    for name in set(PUBLISHED) - set(present):  # a name this run has not (no dangling link)
+        link = out / name
+        if link.is_symlink() and os.readlink(link) == f"{CURRENT}/{name}":
+            link.unlink()
     _fsync_dir(out)
     if _link_target(out / CRAWLING) == run:
         (out / CRAWLING).unlink()

@@ -115,6 +115,9 @@ DOCSCRAWL_TRACKS_IN_MEMORY = 2048
 DOCSCRAWL_SEEN_URLS_IN_MEMORY = 16_384  # the same for the URLs seen
 # A region whose link set repeats on this many pages is template navigation.
 DOCSCRAWL_TEMPLATE_MIN_PAGES = 3
+# The links of those regions written once per site, in templates.jsonl (export.templates);
+# False keeps every link inline in pages.jsonl and structure.jsonl.
+DOCSCRAWL_TEMPLATE_LINKS = True
 # Hold the first pages until the template table learned from its warm-up sample (template_warmup).
 DOCSCRAWL_TEMPLATE_WARMUP = True
 # Retrieval chunks: target size in approximate tokens (see README), hard maximum (0: 2x target).

@@ -13,7 +13,7 @@ from enum import StrEnum
 
 # The files a crawl writes in its output directory, line by line.
 OUTPUT_FILES = ("pages.jsonl", "chunks.jsonl", "structure.jsonl", "crawl_log.jsonl",
-                "changes.jsonl")
+                "changes.jsonl", "templates.jsonl")
 
 
 class Event(StrEnum):

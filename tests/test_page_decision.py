@@ -34,8 +34,8 @@ def facts(**changes: object) -> ResponseFacts:
 
 
 @pytest.mark.parametrize(("case", "given", "expected"), [
-    ("an HTML page", facts(), Parse()),
-    ("no Content-Type, HTML body", facts(content_type=""), Parse()),
+    ("an HTML page", facts(), Parse(DIGEST)),
+    ("no Content-Type, HTML body", facts(content_type=""), Parse(DIGEST)),
     ("304 for a stored page", facts(status=304, body=b"", conditional=True, stored=CARRY),
      CarryOver(None)),
     ("304, the state lost the page", facts(status=304, body=b"", conditional=True),
@@ -48,7 +48,7 @@ def facts(**changes: object) -> ResponseFacts:
     ("200 with the stored body", facts(conditional=True, stored=CARRY), CarryOver(DIGEST)),
     ("200 with a changed body", facts(conditional=True,
                                       stored=StoredPage("other", can_carry_over=True)),
-     Parse()),
+     Parse(DIGEST)),
     ("301 with a relative Location", facts(status=301, location="../v3/page.html#top"),
      FollowRedirect("https://docs.example.com/v3/page.html#top")),
     ("308 with an absolute Location", facts(status=308, location="https://x.example/a"),

@@ -33,6 +33,9 @@ class FetchedPage:
     # the links discovery followed from the page, (URL, reason, navigation rank): stored
     # for the re-crawl
     found_links: list[tuple[str, str, int]] | None = None
+    # locators of the page's regions the template learner found repeated across pages
+    # (`pipelines.templates`): their links go to templates.jsonl (`export.templates`)
+    template_locators: frozenset[str] = frozenset()
 
     def __repr__(self) -> str:
         return f"<FetchedPage {self.track.url} -> {self.final_url} ({self.status})>"
@@ -55,6 +58,7 @@ class CarriedPage:
     size: int | None = None
     record: dict[str, Any] | None = None  # the stored page record, when already parsed
     found_links: list[tuple[str, str, int]] | None = None  # parsed again: its links
+    parsed: bool = False  # parsed before it was found unchanged (same content hash)
 
     def __repr__(self) -> str:
         return f"<CarriedPage {self.track.url} ({self.status})>"

@@ -28,7 +28,7 @@ from docscrawl.crawl.resume import (
 from docscrawl.discovery.pagetrack import PageTrack
 from docscrawl.discovery.urls import normalize_url
 from docscrawl.extract.version import evidence_of, page_version_key
-from docscrawl.jsonl import dumps_line, read_json_object, read_jsonl
+from docscrawl.jsonl import dumps_line, expand_jsonl, read_json_object, read_jsonl
 from docscrawl.vocab import OUTPUT_FILES
 
 if TYPE_CHECKING:
@@ -41,6 +41,7 @@ def prepare_resume(out_dir: Path, jobdir: Path) -> LogReplay:
     """Cut torn last lines and roll back a page whose outcome was never logged; the
     interrupted run's crawl log, replayed."""
     for name in OUTPUT_FILES:
+        expand_jsonl(out_dir / name)  # a kill while `compress=gzip` compressed it
         cut_torn_tail(out_dir / name)
     cut_torn_tail(jobdir / FRONTIER_JOURNAL)
     replay = replay_log(out_dir / "crawl_log.jsonl")

@@ -36,14 +36,16 @@ from docscrawl.discovery.seenurls import SeenUrls
 from docscrawl.discovery.trackstore import DEFAULT_KEEP, TrackStore
 from docscrawl.discovery.traps import TrapGuard
 from docscrawl.export.linkgraph import add_inbound_links
+from docscrawl.export.templates import TemplateWriter
 from docscrawl.incremental.recrawl import Incremental
 from docscrawl.incremental.site_model import SiteModel
-from docscrawl.jsonl import JsonlWriter, write_json_atomic
+from docscrawl.jsonl import JsonlWriter, compress_jsonl, jsonl_path, write_json_atomic
 from docscrawl.render.browser import INSTALL_HINT
 from docscrawl.runs import (
     CRAWLING,
     new_run_dir,
     publish,
+    published_dir,
     remove_stale_runs,
     resumable_run_dir,
 )
@@ -127,6 +129,10 @@ class CrawlSession:
         self.pages = JsonlWriter(self.run_dir / "pages.jsonl", append=append)
         self.chunks = JsonlWriter(self.run_dir / "chunks.jsonl", append=append)
         self.structure = JsonlWriter(self.run_dir / "structure.jsonl", append=append)
+        previous = published_dir(self.out_dir)
+        self.templates = TemplateWriter(  # the previous run's blocks, for carried pages
+            self.run_dir, append=append,
+            previous=previous if previous != self.out_dir else None)
         self.journal = (JsonlWriter(jobdir / FRONTIER_JOURNAL, append=append)
                         if jobdir is not None else None)
         # An inventory crawl (extract=off) keeps its own throwaway state: it must neither
@@ -262,6 +268,7 @@ class CrawlSession:
         self.log.close()
         self.site_model.save()
         updated = update_written_records(self)
+        self.templates.finish(self.run_dir / "pages.jsonl")  # page counts; unused dropped
         if self.config.extract:
             add_inbound_links(self.run_dir)  # after aggregates left chunks.jsonl
         if self.stats is not None:
@@ -289,17 +296,21 @@ class CrawlSession:
         """Make this run the output users read. A graceful stop (Ctrl-C, SIGTERM) that cut
         a re-crawl short keeps the previous output: the stopped run stays in
         `OUT/.crawling` to be read, until the next crawl."""
-        if finish_reason == "shutdown" and (self.out_dir / "pages.jsonl").exists():
+        if finish_reason == "shutdown" and jsonl_path(self.out_dir, "pages.jsonl").exists():
             logger.warning("docscrawl: crawl stopped (%s) before its end: the previous "
                            "output stays in %s; this run's files are in %s", finish_reason,
                            self.out_dir, self.out_dir / CRAWLING)
             return
+        if self.config.compress == "gzip":  # written plain (resumable), published gzipped
+            for name in OUTPUT_FILES:
+                if (self.run_dir / name).is_file():
+                    compress_jsonl(self.run_dir / name)
         publish(self.out_dir, self.run_dir)
 
     def _pause(self, finish_reason: str) -> dict[str, Any]:
         """JOBDIR crawl stopped early (Ctrl-C...): keep everything open for the resume."""
         self.site_model.save()
-        for writer in (self.pages, self.chunks, self.structure):
+        for writer in (self.pages, self.chunks, self.structure, self.templates):
             writer.close()
         self.log.close()
         if self.journal is not None:

@@ -19,13 +19,14 @@ from __future__ import annotations
 import heapq
 import json
 import logging
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urldefrag
 
 from docscrawl.crawl.finalize import rewrite_jsonl
+from docscrawl.export.templates import TemplateLinks, join_links
 
 logger = logging.getLogger(__name__)
 
@@ -106,13 +107,20 @@ class LinkGraph:
             if anchors:
                 self.anchor_paths[canonical] = anchors
 
-    def add_links(self, pages: Path) -> None:
-        """Pass 2: every internal link from one page to another."""
+    def add_links(self, pages: Path, templates: Mapping[str, list[dict[str, Any]]] | None = None
+                  ) -> None:
+        """Pass 2: every internal link from one page to another (its template blocks'
+        links joined back from `templates`: `export.templates`)."""
         for line in _page_lines(pages):
             source = _field(line, "canonical_url")
             links = _field(line, "links")
             if not isinstance(source, str) or not isinstance(links, list):
                 continue
+            ids = _field(line, "template_ids") if templates is not None else None
+            if ids:
+                links = join_links({"links": links, "template_ids": ids,
+                                    "template_offsets": _field(line, "template_offsets")},
+                                   templates)
             for link in links:
                 if isinstance(link, dict) and link.get("target") == "internal":
                     self._add(source, link)
@@ -193,7 +201,7 @@ def add_inbound_links(out_dir: Path, *, cap: int = DEFAULT_CAP) -> int:
         return 0
     graph = LinkGraph(cap=cap)
     graph.add_identities(pages)
-    graph.add_links(pages)
+    graph.add_links(pages, TemplateLinks(out_dir))
     owners = _fragment_owners(graph, chunks)
     linked = 0
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from docscrawl.crawl.items import FetchedPage
 from docscrawl.dedup.content import sha256_id
+from docscrawl.export.templates import TemplateBlock, split_links
 from docscrawl.extract.model import PageExtract
 
 
@@ -36,19 +38,36 @@ def as_dicts(items: list[Any]) -> list[dict[str, Any]]:
 
 
 # Fields pages.jsonl and structure.jsonl both hold, as the same (shared) lists.
-SHARED_FIELDS = ("links", "regions", "headings", "warnings")
+SHARED_FIELDS = ("links", "template_ids", "template_offsets", "regions", "headings",
+                 "warnings")
 
 
-def page_records(page: FetchedPage) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The page's pages.jsonl and structure.jsonl lines; the lists both hold
-    (SHARED_FIELDS) are converted once and shared."""
+def page_records(page: FetchedPage,
+                 keep: Callable[[str, TemplateBlock], bool] | None = None,
+                 ) -> tuple[dict[str, Any], dict[str, Any], list[TemplateBlock]]:
+    """The page's pages.jsonl and structure.jsonl lines, and the template blocks they
+    reference (`export.templates`: the links of the page's template regions, written
+    once per site, those `keep` chooses; None keeps every link inline). The lists both
+    records hold (SHARED_FIELDS) are converted once and shared."""
+    links = as_dicts(page.extract.links)
+    blocks: list[TemplateBlock] = []
+    offsets: list[int] = []
+    if keep is not None:
+        candidates = [r.locator for r in page.extract.regions if r.region != "main_content"]
+        links, blocks, offsets = split_links(links, candidates, keep)
     shared = {
-        "links": as_dicts(page.extract.links),
+        "links": links,
+        "template_ids": [block.template_id for block in blocks],
+        "template_offsets": offsets,
         "regions": as_dicts(page.extract.regions),
         "headings": as_dicts(page.extract.headings),
         "warnings": as_dicts(page.extract.warnings) + page.warnings,
     }
-    return _page_record(page, shared), _structure_record(page, shared)
+    record, structure = _page_record(page, shared), _structure_record(page, shared)
+    if not blocks:  # no template block: the records as before (no empty fields to carry)
+        for fields in (record, structure):
+            del fields["template_ids"], fields["template_offsets"]
+    return record, structure, blocks
 
 
 def _page_record(page: FetchedPage, shared: dict[str, Any]) -> dict[str, Any]:
@@ -85,6 +104,8 @@ def _page_record(page: FetchedPage, shared: dict[str, Any]) -> dict[str, Any]:
         "markdown": ext.markdown,
         "code_blocks": as_dicts(ext.code_blocks),
         "links": shared["links"],
+        "template_ids": shared["template_ids"],
+        "template_offsets": shared["template_offsets"],
         "regions": shared["regions"],
         "fetch_mode": page.fetch_mode,
         "http": {
@@ -113,6 +134,8 @@ def _structure_record(page: FetchedPage, shared: dict[str, Any]) -> dict[str, An
         "blocks": as_dicts(ext.blocks),
         "regions": shared["regions"],
         "links": shared["links"],
+        "template_ids": shared["template_ids"],
+        "template_offsets": shared["template_offsets"],
         "headings": shared["headings"],
         "warnings": shared["warnings"],
     }

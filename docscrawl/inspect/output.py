@@ -18,13 +18,15 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
-from docscrawl.jsonl import BadLine, read_jsonl
+from docscrawl.export.templates import TemplateLinks
+from docscrawl.jsonl import UnreadableJsonl, jsonl_path, read_jsonl
 from docscrawl.runs import published_dir, unfinished_dir
 
 __all__ = ["EXAMPLES", "OutputDir", "OutputError", "Progress"]
 
 EXAMPLES = 5  # offending examples a check of `docscrawl check` reports
 JSONL_FILES = ("pages.jsonl", "chunks.jsonl", "structure.jsonl", "crawl_log.jsonl")
+LINKED_FILES = ("pages.jsonl", "structure.jsonl")  # records whose links join templates
 
 
 class OutputError(Exception):
@@ -92,10 +94,11 @@ class OutputDir:
         if not isinstance(run, dict) or not isinstance(run.get("site"), str):
             raise OutputError(f"{run_path}: not a docscrawl run.json (no \"site\")")
         self.run: dict[str, Any] = run
+        self._templates: TemplateLinks | None = None
 
     def has(self, name: str) -> bool:
-        """True when the file exists."""
-        return (self.files / name).is_file()
+        """True when the file exists (plain, or compressed: `name.gz`)."""
+        return jsonl_path(self.files, name).is_file()
 
     def require(self, *names: str) -> None:
         """Raise OutputError naming the first missing file."""
@@ -104,7 +107,24 @@ class OutputDir:
                 raise OutputError(f"{self.path}: no {name}")
 
     def records(self, name: str) -> Iterator[dict[str, Any]]:
-        """Stream the JSON objects of one JSONL file (missing file: nothing)."""
+        """Stream the JSON objects of one JSONL file (missing file: nothing). Page and
+        structure records come with their full link list, template blocks joined back
+        (`export.templates`)."""
+        if name in LINKED_FILES:
+            templates = self.templates
+            for record in self._records(name):
+                yield templates.join(record)
+            return
+        yield from self._records(name)
+
+    @property
+    def templates(self) -> TemplateLinks:
+        """The run's template blocks (templates.jsonl), read once on first use."""
+        if self._templates is None:
+            self._templates = TemplateLinks(self.files)
+        return self._templates
+
+    def _records(self, name: str) -> Iterator[dict[str, Any]]:
         path = self.files / name
         try:
             yield from read_jsonl(
@@ -112,5 +132,5 @@ class OutputDir:
                 on_torn=lambda lineno: self.progress.note(
                     f"{name} line {lineno}: incomplete last line ignored "
                     "(crawl killed while writing it)"))
-        except BadLine as exc:
+        except UnreadableJsonl as exc:  # a bad line, a truncated .gz: one line
             raise OutputError(str(exc)) from None

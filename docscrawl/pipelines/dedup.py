@@ -88,11 +88,13 @@ class DedupPipeline(SessionPipeline):
         row = incremental.row_for(item.track.key) or incremental.row_for(item.final_url)
         if row is None or not row.can_carry_over or row.content_hash != digest:
             return None
+        if not self.session.templates.available(row.page_record_json):
+            return None  # its template blocks are gone: written as extracted
         return CarriedPage(
             track=item.track, row=row, final_url=item.final_url, status=item.status,
             etag=item.etag, last_modified=item.last_modified, fetch_mode=item.fetch_mode,
             body_digest=item.body_digest, elapsed_ms=item.elapsed_ms, size=item.size,
-            found_links=item.found_links,
+            found_links=item.found_links, parsed=True,
         )
 
     def _carried(self, item: CarriedPage) -> CarriedPage:

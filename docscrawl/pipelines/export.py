@@ -27,16 +27,19 @@ from docscrawl.pipelines.base import SessionPipeline
 class ExportPipeline(SessionPipeline):
     """Appends one line per page (and per chunk), flushed at once."""
 
-    def __init__(self, crawler: Crawler, *, chunk_tokens: int, chunk_max: int | None) -> None:
+    def __init__(self, crawler: Crawler, *, chunk_tokens: int, chunk_max: int | None,
+                 template_links: bool = True) -> None:
         super().__init__(crawler)
         self.chunk_tokens = chunk_tokens
         self.chunk_max = chunk_max
+        self.template_links = template_links  # False: every link inline, no templates.jsonl
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
         settings = crawler.settings
         return cls(crawler, chunk_tokens=settings.getint("DOCSCRAWL_CHUNK_TOKENS"),
-                   chunk_max=settings.getint("DOCSCRAWL_CHUNK_MAX_TOKENS") or None)
+                   chunk_max=settings.getint("DOCSCRAWL_CHUNK_MAX_TOKENS") or None,
+                   template_links=settings.getbool("DOCSCRAWL_TEMPLATE_LINKS", True))
 
     def process_item(self, item: Any) -> Any:
         if isinstance(item, CarriedPage):
@@ -47,7 +50,8 @@ class ExportPipeline(SessionPipeline):
 
     def _write_fresh(self, item: FetchedPage) -> dict[str, Any]:
         session = self.session
-        record, structure = page_records(item)
+        keep = session.templates.keep(item.template_locators) if self.template_links else None
+        record, structure, blocks = page_records(item, keep)
         record["body_hash"] = item.body_digest
         ext = item.extract
         chunks = chunk_page(
@@ -58,8 +62,10 @@ class ExportPipeline(SessionPipeline):
             target_tokens=self.chunk_tokens, max_tokens=self.chunk_max,
         )
         # Each record is serialized once: the same text goes to the output and the state.
-        shared = {key: dumps_value(record[key]) for key in SHARED_FIELDS}  # encoded once
+        shared = {key: dumps_value(record[key])  # encoded once
+                  for key in SHARED_FIELDS if key in record}
         record_line = dumps_line(record, shared)
+        session.templates.write(blocks)  # before the first line that references them
         session.pages.write_raw(record_line)
         structure_line = dumps_line(structure, shared)
         del structure, shared  # a big page's records are tens of MB: one copy at a time
@@ -90,6 +96,7 @@ class ExportPipeline(SessionPipeline):
         track = item.track
         for url in record.get("observed_urls") or []:
             track.observe(url)
+        session.templates.carry(row.page_record_json)  # its blocks, before the line
         session.pages.write_raw(row.page_record_json)  # stored text, written as it is
         if row.structure_record_json is not None:
             session.structure.write_raw(row.structure_record_json)
@@ -101,6 +108,7 @@ class ExportPipeline(SessionPipeline):
             fetch_mode=item.fetch_mode, elapsed_ms=item.elapsed_ms, size=item.size,
             page_id=page_id(row.canonical_url), canonical_url=row.canonical_url,
             reason="not_modified" if item.status == 304 else "same_content",
+            parsed=item.parsed,
         )
         session.incremental.unchanged(row, etag=etag, last_modified=last_modified,
                                       observed_urls=list(track.observed),

@@ -30,6 +30,7 @@ class TemplatePipeline(SessionPipeline):
     def process_item(self, item: Any) -> Any:
         if isinstance(item, FetchedPage) and item.extract is not None:
             changes = self.tracker.observe(item.final_url, item.extract.regions)
+            item.template_locators = frozenset(change.locator for change in changes)
             relabelled = apply_reclassifications(item.extract, changes)
             if relabelled and self.crawler.stats is not None:
                 self.crawler.stats.inc_value("docscrawl/templates/reclassified", relabelled)

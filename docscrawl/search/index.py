@@ -31,7 +31,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from docscrawl.jsonl import replacing
+from docscrawl.export.templates import TemplateLinks
+from docscrawl.jsonl import (
+    UnreadableJsonl,
+    jsonl_path,
+    open_jsonl,
+    read_raw_lines,
+    replacing,
+)
 from docscrawl.runs import published_dir
 from docscrawl.search.embed import Embedder, EmbedderError, load_embedder
 from docscrawl.search.fields import (
@@ -138,7 +145,8 @@ class SearchIndex:
              ) -> SearchIndex:
         """Open (building or updating as needed) the index of output directory `out`."""
         out = Path(out)
-        if not (out / "chunks.jsonl").is_file() or not (out / "pages.jsonl").is_file():
+        if not (jsonl_path(out, "chunks.jsonl").is_file()
+                and jsonl_path(out, "pages.jsonl").is_file()):
             raise IndexError_(f"{out}: not a crawl output directory "
                               "(no chunks.jsonl and pages.jsonl)")
         try:
@@ -228,7 +236,7 @@ class SearchIndex:
         parts = [self.files.name]
         for name in ("chunks.jsonl", "pages.jsonl", "run.json"):
             try:
-                stat = (self.files / name).stat()
+                stat = jsonl_path(self.files, name).stat()
                 parts.append(f"{name}:{stat.st_ino}:{stat.st_size}:{stat.st_mtime_ns}")
             except FileNotFoundError:
                 parts.append(f"{name}:-")
@@ -273,6 +281,9 @@ class SearchIndex:
                 self._write_vector_files()
             self.set_meta("signature", signature)
             self.db.execute("COMMIT")
+        except UnreadableJsonl as exc:  # a truncated .jsonl.gz: one line naming it
+            self.db.execute("ROLLBACK")
+            raise IndexError_(str(exc)) from None
         except BaseException:
             self.db.execute("ROLLBACK")
             raise
@@ -330,38 +341,37 @@ class SearchIndex:
         seed_version: str | None = None
         vocabulary = SiteVocabulary()
         offset = 0
-        with (self.files / "pages.jsonl").open("rb") as handle:
-            for raw in handle:
-                line_offset, offset = offset, offset + len(raw)
-                line = raw.decode("utf-8", "replace")
-                url, _ = _raw_field(line, "canonical_url")
-                if not isinstance(url, str):
-                    continue
-                observed, _ = _raw_field(line, "observed_urls")
-                version_obj, _ = _raw_field(line, "version")
-                version = version_obj.get("value") if isinstance(version_obj, dict) else None
-                title, _ = _raw_field(line, "title")
-                aggregate, _ = _raw_field(line, "aggregate_of")
-                db.execute("INSERT OR REPLACE INTO pages VALUES(?,?,?,?,?)",
-                           (url, line_offset, version, title,
-                            json.dumps(aggregate) if aggregate else None))
-                for alias in [url, *(observed or [])]:
-                    db.execute("INSERT OR IGNORE INTO aliases VALUES(?,?)", (str(alias), url))
-                if version:
-                    versions[str(version)] += 1
-                if isinstance(title, str):
-                    titles.append(title)
-                page_urls.append((str(version) if version else None,
-                                  [url, *map(str, observed or [])]))
-                if seed and (url == seed or seed in (observed or ())):
-                    seed_version = version
-                page = {"canonical_url": url, "observed_urls": observed or [], "title": title,
-                        "main_heading": _raw_field(line, "main_heading")[0],
-                        "headings": _raw_field(line, "headings")[0] or []}
-                if might_hold(line):
-                    page["markdown"] = _raw_field(line, "markdown")[0]
-                    page["fragment_ids"] = _raw_field(line, "fragment_ids")[0]
-                vocabulary.add_page(page)
+        for raw in read_raw_lines(self.files / "pages.jsonl"):
+            line_offset, offset = offset, offset + len(raw)
+            line = raw.decode("utf-8", "replace")
+            url, _ = _raw_field(line, "canonical_url")
+            if not isinstance(url, str):
+                continue
+            observed, _ = _raw_field(line, "observed_urls")
+            version_obj, _ = _raw_field(line, "version")
+            version = version_obj.get("value") if isinstance(version_obj, dict) else None
+            title, _ = _raw_field(line, "title")
+            aggregate, _ = _raw_field(line, "aggregate_of")
+            db.execute("INSERT OR REPLACE INTO pages VALUES(?,?,?,?,?)",
+                       (url, line_offset, version, title,
+                        json.dumps(aggregate) if aggregate else None))
+            for alias in [url, *(observed or [])]:
+                db.execute("INSERT OR IGNORE INTO aliases VALUES(?,?)", (str(alias), url))
+            if version:
+                versions[str(version)] += 1
+            if isinstance(title, str):
+                titles.append(title)
+            page_urls.append((str(version) if version else None,
+                              [url, *map(str, observed or [])]))
+            if seed and (url == seed or seed in (observed or ())):
+                seed_version = version
+            page = {"canonical_url": url, "observed_urls": observed or [], "title": title,
+                    "main_heading": _raw_field(line, "main_heading")[0],
+                    "headings": _raw_field(line, "headings")[0] or []}
+            if might_hold(line):
+                page["markdown"] = _raw_field(line, "markdown")[0]
+                page["fragment_ids"] = _raw_field(line, "fragment_ids")[0]
+            vocabulary.add_page(page)
         default = choose_default(seed_version, versions)
         self.set_meta("default_version", default or "")
         self.set_meta("default_aliases", json.dumps(sorted(default_aliases(page_urls, default))))
@@ -456,10 +466,10 @@ class SearchIndex:
         return built
 
     def _chunk_lines(self) -> Iterator[str]:
-        with (self.files / "chunks.jsonl").open(encoding="utf-8") as handle:
-            for line in handle:
-                if line.startswith("{") and line.rstrip().endswith("}"):
-                    yield line.rstrip("\n")
+        for raw in read_raw_lines(self.files / "chunks.jsonl"):
+            line = raw.decode("utf-8", "replace")
+            if line.startswith("{") and line.rstrip().endswith("}"):
+                yield line.rstrip("\n")
 
     def _progress(self, embedded: int) -> None:
         """A stderr line every `progress_every` chunks embedded, for a slow model's long
@@ -551,12 +561,14 @@ class SearchIndex:
     def _page_at(self, offset: int) -> dict[str, Any] | None:
         """The JSON object on the pages.jsonl line at byte `offset`, or None."""
         try:
-            with (self.files / "pages.jsonl").open("rb") as handle:
-                handle.seek(offset)
+            with open_jsonl(self.files / "pages.jsonl") as handle:
+                handle.seek(offset)  # uncompressed offset: a .gz is read up to it
                 record = json.loads(handle.readline())
         except (OSError, ValueError):
             return None
-        return record if isinstance(record, dict) else None
+        if not isinstance(record, dict):
+            return None
+        return TemplateLinks(self.files).join(record)  # its full link list
 
 
 def _busy(exc: sqlite3.DatabaseError) -> bool:

@@ -16,11 +16,11 @@ what the chunk means. The frameworks are imported only when their loader is call
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from docscrawl.jsonl import jsonl_path, read_jsonl
 from docscrawl.search.rank import section_label
 from docscrawl.search.versions import candidates
 
@@ -33,22 +33,17 @@ LLM_KEYS = ("section", "version")
 def iter_chunks(out: str | Path, *, version: str | None = None) -> Iterator[dict[str, Any]]:
     """Every chunk record of an output directory, or of the versions `version` names in
     any spelling (`18.20.4` or `v18` for `v18.20.4`: `docscrawl.search.versions`)."""
-    path = Path(out) / "chunks.jsonl"
+    path = jsonl_path(Path(out), "chunks.jsonl")  # or chunks.jsonl.gz
     named: dict[str | None, bool] = {}
     if not path.is_file():
         raise FileNotFoundError(f"{out}: no chunks.jsonl (not a crawl output directory)")
-    with path.open(encoding="utf-8") as handle:
-        for line in handle:
-            try:
-                record = json.loads(line)
-            except ValueError:
-                continue  # a torn last line of a crawl still running
-            label = (record.get("metadata") or {}).get("version")
-            if label not in named:
-                named[label] = version is None or bool(
-                    label and candidates(version, [label], None))
-            if named[label]:
-                yield record
+    for record in read_jsonl(path):  # a torn last line (a crawl still running) skipped
+        label = (record.get("metadata") or {}).get("version")
+        if label not in named:
+            named[label] = version is None or bool(
+                label and candidates(version, [label], None))
+        if named[label]:
+            yield record
 
 
 def chunk_metadata(record: dict[str, Any]) -> dict[str, Any]:

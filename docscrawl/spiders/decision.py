@@ -80,6 +80,8 @@ class End:
 class Parse:
     """An HTML page: parse it (then `decide_parsed`)."""
 
+    digest: str  # the body's hash, stored with the page for the next crawl's shortcut
+
 
 @dataclass(frozen=True, slots=True)
 class Extract:
@@ -114,7 +116,7 @@ def decide_response(facts: ResponseFacts) -> ResponseDecision:
     refused = body_refusal(facts)
     if refused is not None:
         return refused
-    return Parse()
+    return Parse(digest)
 
 
 def decide_parsed(url: str, refresh: str | None, *, extract: bool) -> ParsedDecision:

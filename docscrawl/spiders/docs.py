@@ -227,6 +227,8 @@ class DocsSpider(CrawlLifecycle, SiteResources, scrapy.Spider):
         meta: dict[str, Any] = {TRACK: track, "handle_httpstatus_all": True,
                                 "dont_redirect": True}
         row = self.session.incremental.row_for(url)
+        if row is not None and not self.session.templates.available(row.page_record_json):
+            row = None  # its template blocks are gone: fetched and extracted in full
         headers = self.session.incremental.conditional_headers(row)
         if row is not None and row.can_carry_over:
             meta[STATE_CANONICAL] = row.canonical_url
@@ -270,7 +272,8 @@ class DocsSpider(CrawlLifecycle, SiteResources, scrapy.Spider):
         facts, row = self._response_facts(response)
         decision = decide_response(facts)
         if isinstance(decision, Parse):
-            yield from self._parse_html(track, response, facts.content_type, fetch_mode)
+            yield from self._parse_html(track, response, facts.content_type, fetch_mode,
+                                        decision.digest)
         elif isinstance(decision, CarryOver):
             assert row is not None
             yield from self._carry_over(track, response, row, decision.digest)
@@ -296,7 +299,7 @@ class DocsSpider(CrawlLifecycle, SiteResources, scrapy.Spider):
         return facts, row
 
     def _parse_html(self, track: PageTrack, response: Response, content_type: str,
-                    fetch_mode: str) -> Iterable[Any]:
+                    fetch_mode: str, digest: str) -> Iterable[Any]:
         """An HTML page: parse it once, follow its links, hand it to the pipelines."""
         root = response_root(response)
         after = decide_parsed(response.url, meta_refresh_target(root, get_base_url(response)),
@@ -342,6 +345,7 @@ class DocsSpider(CrawlLifecycle, SiteResources, scrapy.Spider):
             root=root,
             elapsed_ms=latency_ms(response),
             size=len(response.body),
+            body_digest=digest,
             render_reason=response.meta.get("render_reason"),
             structure=structure,
             warnings=list(response.meta.get("render_warnings") or ()),

@@ -121,3 +121,41 @@ def test_corrupt_state_is_refused_in_one_line(demo_site: StaticSite, tmp_path: P
     lines = [line for line in result.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and lines[0].startswith("docscrawl: error: argument state:")
     assert (out / "state.sqlite3").read_bytes() == b"this is not a database" * 100
+
+
+def _no_validator_site(changed: str = "") -> dict[str, dict]:
+    """Three pages served from routes: no ETag, no Last-Modified (nothing to ask a 304 for)."""
+    nav = '<nav><a href="/docs/">Home</a> <a href="/docs/a.html">A</a> ' \
+          '<a href="/docs/b.html">B</a></nav>'
+
+    def page(title: str, text: str) -> dict:
+        return {"body": f"<html><head><title>{title}</title></head><body>{nav}<main>"
+                        f"<h1>{title}</h1><p>{text}</p></main></body></html>"}
+    return {"/docs/": page("Home", "Start here with the guide to the widget."),
+            "/docs/a.html": page("A", "The A page explains widgets in depth." + changed),
+            "/docs/b.html": page("B", "The B page explains gadgets in depth.")}
+
+
+def test_unchanged_body_is_not_parsed_again(tmp_path: Path) -> None:
+    """Without validators a re-crawl fetches every page again; a byte-identical body is
+    carried over from its stored `body_hash` without being parsed (`parsed: false`)."""
+    out = tmp_path / "out"
+    site = tmp_path / "empty"
+    site.mkdir()
+    with StaticSite(site, routes=_no_validator_site()) as server:
+        seed = f"{server.url}/docs/"
+        first = crawl(seed, out)
+        fetched = [e for e in first.log if e["event"] == "fetched"]
+        assert fetched and len(first.pages) == 3
+        assert all(p["body_hash"] and p["body_hash"].startswith("sha256:")
+                   for p in first.pages)
+        server.routes.update(_no_validator_site(changed=" Now with gizmos."))
+        second = crawl(seed, out)
+    unchanged = [e for e in second.log if e["event"] == "unchanged"]
+    assert sorted(e["url"].rsplit("/", 1)[-1] for e in unchanged) == ["", "b.html"]
+    assert {e["reason"] for e in unchanged} == {"same_content"}
+    assert [e["parsed"] for e in unchanged] == [False, False]  # the body shortcut
+    assert second.terminal("/docs/a.html")["event"] == "extracted"
+    assert {p["body_hash"] for p in second.pages} >= {p["body_hash"] for p in first.pages
+                                                      if not p["canonical_url"].endswith("a.html")}
+    assert_log_invariants(second)

@@ -1,0 +1,161 @@
+"""Where the bytes of a crawl output go: per file, per page, per field, against the HTML.
+
+    python -m benchmarks.bytes --outputs /tmp/bytes flask-docs git-docs   # read outputs
+    python -m benchmarks.bytes --outputs /tmp/bytes --crawl flask-docs    # crawl first
+    python -m benchmarks.bytes --outputs /tmp/bytes --crawl --arg compress=gzip git-docs
+
+For each corpus site (`../shared/corpus/real-sites.sh`), read the output folder
+OUTPUTS/NAME (crawling it first with `--crawl`: render=never, `--max-pages` pages): the
+bytes of every file of the published run, of the state (`state.sqlite3`,
+`site_model.json`) and of the search index (`search.*`) if one was built; the HTML crawled
+(the `bytes` of the crawl log's `fetched` events: every response body the crawl read); the
+ratios output/HTML without state and index (the target is <= 1.5) and with both (<= 3);
+and, per JSONL file, the bytes each top-level field takes on disk as written (key, value
+and separator; uncompressed), so that `links` against `markdown` is a figure, not a guess.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from docscrawl.jsonl import dumps_value, jsonl_path, read_jsonl
+from docscrawl.runs import published_dir
+
+ROOT = Path(__file__).resolve().parent.parent
+SITES_SCRIPT = ROOT.parent / "shared" / "corpus" / "real-sites.sh"
+DEFAULT_SITES = ("flask-docs", "mkdocs-docs", "git-docs", "glib-docs", "pytest-docs",
+                 "octave-manual")
+FIELD_FILES = ("pages.jsonl", "structure.jsonl", "chunks.jsonl", "templates.jsonl")
+STATE_FILES = ("state.sqlite3", "state.sqlite3-wal", "site_model.json")
+
+
+def corpus_sites(script: Path = SITES_SCRIPT) -> dict[str, str]:
+    """name -> start URL, from the corpus script."""
+    listing = subprocess.run(["bash", str(script), "list"], capture_output=True,
+                             text=True, check=True).stdout
+    return {line.split()[0]: line.split()[1] for line in listing.splitlines() if line.strip()}
+
+
+def crawl(url: str, out: Path, max_pages: int, extra: list[str]) -> None:
+    """One crawl of the site into `out` (replaced), as a user runs it."""
+    subprocess.run(["rm", "-rf", str(out)], check=True)
+    command = [sys.executable, "-m", "scrapy", "crawl", "docs", "-a", f"site={url}",
+               "-a", f"out={out}", "-a", "render=never", "-a", f"max_pages={max_pages}",
+               "-s", "LOG_LEVEL=WARNING"]
+    for arg in extra:
+        command += ["-a", arg]
+    subprocess.run(command, cwd=ROOT, check=True)
+
+
+def field_bytes(record: dict[str, Any]) -> dict[str, int]:
+    """Bytes of each top-level field in the record's JSON line: `"key":value,`."""
+    return {key: len((dumps_value(key) + ":" + dumps_value(value)).encode("utf-8")) + 1
+            for key, value in record.items()}
+
+
+def html_bytes(run: Path) -> tuple[int, int]:
+    """(bytes of every response body the crawl read, pages written)."""
+    total = pages = 0
+    for event in read_jsonl(jsonl_path(run, "crawl_log.jsonl")):
+        if event.get("event") == "fetched":
+            total += event.get("bytes") or 0
+        elif event.get("event") in ("extracted", "unchanged"):
+            pages += 1
+    return total, pages
+
+
+def measure(out: Path) -> dict[str, Any]:
+    """The byte figures of one output folder."""
+    run = published_dir(out)
+    files = {path.name: path.stat().st_size for path in sorted(run.iterdir())
+             if path.is_file()}
+    state = {name: (out / name).stat().st_size for name in STATE_FILES
+             if (out / name).is_file()}
+    index = {path.name: path.stat().st_size for path in sorted(out.glob("search.*"))
+             if path.is_file()}
+    fields: dict[str, Counter[str]] = {}
+    for name in FIELD_FILES:
+        counts: Counter[str] = Counter()
+        for record in read_jsonl(jsonl_path(run, name)):
+            counts.update(field_bytes(record))
+        if counts:
+            fields[name] = counts
+    html, pages = html_bytes(run)
+    output = sum(files.values())
+    return {"html": html, "pages": pages, "files": files, "state": state, "index": index,
+            "fields": {name: dict(counts.most_common()) for name, counts in fields.items()},
+            "output": output, "ratio_output": round(output / html, 2) if html else None,
+            "ratio_all": (round((output + sum(state.values()) + sum(index.values())) / html, 2)
+                          if html else None)}
+
+
+def mb(count: float) -> str:
+    return f"{count / 1e6:.2f}"
+
+
+def report(name: str, figures: dict[str, Any], top: int) -> str:
+    """The per-site table, Markdown."""
+    html, pages = figures["html"], max(figures["pages"], 1)
+    lines = [f"### {name}: {figures['pages']} pages, HTML {mb(html)} MB, output "
+             f"{mb(figures['output'])} MB ({figures['ratio_output']}x), with state and index "
+             f"{figures['ratio_all']}x", "", "| file | MB | bytes/page | x HTML |",
+             "| --- | ---: | ---: | ---: |"]
+    rows = {**figures["files"], **figures["state"], **figures["index"]}
+    for file, size in sorted(rows.items(), key=lambda item: -item[1]):
+        lines.append(f"| {file} | {mb(size)} | {size // pages:,} | "
+                     f"{size / html if html else 0:.2f} |")
+    for file, counts in figures["fields"].items():
+        total = sum(counts.values())
+        shown = ", ".join(f"{key} {value * 100 / total:.0f}%"
+                          for key, value in list(counts.items())[:top])
+        lines.append(f"\n{file} fields (of {mb(total)} MB uncompressed): {shown}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("sites", nargs="*", help="corpus site names (default: "
+                                                 f"{' '.join(DEFAULT_SITES)})")
+    parser.add_argument("--outputs", type=Path, required=True,
+                        help="directory of the outputs, OUTPUTS/NAME")
+    parser.add_argument("--crawl", action="store_true", help="crawl each site first")
+    parser.add_argument("--max-pages", type=int, default=400)
+    parser.add_argument("--arg", action="append", default=[],
+                        help="a spider argument for --crawl (NAME=VALUE), repeatable")
+    parser.add_argument("--top", type=int, default=6, help="fields shown per file")
+    parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument("--sites-script", type=Path, default=SITES_SCRIPT,
+                        help="the corpus script (default: ../shared/corpus/real-sites.sh)")
+    args = parser.parse_args(argv)
+    names = args.sites or list(DEFAULT_SITES)
+    known = corpus_sites(args.sites_script) if args.crawl else {}
+    results: dict[str, Any] = {}
+    for name in names:
+        out = args.outputs / name
+        if args.crawl:
+            crawl(known[name], out, args.max_pages, args.arg)
+        if not out.is_dir():
+            print(f"{name}: no output at {out} (use --crawl)", file=sys.stderr)
+            continue
+        results[name] = measure(out)
+        print(report(name, results[name], args.top), end="\n\n")
+    html = sum(r["html"] for r in results.values())
+    if html:
+        output = sum(r["output"] for r in results.values())
+        everything = output + sum(sum(r["state"].values()) + sum(r["index"].values())
+                                  for r in results.values())
+        print(f"total: HTML {mb(html)} MB, output {mb(output)} MB ({output / html:.2f}x), "
+              f"with state and index {mb(everything)} MB ({everything / html:.2f}x)")
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

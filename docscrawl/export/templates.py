@@ -1,0 +1,286 @@
+"""The site template's links written once (`templates.jsonl`, CONTRACT v1.2), and joined
+back for every reader.
+
+Every page of a documentation site repeats the links of its header, sidebar and footer.
+The links of a region the template learner found repeated
+(`extract.templates.TemplateTracker`), or met again, the same, on another page of the
+crawl (`TemplateWriter.keep`), are written once, as one line of templates.jsonl
+(`{"template_id", "region", "links", "pages"}`); the page and structure records list
+`template_ids` instead, with `template_offsets` (the `position` of the block's first
+link on that page: a block's links are stored with positions counted from 0, since a
+sidebar after the main content starts at a different position on every page). The
+page's own links (main content, and any block not found repeated) stay inline.
+
+`join_links` gives a page's full link list back, in page order, exactly as it would
+have been written inline; `TemplateLinks` reads a templates.jsonl (plain or .gz) for the
+readers: the inspection commands, the inbound-link graph (and so the search index and the
+loaders' chunk metadata), `get_page`. A missing templates.jsonl (an older output) means
+no template ids to join; a truncated one: one warning line naming the file, and the
+blocks it still holds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from docscrawl.jsonl import (
+    JsonlWriter,
+    UnreadableJsonl,
+    dumps_line,
+    dumps_value,
+    parse_object,
+    read_jsonl,
+    read_raw_lines,
+    replacing,
+    resolve_jsonl,
+)
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["TEMPLATES_FILE", "TemplateBlock", "TemplateLinks", "TemplateWriter",
+           "join_links", "split_links", "template_ids_in"]
+
+TEMPLATES_FILE = "templates.jsonl"
+MIN_LINKS = 2  # a block of one link costs more as a reference than inline
+SEEN_ONCE = 100_000  # block ids remembered until met on a second page
+# The key opens a top-level field only: inside a JSON string its quotes are escaped.
+_IDS = re.compile(r'"template_ids":\[([^\]]*)\]')
+
+
+@dataclass(frozen=True, slots=True)
+class TemplateBlock:
+    """One template block as templates.jsonl stores it (positions from 0)."""
+
+    template_id: str
+    region: str
+    links: list[dict[str, Any]]
+
+    def line(self, pages: int) -> str:
+        return dumps_line({"template_id": self.template_id, "region": self.region,
+                           "links": self.links, "pages": pages})
+
+
+def split_links(links: list[dict[str, Any]], candidates: Iterable[str],
+                keep: Callable[[str, TemplateBlock], bool] | None = None,
+                ) -> tuple[list[dict[str, Any]], list[TemplateBlock], list[int]]:
+    """A page's links as (its own links, the template blocks, each block's offset).
+
+    `candidates`: locators of the page's regions that may be template (not its main
+    content). Their links are grouped by region, with positions made relative to the
+    block's first link; a block's id is the digest of what it holds, so two pages share
+    an id exactly when joining it back gives each its own links. `keep(locator, block)`
+    says which blocks leave the page (default: every one); the others stay inline."""
+    wanted = set(candidates)
+    if not wanted:
+        return links, [], []
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for link in links:
+        locator = link.get("region_locator")
+        if locator in wanted:
+            groups.setdefault(locator, []).append(link)
+    blocks, offsets, moved = [], [], set()
+    for locator, group in groups.items():
+        if len(group) < MIN_LINKS:
+            continue
+        offset = group[0]["position"]
+        relative = [{**link, "position": link["position"] - offset} for link in group]
+        region = str(group[0].get("region") or "unknown")
+        digest = hashlib.sha256(dumps_value([region, relative]).encode("utf-8")).hexdigest()
+        block = TemplateBlock(f"tpl:{digest[:32]}", region, relative)
+        if keep is None or keep(locator, block):
+            blocks.append(block)
+            offsets.append(offset)
+            moved.add(locator)
+    if not moved:
+        return links, [], []
+    own = [link for link in links if link.get("region_locator") not in moved]
+    return own, blocks, offsets
+
+
+def join_links(record: Mapping[str, Any], blocks: Mapping[str, list[dict[str, Any]]]
+               ) -> list[dict[str, Any]]:
+    """The record's full link list: its own links and those of its template blocks, in
+    page order. A block `blocks` does not hold (a truncated templates.jsonl) is left out."""
+    own = list(record.get("links") or [])
+    ids = record.get("template_ids") or []
+    if not ids:
+        return own
+    offsets = record.get("template_offsets") or [0] * len(ids)
+    joined = own
+    for template_id, offset in zip(ids, offsets, strict=False):
+        for link in blocks.get(template_id) or ():
+            joined.append({**link, "position": link.get("position", 0) + offset})
+    joined.sort(key=lambda link: link.get("position", 0))
+    return joined
+
+
+def template_ids_in(line: str) -> list[str]:
+    """The template ids a serialized page or structure record references (no parse of
+    the rest of the line)."""
+    found = _IDS.search(line)
+    if found is None or not found.group(1):
+        return []
+    return [part.strip().strip('"') for part in found.group(1).split(",")]
+
+
+class TemplateLinks(Mapping[str, list[dict[str, Any]]]):
+    """The template blocks of one run directory (read on first use), for readers."""
+
+    def __init__(self, run_dir: Path) -> None:
+        self.path = resolve_jsonl(run_dir / TEMPLATES_FILE)
+        self._blocks: dict[str, list[dict[str, Any]]] | None = None
+
+    def _load(self) -> dict[str, list[dict[str, Any]]]:
+        if self._blocks is None:
+            self._blocks = {}
+            try:
+                for record in read_jsonl(self.path, strict=True, on_torn=self._torn):
+                    if isinstance(record.get("template_id"), str):
+                        self._blocks[record["template_id"]] = list(record.get("links") or [])
+            except UnreadableJsonl as exc:  # the blocks before the damage are kept
+                logger.warning("docscrawl: %s; pages keep their own links, and the "
+                               "template links it still holds", exc)
+        return self._blocks
+
+    def _torn(self, lineno: int) -> None:
+        logger.warning("docscrawl: %s line %d: cut short; pages keep their own links, and "
+                       "the template links before it", self.path, lineno)
+
+    def __getitem__(self, key: str) -> list[dict[str, Any]]:
+        return self._load()[key]
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter(self._load())
+
+    def __len__(self) -> int:
+        return len(self._load())
+
+    def join(self, record: dict[str, Any]) -> dict[str, Any]:
+        """`record` as if written without templates.jsonl: its full link list, and no
+        `template_ids`/`template_offsets` (unchanged when it references no block)."""
+        if "template_ids" not in record:
+            return record
+        joined = {**record, "links": join_links(record, self)}
+        del joined["template_ids"]
+        joined.pop("template_offsets", None)
+        return joined
+
+
+class TemplateWriter:
+    """The crawl's templates.jsonl: each block written once, before the first page line
+    that references it (a kill never leaves a page referencing a block not written).
+
+    A carried-over page (incremental re-crawl) references blocks of the previous run:
+    they are copied from the previous run's templates.jsonl (`previous`), read once on
+    first need; a page whose blocks are not there is not carried over (`available`).
+    At the end (`finish`) the file is rewritten with each block's page count, the blocks
+    no page references left out."""
+
+    def __init__(self, run_dir: Path, *, append: bool = False,
+                 previous: Path | None = None) -> None:
+        self.path = run_dir / TEMPLATES_FILE
+        self._written: set[str] = set()
+        if append:  # a resumed run: the blocks its file already holds
+            self._written = {r["template_id"] for r in read_jsonl(self.path)
+                             if isinstance(r.get("template_id"), str)}
+        self._writer = JsonlWriter(self.path, append=append)
+        self._seen_once: set[str] = set()  # block ids met on one page so far
+        self._previous_dir = previous
+        self._previous: dict[str, str] | None = None
+
+    def keep(self, learned: Iterable[str]) -> Callable[[str, TemplateBlock], bool]:
+        """Which blocks of one page leave it (`split_links`' `keep`): those of the regions
+        the template learner found repeated (`learned`: the same link set on several
+        pages), and any block met on an earlier page (the same links, texts and order).
+        The second catches what the learner's signatures miss: they leave out the page's
+        own URL, so a sidebar listing every page has a new signature on each. A block
+        met once so far, in a region the learner has not confirmed, stays inline;
+        memory: at most SEEN_ONCE ids."""
+        learned = set(learned)
+
+        def decide(locator: str, block: TemplateBlock) -> bool:
+            template_id = block.template_id
+            if locator in learned or template_id in self._written:
+                return True
+            if template_id in self._seen_once:
+                return True
+            if len(self._seen_once) >= SEEN_ONCE:
+                self._seen_once.clear()
+            self._seen_once.add(template_id)
+            return False
+        return decide
+
+    def write(self, blocks: Iterable[TemplateBlock]) -> None:
+        """Write the blocks this run has not written yet."""
+        for block in blocks:
+            if block.template_id not in self._written:
+                self._writer.write_raw(block.line(0))
+                self._written.add(block.template_id)
+
+    def _previous_lines(self) -> dict[str, str]:
+        if self._previous is None:
+            self._previous = {}
+            if self._previous_dir is not None:
+                try:
+                    for raw in read_raw_lines(self._previous_dir / TEMPLATES_FILE):
+                        record = parse_object(raw)
+                        if record is not None and isinstance(record.get("template_id"), str):
+                            self._previous[record["template_id"]] = raw.decode("utf-8")
+                except UnreadableJsonl as exc:
+                    logger.warning("docscrawl: %s; pages using its missing blocks are "
+                                   "extracted again", exc)
+        return self._previous
+
+    def available(self, record_line: str | None) -> bool:
+        """True when every block a stored record references can be written in this run."""
+        ids = template_ids_in(record_line or "")
+        if not ids:
+            return True
+        previous = None
+        for template_id in ids:
+            if template_id in self._written:
+                continue
+            previous = previous if previous is not None else self._previous_lines()
+            if template_id not in previous:
+                return False
+        return True
+
+    def carry(self, record_line: str) -> None:
+        """Write the blocks of a carried-over record that this run has not written yet."""
+        for template_id in template_ids_in(record_line):
+            if template_id not in self._written:
+                line = self._previous_lines().get(template_id)
+                if line is not None:
+                    self._writer.write_raw(line)
+                    self._written.add(template_id)
+
+    def close(self) -> None:
+        self._writer.close()
+
+    def finish(self, pages_path: Path) -> int:
+        """Close, then rewrite with each block's page count (from the page lines);
+        returns the number of blocks kept. No block at all: no file."""
+        self.close()
+        counts: dict[str, int] = {}
+        for raw in read_raw_lines(pages_path):
+            for template_id in template_ids_in(raw.decode("utf-8", "replace")):
+                counts[template_id] = counts.get(template_id, 0) + 1
+        if not counts:
+            self.path.unlink(missing_ok=True)
+            return 0
+        kept = 0
+        with replacing(self.path) as handle:
+            for raw in read_raw_lines(self.path):
+                record = parse_object(raw)
+                if record is None or counts.get(record.get("template_id") or "", 0) == 0:
+                    continue
+                record["pages"] = counts.pop(record["template_id"])
+                handle.write(dumps_line(record))
+                kept += 1
+        return kept
