@@ -83,9 +83,10 @@ def section_anchor(
     Generators put a section's id on its wrapper, at any depth above the heading: Sphinx
     `<section id>` directly, DocBook `<div class="sect1" id><div class="titlepage"><div><div>
     <h2>`. The walk stops at `root` (the main content) and as soon as a heading precedes
-    `el` in the ancestor (the ancestor then starts an earlier section). The id of `root`
-    itself counts only when it names this page (`_names_page`): a template's `id="content"`
-    repeats on every page.
+    `el` in the ancestor (the ancestor then starts an earlier section). The heading's
+    parent names it whatever its id; a wrapper further up, or `root` itself, only when its
+    id spells the section (`_names_page`): a template's `<div id="content">` (erl_docgen,
+    around the `h1` of every page) or `id="header"` (AsciiDoc) repeats on every page.
     """
     cur = el
     parent = cur.getparent()
@@ -95,7 +96,7 @@ def section_anchor(
         if _heading_before(cur):
             return None
         ident = (parent.get("id") or "").strip()
-        if ident and (parent is not root or _names_page(ident, el, page_url)):
+        if ident and ((cur is el and parent is not root) or _names_page(ident, el, page_url)):
             return ident
         cur, parent = parent, parent.getparent()
     return None
@@ -154,9 +155,10 @@ def _squash(text: str) -> str:
 
 
 def _names_page(ident: str, heading: etree._Element, page_url: str) -> bool:
-    """True when an id on the main content element is the page's own section id: it
-    spells the page's file name (PostgreSQL's `ROUTINE-VACUUMING` on
-    routine-vacuuming.html) or words of the heading, unlike a template's `content`."""
+    """True when a wrapper's id is the section's own: it spells the page's file name
+    (PostgreSQL's `SQL-CREATETABLE` on sql-createtable.html) or the heading, whole or one
+    word of four letters or more (`VACUUM-BASICS` for "25.1.1. Vacuuming Basics"),
+    unlike a template's `content` or `main-content`."""
     key = _squash(ident)
     if not key:
         return False
