@@ -15,6 +15,7 @@ from lxml import etree
 from parsel import Selector
 
 from docscrawl.extract.headings import extract_headings
+from docscrawl.extract.markdown import render_main
 from docscrawl.extract.page import extract_page
 
 DOCBOOK = (  # PostgreSQL 15: the main content element is the sect1 itself
@@ -65,7 +66,9 @@ def anchors(html: str, url: str = "http://127.0.0.1/page.html",
     itself the main element)."""
     body = f"<main>{html}</main>" if wrap else html
     root = Selector(text=f"<html><body>{body}</body></html>", type="html").root
-    headings, _ = extract_headings(root.find("body")[0], url)
+    main_el = root.find("body")[0]
+    headings, _ = extract_headings(main_el, url)
+    assert render_main(main_el, base_url=url).headings == headings  # one rule, two walks
     return [(h.text, h.anchor) for h in headings]
 
 
