@@ -6,6 +6,7 @@ Levels are taken as observed, never invented: a jump (h2 -> h4) keeps the path a
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from lxml import etree
@@ -14,11 +15,10 @@ from docscrawl.extract.clean import ZERO_WIDTH, is_chrome, visible_text
 from docscrawl.extract.model import ExtractionWarning, Heading
 
 HEADING_TAGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
-# Elements whose id names the heading they start (Sphinx puts ids on `section`).
-ANCHOR_CONTAINERS = frozenset({"section", "div", "article"})
 # Trailing permalink markers some generators leave in the heading text.
 MARKER_CHARS = "¶§#🔗 " + ZERO_WIDTH
 GAP_WARNING = "heading_level_gap"
+_WORD = re.compile(r"[^0-9A-Za-z]+")
 
 
 def heading_level(el: etree._Element) -> int | None:
@@ -43,20 +43,22 @@ def heading_text(el: etree._Element) -> str:
     return visible_text(el).rstrip(MARKER_CHARS).strip()
 
 
-def heading_anchor(el: etree._Element) -> str | None:
-    """The fragment that targets this heading, or None."""
+def heading_anchor(
+    el: etree._Element, root: etree._Element | None = None, page_url: str = ""
+) -> str | None:
+    """The fragment that targets this heading, or None.
+
+    In order: the heading's own id; the id of the nearest element (up to `root`, the main
+    content) that the heading starts (`section_anchor`); an empty named element just
+    before the heading or its wrapper (`preceding_anchor`); a named anchor inside the
+    heading; its permalink marker; the heading text linking to its own fragment.
+    """
     own = (el.get("id") or "").strip()
     if own:
         return own
-    parent = el.getparent()
-    if (
-        parent is not None
-        and isinstance(parent.tag, str)
-        and parent.tag in ANCHOR_CONTAINERS
-        and (parent.get("id") or "").strip()
-        and _first_heading_child(parent) is el
-    ):
-        return parent.get("id").strip()
+    found = section_anchor(el, root, page_url) or preceding_anchor(el, root)
+    if found:
+        return found
     for a in el.iter("a"):
         name = (a.get("id") or a.get("name") or "").strip()
         if name:
@@ -73,11 +75,100 @@ def heading_anchor(el: etree._Element) -> str | None:
     return None
 
 
-def _first_heading_child(parent: etree._Element) -> etree._Element | None:
-    for child in parent:
-        if heading_level(child) is not None:
-            return child
+def section_anchor(
+    el: etree._Element, root: etree._Element | None = None, page_url: str = ""
+) -> str | None:
+    """The id of the nearest enclosing element whose first heading is `el`.
+
+    Generators put a section's id on its wrapper, at any depth above the heading: Sphinx
+    `<section id>` directly, DocBook `<div class="sect1" id><div class="titlepage"><div><div>
+    <h2>`. The walk stops at `root` (the main content) and as soon as a heading precedes
+    `el` in the ancestor (the ancestor then starts an earlier section). The heading's
+    parent names it whatever its id; a wrapper further up, or `root` itself, only when its
+    id spells the section (`_names_page`): a template's `<div id="content">` (erl_docgen,
+    around the `h1` of every page) or `id="header"` (AsciiDoc) repeats on every page.
+    """
+    cur = el
+    parent = cur.getparent()
+    while parent is not None and cur is not root:
+        if not isinstance(parent.tag, str) or parent.tag in ("body", "html"):
+            return None
+        if _heading_before(cur):
+            return None
+        ident = (parent.get("id") or "").strip()
+        if ident and ((cur is el and parent is not root) or _names_page(ident, el, page_url)):
+            return ident
+        cur, parent = parent, parent.getparent()
     return None
+
+
+def preceding_anchor(el: etree._Element, root: etree._Element | None = None) -> str | None:
+    """The name of an empty element just before `el` or a wrapper `el` starts.
+
+    gtk-doc, Javadoc and texinfo mark a section with `<a name="g-strdup"></a>` (or an empty
+    `<a id>`/`<span id>`) before the heading or before the `div` around it, nothing but
+    whitespace between.
+    """
+    cur = el
+    while cur is not None and isinstance(cur.tag, str):
+        prev = cur.getprevious()
+        while prev is not None and not isinstance(prev.tag, str):  # comments
+            if (prev.tail or "").strip():
+                return None
+            prev = prev.getprevious()
+        if prev is not None:
+            if (prev.tail or "").strip():
+                return None
+            name = (prev.get("id") or prev.get("name") or "").strip()
+            if name and _empty(prev):
+                return name
+            return None
+        parent = cur.getparent()
+        if cur is root or parent is None or (parent.text or "").strip():
+            return None
+        if not isinstance(parent.tag, str) or parent.tag in ("body", "html"):
+            return None
+        cur = parent
+    return None
+
+
+def _heading_before(el: etree._Element) -> bool:
+    """True when a heading precedes `el` among its siblings (or inside them)."""
+    for sib in el.itersiblings(preceding=True):
+        if not isinstance(sib.tag, str):
+            continue
+        if heading_level(sib) is not None:
+            return True
+        if any(heading_level(d) is not None for d in sib.iterdescendants()):
+            return True
+    return False
+
+
+def _empty(el: etree._Element) -> bool:
+    """An anchor target with no content of its own."""
+    return not "".join(el.itertext()).strip() and not any(
+        isinstance(d.tag, str) and d.tag in ("img", "svg") for d in el.iterdescendants())
+
+
+def _squash(text: str) -> str:
+    return "".join(ch for ch in text.lower() if ch.isalnum())
+
+
+def _names_page(ident: str, heading: etree._Element, page_url: str) -> bool:
+    """True when a wrapper's id is the section's own: it spells the page's file name
+    (PostgreSQL's `SQL-CREATETABLE` on sql-createtable.html) or the heading, whole or one
+    word of four letters or more (`VACUUM-BASICS` for "25.1.1. Vacuuming Basics"),
+    unlike a template's `content` or `main-content`."""
+    key = _squash(ident)
+    if not key:
+        return False
+    stem = _squash(page_url.split("#")[0].split("?")[0].rstrip("/").rsplit("/", 1)[-1]
+                   .rsplit(".", 1)[0])
+    if stem and (key == stem or key in stem):
+        return True
+    title = _squash(heading_text(heading))
+    return key in title or any(
+        len(word) >= 4 and _squash(word) in title for word in _WORD.split(ident))
 
 
 @dataclass
@@ -116,12 +207,14 @@ class HeadingStack:
         return heading, warning
 
 
-def extract_headings(main: etree._Element) -> tuple[list[Heading], list[ExtractionWarning]]:
+def extract_headings(
+    main: etree._Element, page_url: str = ""
+) -> tuple[list[Heading], list[ExtractionWarning]]:
     """All headings of `main` in document order, skipping chrome, with gap warnings."""
     stack = HeadingStack()
     headings: list[Heading] = []
     warnings: list[ExtractionWarning] = []
-    _walk(main, stack, headings, warnings)
+    _walk(main, stack, headings, warnings, main, page_url)
     return headings, warnings
 
 
@@ -130,18 +223,20 @@ def _walk(
     stack: HeadingStack,
     headings: list[Heading],
     warnings: list[ExtractionWarning],
+    root: etree._Element,
+    page_url: str,
 ) -> None:
     for child in el:
         if is_chrome(child):
             continue
         level = heading_level(child)
         if level is None:
-            _walk(child, stack, headings, warnings)
+            _walk(child, stack, headings, warnings, root, page_url)
             continue
         text = heading_text(child)
         if not text:
             continue
-        heading, warning = stack.push(level, text, heading_anchor(child))
+        heading, warning = stack.push(level, text, heading_anchor(child, root, page_url))
         headings.append(heading)
         if warning:
             warnings.append(warning)

@@ -320,7 +320,8 @@ class _Renderer(TableRendering):
             md, plain = self.inline_nodes([el])
             return [("paragraph", self.leaf("paragraph", el, f"**{md}**", plain))]
         self.close_section()
-        heading, warning = self.stack.push(level, text, heading_anchor(el))
+        scope = self.main if self.record else self.preamble
+        heading, warning = self.stack.push(level, text, heading_anchor(el, scope, self.base_url))
         self.out.headings.append(heading)
         if warning:
             self.out.warnings.append(warning)
