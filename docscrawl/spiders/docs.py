@@ -42,6 +42,7 @@ from docscrawl.extract.links import discovery_links
 from docscrawl.extract.metadata import canonical_href
 from docscrawl.extract.page import PageStructure, page_structure
 from docscrawl.extract.quality import binary_reason
+from docscrawl.incremental.carry import CarriedLines
 from docscrawl.incremental.recrawl import body_hash
 from docscrawl.incremental.state import FoundLink, StateRow
 from docscrawl.spiders.admission import Admission, LocalAdmission, build_admission
@@ -264,7 +265,8 @@ class DocsSpider(CrawlLifecycle, SiteResources, scrapy.Spider):
         row = (self.session.incremental.row_for(response.meta[STATE_CANONICAL])
                if STATE_CANONICAL in response.meta else None)
         if response.status == 304 and STATE_CANONICAL in response.meta:
-            yield from self._carry_over(track, response, row, None)
+            yield from self._carry_over(track, response, row, None, (
+                self.session.incremental.lines_for(row) if row is not None else None))
             return
         if response.status in REDIRECT_STATUSES and response.headers.get("Location"):
             location = response.headers["Location"].decode("latin-1")
@@ -279,8 +281,9 @@ class DocsSpider(CrawlLifecycle, SiteResources, scrapy.Spider):
                 self.session.incremental.kept(track.key)
             return
         digest = body_hash(response.body)
-        if row is not None and row.body_hash == digest:
-            yield from self._carry_over(track, response, row, digest)
+        if (row is not None and row.body_hash == digest
+                and (lines := self.session.incremental.lines_for(row)) is not None):
+            yield from self._carry_over(track, response, row, digest, lines)
             return
         content_type = (response.headers.get("Content-Type") or b"").decode("latin-1")
         refused = body_refusal(response, content_type)
@@ -351,20 +354,26 @@ class DocsSpider(CrawlLifecycle, SiteResources, scrapy.Spider):
             redirect_chain=track.redirect_chain if chain else (), fetch_mode=fetch_mode)
 
     def _carry_over(self, track: PageTrack, response: Response, row: StateRow | None,
-                    digest: str | None) -> Iterable[Any]:
-        """An unchanged page: its stored record goes out as is; its stored links are
-        followed as if the page had been parsed."""
-        if row is None or not row.can_carry_over:
-            self.session.log.record(track.url, "failed", reason="state_missing",
-                                    rule="HTTP 304 for a page the state no longer holds",
-                                    status=response.status)
+                    digest: str | None, lines: CarriedLines | None) -> Iterable[Any]:
+        """An unchanged page: its lines go out again as the previous output holds them;
+        its stored links are followed as if the page had been parsed."""
+        if row is None or lines is None:
+            # A 304 (a byte-identical body is carried only once its lines are read) for
+            # a page the state or the previous output no longer holds as it was: fetch it
+            # again in full, without a conditional request.
+            yield response.request.replace(
+                headers={key: value for key, value in response.request.headers.items()
+                         if key.lower() not in (b"if-none-match", b"if-modified-since")},
+                meta={key: value for key, value in response.meta.items()
+                      if key != STATE_CANONICAL},
+                dont_filter=True)
             return
         track.observe(response.url)
         # The links the page had when it was parsed, head links included: the re-crawl
         # reaches every page the page itself would lead to.
         follow = self._follow(row.discovery_links or [], response.url, track.depth + 1)
         yield CarriedPage(
-            track=track, row=row, final_url=response.url, status=response.status,
+            track=track, row=row, lines=lines, final_url=response.url, status=response.status,
             etag=_header(response, "ETag"), last_modified=_header(response, "Last-Modified"),
             fetch_mode="http", body_digest=digest, elapsed_ms=latency_ms(response),
             size=len(response.body),
