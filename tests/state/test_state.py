@@ -6,6 +6,7 @@ import hashlib
 import json
 import re
 import sqlite3
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +46,10 @@ def to_schema(path: Path, version: int, copies: dict[str, tuple[str, str, str]])
     for url, (record, chunks, structure) in copies.items():
         conn.execute("UPDATE pages SET page_record = ?, chunk_records = ?, structure_record = ?"
                      " WHERE canonical_url = ?", (record, chunks, structure, url))
+    for url, links in conn.execute("SELECT canonical_url, discovery_links FROM pages"
+                                   " WHERE discovery_links IS NOT NULL").fetchall():
+        conn.execute("UPDATE pages SET discovery_links = ? WHERE canonical_url = ?",
+                     (zlib.decompress(links).decode(), url))  # schema 3 kept JSON text
     conn.execute("DROP TABLE sources")
     for column in ("source", "page_at", "page_len", "structure_at", "structure_len",
                    "chunks_at", "chunks_len", "lines_crc"):
@@ -376,6 +381,8 @@ def test_version_3_copies_are_read_until_the_output_is_indexed(
     to_schema(tmp_path / DB_NAME, 3, {URL: (record, chunk_lines, '{"page_id":"sha256:p"}')})
     with StateStore.open(tmp_path) as store:
         assert store.schema_version == SCHEMA_VERSION and store.copies() == 1
+        assert sqlite3.connect(tmp_path / DB_NAME).execute(
+            "SELECT typeof(discovery_links) FROM pages").fetchone() == ("blob",)  # packed
         row = store.get(URL)
         assert row is not None and row.can_carry_over and row.lines is None
         assert row.discovery_links == [(URL + "genindex.html", "primary_navigation", 0)]
