@@ -134,10 +134,17 @@ def index_output(store: StateStore, run_dir: Path) -> int:
     sequential read of its three files. Returns how many rows point at it."""
     run_dir = run_dir.resolve()
     found: dict[str, _Found] = {}  # page id -> its lines
+    unnamed = 0
     for at, line in _lines(run_dir / PAGES):
         names = _leading(line, ("id", "canonical_url"))
-        if names is not None:
+        if names is None:
+            unnamed += 1
+        else:
             found[names[0]] = _Found(names[1], (at, len(line)), zlib.crc32(line))
+    if unnamed:
+        logger.warning("docscrawl: %d line(s) of %s do not open with the page's id and "
+                       "canonical_url: those pages are extracted again by the next crawl",
+                       unnamed, run_dir / PAGES)
     for at, line in _lines(run_dir / STRUCTURE):
         names = _leading(line, ("page_id",))
         page = found.get(names[0]) if names else None
