@@ -28,8 +28,8 @@ from docscrawl.jsonl import current_umask
 from docscrawl.vocab import OUTPUT_FILES
 
 __all__ = ["CRAWLING", "CURRENT", "PUBLISHED", "RUNS", "STATE_PIN", "RunDirError",
-           "new_run_dir", "pin", "publish", "published_dir", "release", "remove_stale_runs",
-           "resumable_run_dir", "unfinished_dir"]
+           "new_run_dir", "pin", "pinned", "publish", "published_dir", "release",
+           "remove_stale_runs", "resumable_run_dir", "unfinished_dir"]
 
 RUNS = ".runs"  # the run directories
 CURRENT = "current"  # symlink to the published run
@@ -145,6 +145,15 @@ def publish(out: Path, run: Path) -> None:
 def pin(run: Path) -> None:
     """Keep the run directory `run` while a state database reads lines from it."""
     (run / STATE_PIN).touch()
+
+
+def pinned(out: Path) -> list[Path]:
+    """The run directories of `out` a state reads lines from (resolved)."""
+    runs = out / RUNS
+    if not runs.is_dir() or runs.is_symlink():
+        return []
+    return [path.resolve() for path in runs.iterdir()
+            if path.is_dir() and not path.is_symlink() and (path / STATE_PIN).exists()]
 
 
 def release(run: Path) -> None:

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from docscrawl.incremental.state import LinePointer, StateRow, StateStore
-from docscrawl.runs import pin, release
+from docscrawl.runs import pin, pinned, release
 
 logger = logging.getLogger(__name__)
 
@@ -174,7 +174,9 @@ def index_output(store: StateStore, run_dir: Path) -> int:
         for page in found.values() if page.carried and page.structure != (0, 0)))
     if not pointed:
         release(run_dir)
-    for previous in older:
+    # The runs it pointed at before, and any other run of this output left pinned (by a
+    # kill between the pin and the index, say), are read no more.
+    for previous in {*older, *pinned(run_dir.parent.parent)} - {run_dir}:
         release(previous)
     return pointed
 
