@@ -172,8 +172,9 @@ def index_output(store: StateStore, run_dir: Path) -> int:
         (page.canonical, LinePointer(0, *page.page, *page.structure, *page.chunks, page.crc),
          page.chunk_count)
         for page in found.values() if page.carried and page.structure != (0, 0)))
-    if not pointed:
+    if not pointed:  # nothing to read here (an inventory crawl's own state): others' pins stay
         release(run_dir)
+        return 0
     # The runs it pointed at before, and any other run of this output left pinned (by a
     # kill between the pin and the index, say), are read no more.
     for previous in {*older, *pinned(run_dir.parent.parent)} - {run_dir}:
