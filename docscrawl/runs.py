@@ -11,7 +11,10 @@ loss) leaves the previous run as it was. An output folder written by an older do
 the first time a run is published over it.
 
 A resumed crawl (JOBDIR) continues the run directory its marker names; a new crawl
-deletes the run directories nothing points at (a killed crawl's).
+deletes the run directories nothing points at (a killed crawl's). A run directory holding
+`STATE_PIN` is one a state database reads unchanged pages from
+(`docscrawl.incremental.carry`): it is kept when another run is published over it (an
+inventory crawl's, say) until that state points at a newer run and `release`s it.
 """
 
 from __future__ import annotations
@@ -24,9 +27,9 @@ from pathlib import Path
 from docscrawl.jsonl import GZIP_SUFFIX, current_umask
 from docscrawl.vocab import OUTPUT_FILES
 
-__all__ = ["CRAWLING", "CURRENT", "PUBLISHED", "RUNS", "RunDirError", "new_run_dir",
-           "publish", "published_dir", "remove_stale_runs", "resumable_run_dir",
-           "unfinished_dir"]
+__all__ = ["CRAWLING", "CURRENT", "PUBLISHED", "RUNS", "STATE_PIN", "RunDirError",
+           "new_run_dir", "pin", "pinned", "publish", "published_dir", "release",
+           "remove_stale_runs", "resumable_run_dir", "unfinished_dir"]
 
 RUNS = ".runs"  # the run directories
 CURRENT = "current"  # symlink to the published run
@@ -35,6 +38,7 @@ CRAWLING = ".crawling"  # symlink to the run being written (left by a killed cra
 # plain or .gz (readers name the plain file and find either: jsonl.resolve_jsonl)
 PUBLISHED = (*OUTPUT_FILES, *(name + GZIP_SUFFIX for name in OUTPUT_FILES), "run.json")
 LEGACY = "legacy"  # the prefix of the run made of an older docscrawl's files
+STATE_PIN = ".state-source"  # in a run directory a state database reads lines from
 
 
 class RunDirError(OSError):
@@ -141,8 +145,33 @@ def publish(out: Path, run: Path) -> None:
     _fsync_dir(out)
     if _link_target(out / CRAWLING) == run:
         (out / CRAWLING).unlink()
-    if previous is not None and previous != run:
+    if previous is not None and previous != run and not (previous / STATE_PIN).exists():
         shutil.rmtree(previous, ignore_errors=True)
+
+
+def pin(run: Path) -> None:
+    """Keep the run directory `run` while a state database reads lines from it."""
+    (run / STATE_PIN).touch()
+
+
+def pinned(out: Path) -> list[Path]:
+    """The run directories of `out` a state reads lines from (resolved)."""
+    runs = out / RUNS
+    if not runs.is_dir() or runs.is_symlink():
+        return []
+    return [path.resolve() for path in runs.iterdir()
+            if path.is_dir() and not path.is_symlink() and (path / STATE_PIN).exists()]
+
+
+def release(run: Path) -> None:
+    """No state reads from `run` any more: unpinned, and deleted unless it is its output
+    folder's published run or the run a crawl is writing."""
+    (run / STATE_PIN).unlink(missing_ok=True)
+    out = run.parent.parent
+    live = {target.resolve() for target in (_link_target(out / CURRENT),
+                                            _link_target(out / CRAWLING)) if target}
+    if run.parent.name == RUNS and run.is_dir() and run.resolve() not in live:
+        shutil.rmtree(run, ignore_errors=True)
 
 
 def _adopt_legacy(out: Path) -> Path | None:
@@ -166,14 +195,15 @@ def _adopt_legacy(out: Path) -> Path | None:
 
 def remove_stale_runs(out: Path, *, keep: Path | None = None) -> list[Path]:
     """Delete the run directories that neither `current` nor `keep` (the run a crawl is
-    writing) point at: runs of crawls killed before their end."""
+    writing) point at, and no state reads from: runs of crawls killed before their end."""
     runs = out / RUNS
     if not runs.is_dir() or runs.is_symlink():
         return []
     live = {_link_target(out / CURRENT), keep}
     removed = []
     for path in runs.iterdir():
-        if path not in live and path.is_dir() and not path.is_symlink():
+        if (path not in live and path.is_dir() and not path.is_symlink()
+                and not (path / STATE_PIN).exists()):
             shutil.rmtree(path, ignore_errors=True)
             removed.append(path)
     return removed

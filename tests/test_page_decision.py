@@ -6,13 +6,13 @@ import pytest
 
 from docscrawl.incremental.recrawl import body_hash
 from docscrawl.spiders.decision import (
-    STATE_MISSING,
     CarryOver,
     End,
     Extract,
     FollowRedirect,
     Inventory,
     Parse,
+    Refetch,
     ResponseFacts,
     StoredPage,
     decide_parsed,
@@ -39,10 +39,12 @@ def facts(**changes: object) -> ResponseFacts:
     ("304 for a stored page", facts(status=304, body=b"", conditional=True, stored=CARRY),
      CarryOver(None)),
     ("304, the state lost the page", facts(status=304, body=b"", conditional=True),
-     STATE_MISSING),
-    ("304, stored but not carried", facts(status=304, body=b"", conditional=True,
-                                          stored=StoredPage(DIGEST, can_carry_over=False)),
-     STATE_MISSING),
+     Refetch()),
+    ("304, its lines gone", facts(status=304, body=b"", conditional=True,
+                                  stored=StoredPage(DIGEST, can_carry_over=False)),
+     Refetch()),
+    ("200 with the stored body, its lines gone",
+     facts(conditional=True, stored=StoredPage(DIGEST, can_carry_over=False)), Parse(DIGEST)),
     ("304 to an unconditional request", facts(status=304, body=b""),
      End(Event.FAILED, http_failure(304), name_fetch_mode=True, state="kept")),
     ("200 with the stored body", facts(conditional=True, stored=CARRY), CarryOver(DIGEST)),
@@ -79,12 +81,6 @@ def test_binary_body_labelled_html_is_refused() -> None:
     assert isinstance(decision, End)
     assert (decision.event, decision.reason) == (Event.SKIPPED, SkipReason.NON_HTML)
     assert decision.rule and "Content-Type" not in decision.rule
-
-
-def test_state_missing_names_no_chain_nor_fetch_mode() -> None:
-    """As the old exit did: the state_missing line has neither."""
-    assert STATE_MISSING.reason == SkipReason.STATE_MISSING
-    assert not STATE_MISSING.name_chain and not STATE_MISSING.name_fetch_mode
 
 
 @pytest.mark.parametrize(("refresh", "extract", "expected"), [

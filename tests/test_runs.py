@@ -15,8 +15,11 @@ from docscrawl.runs import (
     RUNS,
     RunDirError,
     new_run_dir,
+    pin,
+    pinned,
     publish,
     published_dir,
+    release,
     remove_stale_runs,
     unfinished_dir,
 )
@@ -42,6 +45,26 @@ def test_publish_switches_every_file_at_once_and_drops_the_previous_run(
     assert {(out / n).read_text() for n in ("pages.jsonl", "chunks.jsonl")} == {
         '{"pages.jsonl":"two"}\n', '{"chunks.jsonl":"two"}\n'}
     assert not first.exists() and os.readlink(out / CURRENT) == f"{RUNS}/{second.name}"
+
+
+def test_a_pinned_run_outlives_publishing_and_clean_up_until_released(
+        tmp_path: Path) -> None:
+    """The run a state reads lines from stays when another run is published over it
+    (an inventory crawl's) and when a new crawl removes stale runs; released, it goes."""
+    out = tmp_path / "out"
+    first = write_run(out, "one")
+    publish(out, first)
+    pin(first)
+    second = write_run(out, "two")
+    publish(out, second)
+    assert first.is_dir() and "two" in (out / "pages.jsonl").read_text()
+    remove_stale_runs(out, keep=write_run(out, "three"))
+    assert first.is_dir() and pinned(out) == [first.resolve()]
+    release(first)
+    assert not first.exists() and pinned(out) == []
+    pin(second)
+    release(second)  # the published run is unpinned but kept
+    assert second.is_dir() and pinned(out) == []
 
 
 def test_plain_files_of_an_older_docscrawl_are_adopted_then_replaced(tmp_path: Path) -> None:

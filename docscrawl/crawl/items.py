@@ -43,11 +43,13 @@ class FetchedPage:
 
 @dataclass(slots=True, repr=False)
 class CarriedPage:
-    """A page unchanged since the last crawl (304, or a byte-identical body): its record
-    and chunks are carried over from the incremental state, without extraction."""
+    """A page unchanged since the last crawl (304, or a byte-identical body): its lines
+    are carried over from the previous output (`docscrawl.incremental.carry`), without
+    extraction."""
 
     track: PageTrack
     row: Any  # docscrawl.incremental.state.StateRow
+    lines: Any  # docscrawl.incremental.carry.CarriedLines: what is written again
     final_url: str
     status: int
     etag: str | None

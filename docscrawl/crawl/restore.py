@@ -28,7 +28,7 @@ from docscrawl.crawl.resume import (
 from docscrawl.discovery.pagetrack import PageTrack
 from docscrawl.discovery.urls import normalize_url
 from docscrawl.extract.version import evidence_of, page_version_key
-from docscrawl.jsonl import dumps_line, expand_jsonl, read_json_object, read_jsonl
+from docscrawl.jsonl import expand_jsonl, read_json_object, read_jsonl
 from docscrawl.vocab import OUTPUT_FILES
 
 if TYPE_CHECKING:
@@ -135,7 +135,7 @@ def _repair_state(session: CrawlSession, replay: LogReplay, pages: dict[str, Any
             todo[canonical] = (event, url)
     if not todo:
         return
-    records, chunks, structures = records_of(session.run_dir, set(todo))
+    records, chunks = records_of(session.run_dir, set(todo))
     for canonical, (event, url) in todo.items():
         record = records.get(canonical)
         if record is None:
@@ -146,9 +146,7 @@ def _repair_state(session: CrawlSession, replay: LogReplay, pages: dict[str, Any
                                   observed_urls=pages[canonical].observed_urls,
                                   body_digest=None)
         else:
-            structure = structures.get(canonical)
             incremental.fresh(record, chunks.get(canonical, []),
                               body_digest=record.get("body_hash"),
-                              extra_urls=[normalize_url(url)],
-                              structure_line=dumps_line(structure) if structure else None)
+                              extra_urls=[normalize_url(url)])
     logger.info("docscrawl: resume: state brought up to date for %d page(s)", len(todo))

@@ -201,9 +201,8 @@ def roll_back_unlogged(out_dir: Path, logged: set[str]) -> set[str]:
 
 
 def records_of(out_dir: Path, canonicals: set[str]) -> tuple[
-        dict[str, dict[str, Any]], dict[str, list[dict[str, Any]]], dict[str, dict[str, Any]]]:
-    """Full page records, chunk records and structure records of a few canonical URLs
-    (state repair)."""
+        dict[str, dict[str, Any]], dict[str, list[dict[str, Any]]]]:
+    """Full page records and chunk records of a few canonical URLs (state repair)."""
     pages = {r["canonical_url"]: r for r in read_jsonl(out_dir / "pages.jsonl")
              if r.get("canonical_url") in canonicals}
     chunks: dict[str, list[dict[str, Any]]] = {c: [] for c in canonicals}
@@ -211,9 +210,7 @@ def records_of(out_dir: Path, canonicals: set[str]) -> tuple[
         canonical = _record_canonical(record)
         if canonical in chunks:
             chunks[canonical].append(record)
-    structures = {r["canonical_url"]: r for r in read_jsonl(out_dir / "structure.jsonl")
-                  if r.get("canonical_url") in canonicals}
-    return pages, chunks, structures
+    return pages, chunks
 
 
 def reported_changes(path: Path) -> tuple[set[str], Counter[str]]:

@@ -150,8 +150,6 @@ class CrawlSession:
         # The template warm-up sample, chosen when the seed is parsed (template_warmup)
         self.template_sample: list[str] | None = None
         self.version_cold: set[str] = set()
-        # canonical URL -> page fields changed at the end of the crawl, for the state
-        self.fields_to_store: dict[str, dict[str, Any]] = {}
         self.aggregates = AggregateTracker()
         self.aggregates_found: dict[str, list[str]] = {}
         self.tracks = TrackStore(self.ledger.track_table(), keep=options.tracks_in_memory)
@@ -278,34 +276,38 @@ class CrawlSession:
             self.stats.set_value("docscrawl/tracks_pinned_at_end", self.tracks.pinned)
         for old, new in resolve_renames(self.renames).items():
             self.incremental.rename(old, new)
-        for canonical, fields in self.fields_to_store.items():
-            self.incremental.set_fields(canonical, fields)
-        for canonical, parts in self.aggregates_found.items():
-            self.incremental.set_aggregate(canonical, parts,
-                                           keep_chunks=self.config.keep_aggregates)
+        for canonical in self.aggregates_found:
+            self.incremental.set_aggregate(canonical, keep_chunks=self.config.keep_aggregates)
         self.removed = self.incremental.finish(complete=self._complete(finish_reason))
         if self.journal is not None:
             self.journal.close()
         self._write_marker("finished")
         run = self._write_run("finished", finish_reason, updated=updated)
         self.ledger.close()
-        self._publish(finish_reason)
+        if self._publish(finish_reason):
+            # Once published (never before: a kill in between leaves the state pointing
+            # at the previous run, still published), the next crawl's carry-over reads
+            # this run's lines.
+            self.incremental.index_published(self.run_dir)
+        else:
+            self.incremental.close()
         return run
 
-    def _publish(self, finish_reason: str) -> None:
+    def _publish(self, finish_reason: str) -> bool:
         """Make this run the output users read. A graceful stop (Ctrl-C, SIGTERM) that cut
         a re-crawl short keeps the previous output: the stopped run stays in
-        `OUT/.crawling` to be read, until the next crawl."""
+        `OUT/.crawling` to be read, until the next crawl. False when not published."""
         if finish_reason == "shutdown" and jsonl_path(self.out_dir, "pages.jsonl").exists():
             logger.warning("docscrawl: crawl stopped (%s) before its end: the previous "
                            "output stays in %s; this run's files are in %s", finish_reason,
                            self.out_dir, self.out_dir / CRAWLING)
-            return
+            return False
         if self.config.compress == "gzip":  # written plain (resumable), published gzipped
             for name in OUTPUT_FILES:
                 if (self.run_dir / name).is_file():
                     compress_jsonl(self.run_dir / name)
         publish(self.out_dir, self.run_dir)
+        return True
 
     def _pause(self, finish_reason: str) -> dict[str, Any]:
         """JOBDIR crawl stopped early (Ctrl-C...): keep everything open for the resume."""

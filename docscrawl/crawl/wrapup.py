@@ -64,7 +64,6 @@ def _update_grown_records(session: CrawlSession) -> int:
     renames = resolve_renames(session.renames)
     relabels = {new: session.relabels[new] for new in set(renames.values())
                 if new in session.relabels}
-    session.fields_to_store.update(relabels)  # the state follows once renames are applied
     grown = _grown_records(session, renames)
     if len(grown) or renames:
         rewrite_jsonl(session.run_dir / "pages.jsonl",
@@ -86,8 +85,6 @@ def _backfill_versions(session: CrawlSession) -> int:
                   version_updater(session.site_model.versions, session.version_cold, updated))
     if updated:
         rewrite_jsonl(session.run_dir / "chunks.jsonl", chunk_version_updater(updated))
-    for canonical, version in updated.items():  # the state follows once renames are applied
-        session.fields_to_store.setdefault(canonical, {})["version"] = version
     return len(updated)
 
 

@@ -8,15 +8,19 @@ headers, what state knows about a URL) and records what each page turned out to 
 from __future__ import annotations
 
 import hashlib
+import logging
 from collections import Counter
 from collections.abc import MutableSet
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from docscrawl.crawl.finalize import chunk_fields, page_ref_updater, page_updater
+from docscrawl.incremental.carry import CarriedLines, PreviousOutput, index_output
 from docscrawl.incremental.changes import compute_change, removed_pages
 from docscrawl.incremental.state import FoundLink, Run, StateRow, StateStore
 from docscrawl.jsonl import JsonlWriter
+
+logger = logging.getLogger(__name__)
 
 
 def body_hash(body: bytes) -> str:
@@ -32,6 +36,7 @@ class Incremental:
         """`reported`: where to keep the canonical URLs reported in this run (the crawl's
         ledger; a set in memory by default)."""
         self.store = StateStore.open(state_dir)
+        self.previous = PreviousOutput(self.store, self.store.path.parent)
         self.run: Run = self.store.begin_run(run_id)
         self.changes = JsonlWriter(changes_path, append=run_id is not None)
         self._reported: MutableSet[str] = reported if reported is not None else set()
@@ -50,11 +55,25 @@ class Incremental:
     def pause(self) -> None:
         """The crawl stops to be resumed later (JOBDIR): the run stays unfinished."""
         self.changes.close()
+        self.close()
+
+    def close(self) -> None:
+        self.previous.close()
         self.store.close()
 
     def row_for(self, url: str) -> StateRow | None:
-        """What state knows about a URL (canonical or any URL observed for it)."""
-        return self.store.get(url)
+        """What state knows about a URL (canonical or any URL observed for it); a row
+        whose lines are in an output gone or changed since is given without them (it is
+        not carried over, so no conditional request is sent for it)."""
+        row = self.store.get(url)
+        if row is not None and row.lines is not None and not self.previous.usable(row):
+            row = replace(row, lines=None)
+        return row
+
+    def lines_for(self, row: StateRow) -> CarriedLines | None:
+        """The lines to write again for an unchanged page, or None when they cannot be
+        read (the page is then extracted again)."""
+        return self.previous.lines_for(row)
 
     def conditional_headers(self, row: StateRow | None) -> dict[str, str]:
         """If-None-Match / If-Modified-Since for a page that can be carried over."""
@@ -68,16 +87,14 @@ class Incremental:
         return headers
 
     def fresh(self, record: dict[str, Any], chunks: list[dict[str, Any]], *,
-              body_digest: str | None, extra_urls: list[str], record_line: str | None = None,
-              chunk_lines: str | None = None, structure_line: str | None = None,
+              body_digest: str | None, extra_urls: list[str],
               links: list[FoundLink] | None = None) -> dict[str, Any]:
         """A newly extracted page: compare with state, write its changes line, store it.
         (A page that moved to a new canonical URL reports the old one `moved`.)
 
-        `record_line`, `chunk_lines`, `structure_line`: the record, chunks and structure
-        record already serialized as JSON lines (stored as they are); `links`: the links
-        discovery followed from the page. Without a structure line or links the page
-        cannot be carried over by the next crawl: it is extracted again."""
+        `links`: the links discovery followed from the page; without them the page cannot
+        be carried over by the next crawl: it is extracted again. Its lines are found in
+        the output once published (`index_published`)."""
         canonical = record["canonical_url"]
         old = self.store.get(canonical) or self.store.get(record["fetched_url"])
         chunk_ids = [chunk["id"] for chunk in chunks]
@@ -90,10 +107,8 @@ class Incremental:
         self.store.upsert_page(
             canonical, run_id=self.run.run_id, etag=http.get("etag"),
             last_modified=http.get("last_modified"), content_hash=record["content_hash"],
-            chunk_ids=chunk_ids, page_record=record, chunk_records=chunks,
-            observed_urls=[*record["observed_urls"], *extra_urls], body_hash=body_digest,
-            page_record_json=record_line, chunk_records_jsonl=chunk_lines,
-            structure_record_json=structure_line, discovery_links=links,
+            chunk_ids=chunk_ids, observed_urls=[*record["observed_urls"], *extra_urls],
+            body_hash=body_digest, discovery_links=links,
         )
         return change
 
@@ -128,60 +143,15 @@ class Incremental:
             self.store.mark_seen(row.canonical_url, self.run.run_id)
 
     def rename(self, old: str, new: str) -> None:
-        """A written page got a better canonical URL at the end of the crawl."""
-        row = self.store.get(old)
-        if row is None or row.page_record is None:
-            return
-        renames = {old: new}
-        record = page_updater({}, renames)(row.page_record)
-        chunks = [page_ref_updater(renames)(c) for c in row.chunk_records or []]
-        structure = row.structure_record
-        if structure is not None:
-            structure = page_ref_updater(renames)(structure)
-        self.store.forget([old])
-        self.store.upsert_page(
-            new, run_id=self.run.run_id, etag=row.etag, last_modified=row.last_modified,
-            content_hash=row.content_hash or "", chunk_ids=row.chunk_ids, page_record=record,
-            chunk_records=chunks, observed_urls=record.get("observed_urls", []),
-            body_hash=row.body_hash, structure_record=structure,
-            discovery_links_json=row.discovery_links_json,
-        )
+        """A written page got a better canonical URL at the end of the crawl: its row
+        follows (its lines are found under the new URL once the run is published)."""
+        self.store.move(old, new, self.run.run_id)
 
-    def set_fields(self, canonical_url: str, fields: dict[str, Any]) -> None:
-        """Page fields changed at the end of the crawl (a version completed by site-level
-        evidence, `docscrawl.extract.site_versions`; the version and title of a better
-        canonical URL's page): the stored records follow."""
-        row = self.store.get(canonical_url)
-        if row is None or row.page_record is None:
-            return
-        record = {**row.page_record, **fields}
-        chunks = row.chunk_records or []
-        for chunk in chunks:
-            if isinstance(chunk.get("metadata"), dict):
-                chunk["metadata"].update(chunk_fields(fields))
-        self.store.upsert_page(
-            row.canonical_url, run_id=self.run.run_id, etag=row.etag,
-            last_modified=row.last_modified, content_hash=row.content_hash or "",
-            chunk_ids=row.chunk_ids, page_record=record, chunk_records=chunks,
-            body_hash=row.body_hash, structure_record_json=row.structure_record_json,
-            discovery_links_json=row.discovery_links_json,
-        )
-
-    def set_aggregate(self, canonical_url: str, parts: list[str], *, keep_chunks: bool) -> None:
-        """A written page aggregates others (`docscrawl.dedup.aggregates`): the stored record
-        says so and, unless kept, its chunks are not carried over by the next crawl."""
-        row = self.store.get(canonical_url)
-        if row is None or row.page_record is None:
-            return
-        self.store.upsert_page(
-            row.canonical_url, run_id=self.run.run_id, etag=row.etag,
-            last_modified=row.last_modified, content_hash=row.content_hash or "",
-            chunk_ids=row.chunk_ids if keep_chunks else [],
-            page_record={**row.page_record, "aggregate_of": parts},
-            chunk_records=(row.chunk_records or []) if keep_chunks else [],
-            body_hash=row.body_hash, structure_record_json=row.structure_record_json,
-            discovery_links_json=row.discovery_links_json,
-        )
+    def set_aggregate(self, canonical_url: str, *, keep_chunks: bool) -> None:
+        """A written page aggregates others (`docscrawl.dedup.aggregates`): unless kept,
+        its chunks left the output, and its chunk ids the state."""
+        if not keep_chunks:
+            self.store.set_chunk_ids(canonical_url, [])
 
     def finish(self, *, complete: bool) -> int:
         """Report pages no complete crawl reached as removed; close the run. Returns how many."""
@@ -192,8 +162,21 @@ class Incremental:
         self.store.forget(line["canonical_url"] for line in removed)
         self.store.finish_run(self.run.run_id, complete=complete)
         self.changes.close()
-        self.store.close()
         return len(removed)
+
+    def index_published(self, run_dir: Path) -> int:
+        """The run `run_dir` is published: point the state at its pages' lines (what the
+        next crawl carries over), drop the copies older schemas kept, and close. Returns
+        how many pages it points at."""
+        self.previous.close()
+        copies = self.store.copies()
+        pointed = index_output(self.store, run_dir)
+        if copies > self.store.copies():
+            self.store.compact()
+            logger.info("docscrawl: state %s: the copies of %d pages an older docscrawl "
+                        "kept were dropped (the output holds them)", self.store.path, copies)
+        self.close()
+        return pointed
 
     def _report(self, line: dict[str, Any]) -> None:
         if line["canonical_url"] in self._reported:

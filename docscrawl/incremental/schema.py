@@ -8,12 +8,13 @@ transaction, or left unchanged.
 from __future__ import annotations
 
 import sqlite3
+import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 APPLICATION_ID = 0x44435354  # "DCST" in the SQLite header: marks the file as ours
 SQLITE_MAGIC = b"SQLite format 3\x00"
 TABLES: dict[int, frozenset[str]] = {  # our tables, per schema version
@@ -21,6 +22,7 @@ TABLES: dict[int, frozenset[str]] = {  # our tables, per schema version
     1: frozenset({"docscrawl_schema", "pages", "url_aliases", "runs"}),
     2: frozenset({"docscrawl_schema", "pages", "url_aliases", "runs"}),
     3: frozenset({"docscrawl_schema", "pages", "url_aliases", "runs"}),
+    4: frozenset({"docscrawl_schema", "pages", "url_aliases", "runs", "sources"}),
 }
 _PAGES_V1 = """CREATE TABLE pages (
     canonical_url TEXT PRIMARY KEY,
@@ -46,12 +48,25 @@ _ADDED_IN_V2 = ("ALTER TABLE pages ADD COLUMN structure_record TEXT",)
 # v3: the links the page was found to have (head `<link rel>` included, as discovery
 # follows them), so a carried-over page leads the re-crawl where the page itself would.
 _ADDED_IN_V3 = ("ALTER TABLE pages ADD COLUMN discovery_links TEXT",)
+# v4: the state is no second copy of the output. A page's lines are found in the published
+# run that last wrote them (`sources`: its directory and file sizes), by byte offset and
+# length, checked by a CRC-32 (`docscrawl.incremental.carry`); the record columns above are
+# only read for rows stored by an older schema, until the next crawl's index replaces them.
+# Discovery links are stored zlib-compressed (a BLOB; text in older rows).
+_ADDED_IN_V4 = (
+    "CREATE TABLE sources (id INTEGER PRIMARY KEY, run_dir TEXT NOT NULL UNIQUE,"
+    " sizes TEXT NOT NULL, indexed_at TEXT)",
+    *(f"ALTER TABLE pages ADD COLUMN {column} INTEGER" for column in (
+        "source", "page_at", "page_len", "structure_at", "structure_len", "chunks_at",
+        "chunks_len", "lines_crc")),
+)
 _SCHEMA = (
     "CREATE TABLE docscrawl_schema (version INTEGER NOT NULL, updated_at TEXT)",
     _PAGES_V1,
     *_ADDED_IN_V1,
     *_ADDED_IN_V2,
     *_ADDED_IN_V3,
+    *_ADDED_IN_V4,
 )
 
 
@@ -86,8 +101,24 @@ def _migrate_2_to_3(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
+def _migrate_3_to_4(conn: sqlite3.Connection) -> None:
+    """Schema 3 kept a full copy of every page's lines: rows keep it (an unchanged page
+    is carried over from it once) until the next published crawl points them at its
+    output and drops the copy."""
+    for statement in _ADDED_IN_V4:
+        conn.execute(statement)
+    conn.create_function("docscrawl_pack", 1, _pack_text, deterministic=True)
+    conn.execute("UPDATE pages SET discovery_links = docscrawl_pack(discovery_links)"
+                 " WHERE typeof(discovery_links) = 'text'")
+
+
+def _pack_text(text: str) -> bytes:
+    """Schema 3's discovery links (JSON text), as schema 4 stores them (zlib)."""
+    return zlib.compress(text.encode(), 6)
+
+
 MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
-    0: _migrate_0_to_1, 1: _migrate_1_to_2, 2: _migrate_2_to_3,
+    0: _migrate_0_to_1, 1: _migrate_1_to_2, 2: _migrate_2_to_3, 3: _migrate_3_to_4,
 }
 
 

@@ -1,11 +1,13 @@
 """Incremental crawl state: one SQLite database per state directory (see the README).
 
-Per canonical URL: validators (ETag, Last-Modified), content hash, chunk ids, the last page
-record and chunk records, and the run that last saw it; every observed URL maps to its
-canonical URL. WAL journal, one transaction per write, so a `kill -9` leaves the database
-consistent. A corrupt or foreign file is refused with `StateError`, never overwritten; an
-older schema is migrated in one transaction (`docscrawl.incremental.schema`). Pure stdlib: no
-Scrapy.
+Per canonical URL: validators (ETag, Last-Modified), content hash, raw-body hash, chunk
+ids, the links discovery followed from the page, the run that last saw it, and where the
+page's lines are in the published output that last wrote them (`LinePointer`; the lines
+themselves are not copied here, `docscrawl.incremental.carry` reads them back); every
+observed URL maps to its canonical URL. WAL journal, one transaction per write, so a
+`kill -9` leaves the database consistent. A corrupt or foreign file is refused with
+`StateError`, never overwritten; an older schema is migrated in one transaction
+(`docscrawl.incremental.schema`). Pure stdlib: no Scrapy.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import uuid
+import zlib
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -23,13 +26,18 @@ from typing import Any, Self
 from docscrawl.incremental.schema import StateError, check_and_migrate, check_header, transaction
 
 DB_NAME = "state.sqlite3"
+_POINTER_COLUMNS = ("source", "page_at", "page_len", "structure_at", "structure_len",
+                    "chunks_at", "chunks_len", "lines_crc")
 _PAGE_COLUMNS = (
     "canonical_url, etag, last_modified, content_hash, body_hash, chunk_ids, page_record,"
-    " chunk_records, last_seen_run, updated_at, structure_record, discovery_links"
+    " chunk_records, last_seen_run, updated_at, structure_record, discovery_links, "
+    + ", ".join(_POINTER_COLUMNS)
 )
 # One link a page leads discovery to: (URL, discovery reason such as `sidebar`, navigation
 # rank, `docscrawl.discovery.budget`).
 FoundLink = tuple[str, str, int]
+# Discovery links as stored: zlib-compressed JSON (bytes), or JSON text in older rows.
+StoredLinks = bytes | str
 
 
 def _now() -> str:
@@ -40,19 +48,42 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def _jsonl(records: list[dict[str, Any]]) -> str:
-    """One compact JSON object per line (JSON escapes every newline inside strings)."""
-    return "".join(_dumps(record) + "\n" for record in records)
+def pack_links(links: Iterable[FoundLink]) -> bytes:
+    """Discovery links as stored: a page's links repeat the site's navigation, which
+    compresses about tenfold."""
+    return zlib.compress(_dumps([list(link) for link in links]).encode(), 6)
+
+
+def unpack_links(stored: StoredLinks) -> list[FoundLink]:
+    text = zlib.decompress(stored).decode() if isinstance(stored, bytes) else stored
+    return [(url, reason, rank) for url, reason, rank in json.loads(text)]
+
+
+@dataclass(frozen=True, slots=True)
+class LinePointer:
+    """Where a page's lines are in a published run (`source`, a row of `sources`): its
+    pages.jsonl line, structure.jsonl line and chunks.jsonl lines (contiguous), each as a
+    byte offset and length in the uncompressed file; `crc` is the CRC-32 of the three,
+    in that order, so that a file changed since is never taken for the page."""
+
+    source: int
+    page_at: int
+    page_len: int
+    structure_at: int
+    structure_len: int
+    chunks_at: int
+    chunks_len: int
+    crc: int
 
 
 @dataclass(frozen=True, slots=True)
 class StateRow:
     """What the state knows about one canonical URL.
 
-    The last page record and chunk records are kept as stored text (compact JSON, and JSON
-    Lines with one chunk record per line) so that carrying an unchanged page over can copy
-    them to pages.jsonl / chunks.jsonl without parsing; `page_record` and `chunk_records`
-    parse them on access.
+    `lines`: where the page's lines are in the output that last published it. Rows
+    stored by schema 3 or older hold a copy of the lines instead (`page_record_json`,
+    `chunk_records_jsonl`, `structure_record_json`), read until the next published crawl
+    points them at its output.
     """
 
     canonical_url: str
@@ -65,48 +96,39 @@ class StateRow:
     chunk_records_jsonl: str | None
     last_seen_run: str | None
     updated_at: str | None
-    structure_record_json: str | None = None  # schema 2; None in rows stored before
-    discovery_links_json: str | None = None  # schema 3; None in rows stored before
-
-    @property
-    def page_record(self) -> dict[str, Any] | None:
-        return None if self.page_record_json is None else json.loads(self.page_record_json)
-
-    @property
-    def structure_record(self) -> dict[str, Any] | None:
-        if self.structure_record_json is None:
-            return None
-        return json.loads(self.structure_record_json)
+    structure_record_json: str | None = None  # schema 2 and 3 only
+    discovery_links_stored: StoredLinks | None = None  # schema 3; None in rows before
+    lines: LinePointer | None = None  # schema 4
 
     @property
     def discovery_links(self) -> list[FoundLink] | None:
         """The links discovery followed from the page when it was parsed, head links
         included (`[url, reason, rank]`), or None for rows stored without them."""
-        if self.discovery_links_json is None:
+        if self.discovery_links_stored is None:
             return None
-        return [(url, reason, rank) for url, reason, rank in json.loads(self.discovery_links_json)]
+        return unpack_links(self.discovery_links_stored)
 
     @property
-    def chunk_records(self) -> list[dict[str, Any]] | None:
-        if self.chunk_records_jsonl is None:
-            return None
-        return [json.loads(line) for line in self.chunk_records_jsonl.split("\n") if line]
+    def has_copy(self) -> bool:
+        """A row of an older schema holding its page's lines itself."""
+        return (self.page_record_json is not None and self.chunk_records_jsonl is not None
+                and self.structure_record_json is not None)
 
     @property
     def can_carry_over(self) -> bool:
-        """True when the record, structure and chunks can be re-emitted without
-        re-extraction (rows stored by older schemas lack some: such pages are fetched and
+        """True when the page's lines can be written again without re-extraction, and its
+        links followed (rows of older schemas lack some: such pages are fetched and
         extracted in full once)."""
-        return (self.page_record_json is not None and self.chunk_records_jsonl is not None
-                and self.structure_record_json is not None
-                and self.discovery_links_json is not None)
+        return (self.lines is not None or self.has_copy) and (
+            self.discovery_links_stored is not None)
 
     @classmethod
     def from_sql(cls, row: tuple[Any, ...]) -> StateRow:
         (url, etag, modified, digest, body, ids, record, chunks, seen, updated, structure,
-         links) = row
+         links, *pointer) = row
+        lines = None if pointer[0] is None or None in pointer else LinePointer(*pointer)
         return cls(url, etag, modified, digest, body, json.loads(ids or "[]"), record, chunks,
-                   seen, updated, structure, links)
+                   seen, updated, structure, links, lines)
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,43 +224,26 @@ class StateStore:
         last_modified: str | None,
         content_hash: str,
         chunk_ids: list[str],
-        page_record: dict[str, Any] | None,
-        chunk_records: list[dict[str, Any]] | None,
         observed_urls: Iterable[str] = (),
         body_hash: str | None = None,
-        page_record_json: str | None = None,
-        chunk_records_jsonl: str | None = None,
-        structure_record_json: str | None = None,
-        structure_record: dict[str, Any] | None = None,
         discovery_links: Iterable[FoundLink] | None = None,
-        discovery_links_json: str | None = None,
+        discovery_links_stored: StoredLinks | None = None,
     ) -> None:
         """Store a freshly extracted page, seen in `run_id`, in one transaction.
 
-        `page_record_json` / `chunk_records_jsonl` / `structure_record_json`, when given,
-        are the records already serialized (one JSON object per line) and stored as is;
-        `structure_record` is the page's structure.jsonl record; `discovery_links` (or
-        its stored text) the links discovery followed from the page."""
-        if discovery_links_json is None and discovery_links is not None:
-            discovery_links_json = _dumps([list(link) for link in discovery_links])
-        if page_record_json is None and page_record is not None:
-            page_record_json = _dumps(page_record)
-        if chunk_records_jsonl is None and chunk_records is not None:
-            chunk_records_jsonl = _jsonl(chunk_records)
-        if structure_record_json is None and structure_record is not None:
-            structure_record_json = _dumps(structure_record)
+        Its lines are not stored: the index of the output that publishes them points the
+        row at them (`set_lines`); until then the row has no lines, and a previous
+        pointer or copy is dropped (it holds another content). `discovery_links` (or
+        their stored form) are the links discovery followed from the page."""
+        if discovery_links_stored is None and discovery_links is not None:
+            discovery_links_stored = pack_links(discovery_links)
         with self._write() as conn:
             conn.execute(
-                f"INSERT OR REPLACE INTO pages ({_PAGE_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-                (
-                    canonical_url, etag, last_modified, content_hash, body_hash,
-                    _dumps(list(chunk_ids)),
-                    None if page_record_json is None else page_record_json.rstrip("\n"),
-                    chunk_records_jsonl,
-                    run_id, _now(),
-                    None if structure_record_json is None else structure_record_json.rstrip("\n"),
-                    discovery_links_json,
-                ),
+                "INSERT OR REPLACE INTO pages (canonical_url, etag, last_modified,"
+                " content_hash, body_hash, chunk_ids, last_seen_run, updated_at,"
+                " discovery_links) VALUES (?,?,?,?,?,?,?,?,?)",
+                (canonical_url, etag, last_modified, content_hash, body_hash,
+                 _dumps(list(chunk_ids)), run_id, _now(), discovery_links_stored),
             )
             _add_aliases(conn, canonical_url, observed_urls)
 
@@ -255,8 +260,7 @@ class StateStore:
     ) -> bool:
         """Record that an unchanged page was seen in `run_id` (new validators and
         discovery links kept when given). False when the canonical URL is unknown."""
-        links = (None if discovery_links is None
-                 else _dumps([list(link) for link in discovery_links]))
+        links = None if discovery_links is None else pack_links(discovery_links)
         with self._write() as conn:
             cursor = conn.execute(
                 "UPDATE pages SET last_seen_run = ?, etag = COALESCE(?, etag),"
@@ -268,6 +272,77 @@ class StateStore:
             if cursor.rowcount:
                 _add_aliases(conn, canonical_url, observed_urls)
         return bool(cursor.rowcount)
+
+    def move(self, old: str, new: str, run_id: str) -> None:
+        """A page's canonical URL changed (seen in `run_id`): its row and aliases follow,
+        the old URL becomes an alias, and its lines are looked up again (under `new`)."""
+        with self._write() as conn:
+            if conn.execute("SELECT 1 FROM pages WHERE canonical_url = ?",
+                            (old,)).fetchone() is None:
+                return
+            conn.execute("DELETE FROM pages WHERE canonical_url = ?", (new,))
+            conn.execute(
+                "UPDATE pages SET canonical_url = ?, last_seen_run = ?, updated_at = ?,"
+                " page_record = NULL, chunk_records = NULL, structure_record = NULL,"
+                + ", ".join(f" {column} = NULL" for column in _POINTER_COLUMNS)
+                + " WHERE canonical_url = ?", (new, run_id, _now(), old))
+            conn.execute("UPDATE url_aliases SET canonical_url = ? WHERE canonical_url = ?",
+                         (new, old))
+            conn.execute("DELETE FROM url_aliases WHERE url = ?", (new,))
+            _add_aliases(conn, new, [old])
+
+    def set_chunk_ids(self, canonical_url: str, chunk_ids: list[str]) -> None:
+        """The page's chunks changed at the end of the crawl (an aggregate page's dropped)."""
+        with self._write() as conn:
+            conn.execute("UPDATE pages SET chunk_ids = ? WHERE canonical_url = ?",
+                         (_dumps(list(chunk_ids)), canonical_url))
+
+    def set_lines(self, run_dir: Path, sizes: dict[str, int],
+                  found: Iterable[tuple[str, LinePointer, int]]) -> tuple[int, list[Path]]:
+        """Point pages at their lines in the published run `run_dir` (`found`: canonical
+        URL, pointer with any `source`, number of chunk lines), in one transaction; a row
+        whose chunk ids do not count as many chunks is left without lines. The copies
+        older schemas kept of those pages are dropped; rows pointing at an older run lose
+        their pointer (that run is no longer the output: they are extracted again), and
+        older runs are forgotten. Returns how many rows point at `run_dir`, and the older
+        runs' directories."""
+        with self._write() as conn:
+            conn.execute("DELETE FROM sources WHERE run_dir = ?", (str(run_dir),))
+            source = conn.execute(
+                "INSERT INTO sources (run_dir, sizes, indexed_at) VALUES (?, ?, ?)",
+                (str(run_dir), _dumps(sizes), _now())).lastrowid
+            conn.executemany(
+                "UPDATE pages SET source = ?, page_at = ?, page_len = ?, structure_at = ?,"
+                " structure_len = ?, chunks_at = ?, chunks_len = ?, lines_crc = ?,"
+                " page_record = NULL, chunk_records = NULL, structure_record = NULL"
+                " WHERE canonical_url = ? AND json_array_length(chunk_ids) = ?",
+                ((source, p.page_at, p.page_len, p.structure_at, p.structure_len,
+                  p.chunks_at, p.chunks_len, p.crc, url, chunks) for url, p, chunks in found))
+            conn.execute("UPDATE pages SET "
+                         + ", ".join(f"{column} = NULL" for column in _POINTER_COLUMNS)
+                         + " WHERE source IS NOT NULL AND source != ?", (source,))
+            older = [Path(row[0]) for row in conn.execute(
+                "SELECT run_dir FROM sources WHERE id != ?", (source,))]
+            conn.execute("DELETE FROM sources WHERE id != ?", (source,))
+            pointed = conn.execute("SELECT COUNT(*) FROM pages WHERE source = ?",
+                                   (source,)).fetchone()[0]
+        return int(pointed), older
+
+    def source(self, source: int) -> tuple[Path, dict[str, int]] | None:
+        """The run directory of a source and the sizes of its files when indexed."""
+        row = self._conn.execute("SELECT run_dir, sizes FROM sources WHERE id = ?",
+                                 (source,)).fetchone()
+        return None if row is None else (Path(row[0]), json.loads(row[1]))
+
+    def copies(self) -> int:
+        """Rows still holding a copy of their lines (stored by schema 3 or older)."""
+        return int(self._conn.execute(
+            "SELECT COUNT(*) FROM pages WHERE page_record IS NOT NULL"
+            " OR chunk_records IS NOT NULL OR structure_record IS NOT NULL").fetchone()[0])
+
+    def compact(self) -> None:
+        """Give the space of dropped copies back to the file system (VACUUM)."""
+        self._conn.execute("VACUUM")
 
     def unseen(self, run_id: str) -> list[StateRow]:
         """Known pages not seen in `run_id`, in URL order."""

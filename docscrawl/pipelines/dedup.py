@@ -88,10 +88,13 @@ class DedupPipeline(SessionPipeline):
         row = incremental.row_for(item.track.key) or incremental.row_for(item.final_url)
         if row is None or not row.can_carry_over or row.content_hash != digest:
             return None
-        if not self.session.templates.available(row.page_record_json):
+        lines = incremental.lines_for(row)
+        if lines is None:  # the previous output no longer holds them: extracted again
+            return None
+        if not self.session.templates.available(lines.page):
             return None  # its template blocks are gone: written as extracted
         return CarriedPage(
-            track=item.track, row=row, final_url=item.final_url, status=item.status,
+            track=item.track, row=row, lines=lines, final_url=item.final_url, status=item.status,
             etag=item.etag, last_modified=item.last_modified, fetch_mode=item.fetch_mode,
             body_digest=item.body_digest, elapsed_ms=item.elapsed_ms, size=item.size,
             found_links=item.found_links, parsed=True,
@@ -100,7 +103,7 @@ class DedupPipeline(SessionPipeline):
     def _carried(self, item: CarriedPage) -> CarriedPage:
         """An unchanged page keeps its stored canonical URL; it still deduplicates."""
         row = item.row
-        key = (page_version_key(_stored_evidence(row.page_record_json), item.final_url),
+        key = (page_version_key(_stored_evidence(item.lines.page), item.final_url),
                row.content_hash)
         group = self._groups.get(key)
         if group is not None or row.canonical_url in self._taken:

@@ -3,7 +3,7 @@
 A fresh page is chunked (`docscrawl.chunking.chunker`) and written to pages, structure and chunks,
 then logged `extracted` and stored in the incremental state. A carried-over page (304, an
 identical body, or an unchanged normalized content hash, decided upstream) is written from
-the stored record, structure record and chunks and logged `unchanged`.
+its lines in the previous output (`docscrawl.incremental.carry`) and logged `unchanged`.
 
 The item a page yields is its page record as written, so `scrapy crawl docs -O pages.jsonl`
 (or `FEEDS`) gives page records too; only pages.jsonl gets the end-of-crawl updates
@@ -61,7 +61,7 @@ class ExportPipeline(SessionPipeline):
             retrieved_at=item.retrieved_at, content_hash=record["content_hash"],
             target_tokens=self.chunk_tokens, max_tokens=self.chunk_max,
         )
-        # Each record is serialized once: the same text goes to the output and the state.
+        # Each record is serialized once (the state keeps no copy: it points at the output).
         shared = {key: dumps_value(record[key])  # encoded once
                   for key in SHARED_FIELDS if key in record}
         record_line = dumps_line(record, shared)
@@ -82,26 +82,25 @@ class ExportPipeline(SessionPipeline):
             chunks=len(chunks),
         )
         session.incremental.fresh(record, chunks, body_digest=item.body_digest,
-                                  extra_urls=[item.track.key], record_line=record_line,
-                                  chunk_lines=chunk_text,
-                                  structure_line=structure_line, links=item.found_links)
+                                  extra_urls=[item.track.key], links=item.found_links)
         item.extract = None  # nothing per page stays in memory after it is written
         return record  # the item is the page record: Scrapy's -O / FEEDS write it
 
     def _carry_over(self, item: CarriedPage, row: StateRow,
                     etag: str | None, last_modified: str | None) -> dict[str, Any]:
-        """Write the stored record and chunks again; log `unchanged`."""
+        """Write the page's lines again as the previous output holds them; log
+        `unchanged`."""
         session = self.session
-        record = getattr(item, "record", None) or row.page_record or {}
+        lines = item.lines
+        record = getattr(item, "record", None) or lines.record()
         track = item.track
         for url in record.get("observed_urls") or []:
             track.observe(url)
-        session.templates.carry(row.page_record_json)  # its blocks, before the line
-        session.pages.write_raw(row.page_record_json)  # stored text, written as it is
-        if row.structure_record_json is not None:
-            session.structure.write_raw(row.structure_record_json)
-        session.chunks.write_lines(
-            [line + "\n" for line in (row.chunk_records_jsonl or "").split("\n") if line])
+        session.templates.carry(lines.page)  # its blocks, before the line
+        session.pages.write_raw(lines.page)  # written as they are, whatever they hold
+        if lines.structure:
+            session.structure.write_raw(lines.structure)
+        session.chunks.write_joined(lines.chunks, lines.chunk_count)
         session.record_written(row.canonical_url, track)
         session.log.record(
             track.url, "unchanged", status=item.status, redirect_chain=track.redirect_chain,

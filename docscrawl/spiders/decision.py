@@ -23,7 +23,9 @@ GONE_STATUSES = frozenset({404, 410})
 
 @dataclass(frozen=True, slots=True)
 class StoredPage:
-    """What the incremental state holds of the page a conditional request asked about."""
+    """What the incremental state holds of the page a conditional request asked about.
+    `can_carry_over`: its row can be written again and the previous run still holds its
+    lines as they were (checked by the glue)."""
 
     body_hash: str | None
     can_carry_over: bool
@@ -49,6 +51,12 @@ class CarryOver:
     """Unchanged since the last run: the stored record goes out as is."""
 
     digest: str | None  # the body's hash (None for a 304: no body)
+
+
+@dataclass(frozen=True, slots=True)
+class Refetch:
+    """A 304 for a page whose stored lines are gone (the state lost it, or the previous
+    output changed): fetch it again in full, without a conditional request."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,17 +101,14 @@ class Inventory:
     """Inventory crawl (`-a extract=false`): the `fetched` event ends the page."""
 
 
-ResponseDecision = CarryOver | FollowRedirect | End | Parse
+ResponseDecision = CarryOver | Refetch | FollowRedirect | End | Parse
 ParsedDecision = FollowRedirect | Extract | Inventory
-
-STATE_MISSING = End(Event.FAILED, SkipReason.STATE_MISSING,
-                    "HTTP 304 for a page the state no longer holds", name_chain=False)
-
 
 def decide_response(facts: ResponseFacts) -> ResponseDecision:
     """Before parsing: carried over, redirected, failed, refused, or parse it."""
     if facts.status == 304 and facts.conditional:
-        return _carry_over(facts.stored, None)
+        carried = facts.stored is not None and facts.stored.can_carry_over
+        return CarryOver(None) if carried else Refetch()
     if facts.status in REDIRECT_STATUSES and facts.location:
         return FollowRedirect(urljoin(facts.url, facts.location))
     if not 200 <= facts.status < 300:
@@ -111,8 +116,9 @@ def decide_response(facts: ResponseFacts) -> ResponseDecision:
         return End(Event.FAILED, failure, name_fetch_mode=True,
                    state="gone" if facts.status in GONE_STATUSES else "kept")
     digest = body_hash(facts.body)
-    if facts.stored is not None and facts.stored.body_hash == digest:
-        return _carry_over(facts.stored, digest)
+    stored = facts.stored
+    if stored is not None and stored.can_carry_over and stored.body_hash == digest:
+        return CarryOver(digest)  # else parsed again
     refused = body_refusal(facts)
     if refused is not None:
         return refused
@@ -141,8 +147,3 @@ def body_refusal(facts: ResponseFacts) -> End | None:
         return End(Event.SKIPPED, SkipReason.NON_HTML, binary)
     return None
 
-
-def _carry_over(stored: StoredPage | None, digest: str | None) -> CarryOver | End:
-    if stored is None or not stored.can_carry_over:
-        return STATE_MISSING
-    return CarryOver(digest)

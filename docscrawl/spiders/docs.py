@@ -41,6 +41,7 @@ from docscrawl.discovery.urls import (
 from docscrawl.extract.links import discovery_links
 from docscrawl.extract.metadata import canonical_href
 from docscrawl.extract.page import PageStructure, page_structure
+from docscrawl.incremental.carry import CarriedLines
 from docscrawl.incremental.state import FoundLink, StateRow
 from docscrawl.spiders.admission import Admission, LocalAdmission, build_admission
 from docscrawl.spiders.decision import (
@@ -49,6 +50,7 @@ from docscrawl.spiders.decision import (
     FollowRedirect,
     Inventory,
     Parse,
+    Refetch,
     ResponseFacts,
     StoredPage,
     decide_parsed,
@@ -227,8 +229,6 @@ class DocsSpider(CrawlLifecycle, SiteResources, scrapy.Spider):
         meta: dict[str, Any] = {TRACK: track, "handle_httpstatus_all": True,
                                 "dont_redirect": True}
         row = self.session.incremental.row_for(url)
-        if row is not None and not self.session.templates.available(row.page_record_json):
-            row = None  # its template blocks are gone: fetched and extracted in full
         headers = self.session.incremental.conditional_headers(row)
         if row is not None and row.can_carry_over:
             meta[STATE_CANONICAL] = row.canonical_url
@@ -269,24 +269,31 @@ class DocsSpider(CrawlLifecycle, SiteResources, scrapy.Spider):
         log.record(track.url, "fetched", status=response.status, fetch_mode=fetch_mode,
                    redirect_chain=track.redirect_chain, elapsed_ms=latency_ms(response),
                    size=len(response.body), response_url=response.url)
-        facts, row = self._response_facts(response)
+        facts, row, lines = self._response_facts(response)
         decision = decide_response(facts)
         if isinstance(decision, Parse):
             yield from self._parse_html(track, response, facts.content_type, fetch_mode,
                                         decision.digest)
         elif isinstance(decision, CarryOver):
-            assert row is not None
-            yield from self._carry_over(track, response, row, decision.digest)
+            assert row is not None and lines is not None
+            yield from self._carry_over(track, response, row, decision.digest, lines)
+        elif isinstance(decision, Refetch):
+            yield self._refetch(response)
         elif isinstance(decision, FollowRedirect):
             yield from self._follow_redirect(track, response, decision.target)
         else:
             self._end(track, response, decision, fetch_mode)
 
-    def _response_facts(self, response: Response) -> tuple[ResponseFacts, StateRow | None]:
-        """What `decide_response` needs of a response, and the state's row it asked about."""
+    def _response_facts(self, response: Response
+                        ) -> tuple[ResponseFacts, StateRow | None, CarriedLines | None]:
+        """What `decide_response` needs of a response, the state's row it asked about and
+        that page's lines in the previous output (None when they are gone)."""
         conditional = STATE_CANONICAL in response.meta
         row = (self.session.incremental.row_for(response.meta[STATE_CANONICAL])
                if conditional else None)
+        lines = self.session.incremental.lines_for(row) if row is not None else None
+        if lines is not None and not self.session.templates.available(lines.page):
+            lines = None  # its template blocks are gone: fetched and extracted in full
         location = response.headers.get("Location")
         facts = ResponseFacts(
             url=response.url, status=response.status, body=response.body,
@@ -295,8 +302,9 @@ class DocsSpider(CrawlLifecycle, SiteResources, scrapy.Spider):
             is_text=isinstance(response, TextResponse),
             download_stopped="download_stopped" in response.flags,
             conditional=conditional,
-            stored=StoredPage(row.body_hash, row.can_carry_over) if row is not None else None)
-        return facts, row
+            stored=(StoredPage(row.body_hash, row.can_carry_over and lines is not None)
+                    if row is not None else None))
+        return facts, row, lines
 
     def _parse_html(self, track: PageTrack, response: Response, content_type: str,
                     fetch_mode: str, digest: str) -> Iterable[Any]:
@@ -370,16 +378,27 @@ class DocsSpider(CrawlLifecycle, SiteResources, scrapy.Spider):
         elif end.state == "kept":
             self.session.incremental.kept(track.key)
 
+    @staticmethod
+    def _refetch(response: Response) -> Request:
+        """A 304 for a page the state or the previous output no longer holds as it was:
+        the same request again, in full, without its conditional headers."""
+        return response.request.replace(
+            headers={key: value for key, value in response.request.headers.items()
+                     if key.lower() not in (b"if-none-match", b"if-modified-since")},
+            meta={key: value for key, value in response.meta.items()
+                  if key != STATE_CANONICAL},
+            dont_filter=True)
+
     def _carry_over(self, track: PageTrack, response: Response, row: StateRow,
-                    digest: str | None) -> Iterable[Any]:
-        """An unchanged page: its stored record goes out as is; its stored links are
-        followed as if the page had been parsed."""
+                    digest: str | None, lines: CarriedLines) -> Iterable[Any]:
+        """An unchanged page: its lines go out again as the previous output holds them;
+        its stored links are followed as if the page had been parsed."""
         track.observe(response.url)
         # The links the page had when it was parsed, head links included: the re-crawl
         # reaches every page the page itself would lead to.
         follow = self._follow(row.discovery_links or [], response.url, track.depth + 1)
         yield CarriedPage(
-            track=track, row=row, final_url=response.url, status=response.status,
+            track=track, row=row, lines=lines, final_url=response.url, status=response.status,
             etag=_header(response, "ETag"), last_modified=_header(response, "Last-Modified"),
             fetch_mode="http", body_digest=digest, elapsed_ms=latency_ms(response),
             size=len(response.body),

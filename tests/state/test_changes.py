@@ -63,15 +63,14 @@ def test_removed_pages_only_in_complete_runs(
         for i in range(4):
             store.upsert_page(
                 f"{base}p{i}", run_id=first.run_id, etag=None, last_modified=None,
-                content_hash=f"sha256:{i}", chunk_ids=[f"c{i}"], page_record={},
-                chunk_records=[],
+                content_hash=f"sha256:{i}", chunk_ids=[f"c{i}"],
             )
         store.finish_run(first.run_id, complete=True)
         second = store.begin_run()
         store.mark_seen(f"{base}p1", second.run_id)
         store.upsert_page(
             f"{base}p2", run_id=second.run_id, etag=None, last_modified=None,
-            content_hash="sha256:new", chunk_ids=["n2"], page_record={}, chunk_records=[],
+            content_hash="sha256:new", chunk_ids=["n2"],
         )
         lines = removed_pages(store, second, complete)
         assert [line["canonical_url"] for line in lines] == [base + p for p in removed]

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import sqlite3
+import zlib
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from docscrawl.incremental.carry import copied_lines
 from docscrawl.incremental.schema import APPLICATION_ID, SCHEMA_VERSION
-from docscrawl.incremental.state import DB_NAME, StateError, StateStore
+from docscrawl.incremental.state import DB_NAME, LinePointer, StateError, StateStore
 
 URL = "https://docs.example.test/guide/"
 
@@ -20,14 +23,44 @@ def page(store: StateStore, url: str = URL, run: str = "r1", **kwargs: Any) -> N
     values: dict[str, Any] = {
         "etag": '"abc"', "last_modified": "Wed, 01 May 2024 10:00:00 GMT",
         "content_hash": "sha256:c1", "chunk_ids": ["sha256:a", "sha256:b"],
-        "page_record": {"id": "sha256:p", "canonical_url": url},
-        "chunk_records": [{"id": "sha256:a"}, {"id": "sha256:b"}],
-        "structure_record": {"page_id": "sha256:p", "canonical_url": url, "blocks": []},
         "observed_urls": [url + "index.html", url.rstrip("/")], "body_hash": "sha256:body",
         "discovery_links": [(url + "genindex.html", "primary_navigation", 0)],
     }
     values.update(kwargs)
     store.upsert_page(url, run_id=run, **values)
+
+
+POINTER = LinePointer(0, 10, 200, 0, 150, 4000, 90, 123456)
+
+
+def point(store: StateStore, tmp_path: Path, url: str = URL, chunks: int = 2) -> int:
+    """Index a (pretend) published run holding the page's lines."""
+    return store.set_lines(tmp_path / "run", {"pages.jsonl": 1}, [(url, POINTER, chunks)])[0]
+
+
+def to_schema(path: Path, version: int, copies: dict[str, tuple[str, str, str]]) -> None:
+    """Turn a current database back into the layout of schema `version` (3 or older),
+    with the copies of the lines that schema kept (`copies`: URL -> page line, chunk
+    lines, structure line)."""
+    conn = sqlite3.connect(path)
+    for url, (record, chunks, structure) in copies.items():
+        conn.execute("UPDATE pages SET page_record = ?, chunk_records = ?, structure_record = ?"
+                     " WHERE canonical_url = ?", (record, chunks, structure, url))
+    for url, links in conn.execute("SELECT canonical_url, discovery_links FROM pages"
+                                   " WHERE discovery_links IS NOT NULL").fetchall():
+        conn.execute("UPDATE pages SET discovery_links = ? WHERE canonical_url = ?",
+                     (zlib.decompress(links).decode(), url))  # schema 3 kept JSON text
+    conn.execute("DROP TABLE sources")
+    for column in ("source", "page_at", "page_len", "structure_at", "structure_len",
+                   "chunks_at", "chunks_len", "lines_crc"):
+        conn.execute(f"ALTER TABLE pages DROP COLUMN {column}")
+    if version < 3:
+        conn.execute("ALTER TABLE pages DROP COLUMN discovery_links")
+    if version < 2:
+        conn.execute("ALTER TABLE pages DROP COLUMN structure_record")
+    conn.execute("UPDATE docscrawl_schema SET version = ?", (version,))
+    conn.commit()
+    conn.close()
 
 
 def digest(path: Path) -> str:
@@ -59,14 +92,59 @@ def test_page_round_trip_and_lookup_by_any_observed_url(tmp_path: Path) -> None:
         assert (row.etag, row.content_hash, row.last_seen_run) == ('"abc"', "sha256:c1", "r1")
         assert row.body_hash == "sha256:body"
         assert row.chunk_ids == ["sha256:a", "sha256:b"]
-        assert row.page_record == {"id": "sha256:p", "canonical_url": URL}
-        assert row.chunk_records == [{"id": "sha256:a"}, {"id": "sha256:b"}]
-        assert row.can_carry_over
-        assert row.chunk_records_jsonl == '{"id":"sha256:a"}\n{"id":"sha256:b"}\n'
-        assert row.page_record_json == '{"id":"sha256:p","canonical_url":"' + URL + '"}'
-        assert row.structure_record == {"page_id": "sha256:p", "canonical_url": URL,
-                                        "blocks": []}
+        assert row.lines is None and not row.can_carry_over  # not published yet
         assert row.discovery_links == [(URL + "genindex.html", "primary_navigation", 0)]
+        assert point(store, tmp_path) == 1
+        row = store.get(URL)
+        assert row is not None and row.can_carry_over
+        assert row.lines is not None and row.lines.page_at == POINTER.page_at
+        assert row.lines.crc == POINTER.crc and row.lines.chunks_len == POINTER.chunks_len
+        source = store.source(row.lines.source)
+        assert source == (tmp_path / "run", {"pages.jsonl": 1})
+        page(store, content_hash="sha256:c9")  # extracted again: the old lines are not it
+        row = store.get(URL)
+        assert row is not None and row.lines is None and not row.can_carry_over
+
+
+def test_a_newer_run_replaces_the_older_ones(tmp_path: Path) -> None:
+    """Rows the newer published run does not hold lose their pointer (the older run is
+    no longer the output); the older runs are returned, to be released."""
+    other = "https://docs.example.test/other/"
+    with StateStore.open(tmp_path) as store:
+        page(store)
+        page(store, url=other)
+        both = [(URL, POINTER, 2), (other, POINTER, 2)]
+        assert store.set_lines(tmp_path / "run1", {}, both) == (2, [])
+        pointed, older = store.set_lines(tmp_path / "run2", {}, [(other, POINTER, 2)])
+        assert (pointed, older) == (1, [tmp_path / "run1"])
+        row = store.get(URL)
+        assert row is not None and row.lines is None
+        row = store.get(other)
+        assert row is not None and row.lines is not None
+        assert store.source(row.lines.source) == (tmp_path / "run2", {})
+
+
+def test_lines_need_as_many_chunks_as_the_state_has_ids(tmp_path: Path) -> None:
+    with StateStore.open(tmp_path) as store:
+        page(store)
+        assert point(store, tmp_path, chunks=3) == 0  # the output has another page
+        row = store.get(URL)
+        assert row is not None and row.lines is None
+
+
+def test_move_keeps_the_row_and_its_aliases(tmp_path: Path) -> None:
+    new = "https://docs.example.test/guide/index.html"
+    with StateStore.open(tmp_path) as store:
+        page(store, observed_urls=[URL + "?a=1"])
+        point(store, tmp_path)
+        store.move(URL, new, "r2")
+        assert store.canonical_for(URL) == new and store.canonical_for(URL + "?a=1") == new
+        row = store.get(new)
+        assert row is not None and row.content_hash == "sha256:c1"
+        assert row.last_seen_run == "r2" and row.lines is None  # looked up under `new`
+        assert row.discovery_links == [(URL + "genindex.html", "primary_navigation", 0)]
+        store.move("https://docs.example.test/unknown/", new, "r2")  # nothing to move
+        assert store.get(new) is not None
 
 
 def test_upsert_replaces_and_aliases_follow_the_latest_canonical(tmp_path: Path) -> None:
@@ -177,7 +255,7 @@ def _newer_version(path: Path) -> None:
 def _damaged_pages(path: Path) -> None:
     with StateStore.open(path.parent) as store:
         for i in range(300):
-            page(store, url=f"https://docs.example.test/p{i}/", page_record={"pad": "x" * 500})
+            page(store, url=f"https://docs.example.test/p{i}/", etag="x" * 500)
     conn = sqlite3.connect(path)
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     conn.execute("PRAGMA journal_mode=DELETE")
@@ -257,13 +335,8 @@ def test_version_1_rows_are_kept_but_extracted_once_more(tmp_path: Path) -> None
     """Schema 1 stored no structure record: its pages keep their ids and validators but
     are not carried over (the next crawl extracts them and stores the structure)."""
     with StateStore.open(tmp_path) as store:
-        page(store, structure_record=None)
-    conn = sqlite3.connect(tmp_path / DB_NAME)  # back to the schema 1 layout
-    conn.execute("ALTER TABLE pages DROP COLUMN structure_record")
-    conn.execute("ALTER TABLE pages DROP COLUMN discovery_links")
-    conn.execute("UPDATE docscrawl_schema SET version = 1")
-    conn.commit()
-    conn.close()
+        page(store)
+    to_schema(tmp_path / DB_NAME, 1, {URL: ('{"id":"p"}', '{"id":"a"}\n', "")})
     with StateStore.open(tmp_path) as store:
         assert store.schema_version == SCHEMA_VERSION
         row = store.get(URL)
@@ -271,6 +344,7 @@ def test_version_1_rows_are_kept_but_extracted_once_more(tmp_path: Path) -> None
         assert row.page_record_json is not None and row.structure_record_json is None
         assert not row.can_carry_over
         page(store)
+        point(store, tmp_path)
         row = store.get(URL)
         assert row is not None and row.can_carry_over
 
@@ -279,12 +353,8 @@ def test_version_2_rows_are_kept_but_extracted_once_more(tmp_path: Path) -> None
     """Schema 2 stored no discovery links (a carried-over page followed only its record's
     anchors, not its head links): its pages are extracted once more, then carried over."""
     with StateStore.open(tmp_path) as store:
-        page(store, discovery_links=None)
-    conn = sqlite3.connect(tmp_path / DB_NAME)  # back to the schema 2 layout
-    conn.execute("ALTER TABLE pages DROP COLUMN discovery_links")
-    conn.execute("UPDATE docscrawl_schema SET version = 2")
-    conn.commit()
-    conn.close()
+        page(store)
+    to_schema(tmp_path / DB_NAME, 2, {URL: ('{"id":"p"}', '{"id":"a"}\n', '{"page_id":"p"}')})
     with StateStore.open(tmp_path) as store:
         assert store.schema_version == SCHEMA_VERSION
         row = store.get(URL)
@@ -296,10 +366,41 @@ def test_version_2_rows_are_kept_but_extracted_once_more(tmp_path: Path) -> None
         assert row.discovery_links == [(URL + "a.html", "sidebar", 0)]
 
 
+@pytest.mark.parametrize(
+    "chunks",
+    [[], [{"text": "line one\nline two", "label": "Ünïcode > 密钥"}], [{"a": 1}, {"b": [2]}]],
+)
+def test_version_3_copies_are_read_until_the_output_is_indexed(
+        tmp_path: Path, chunks: list[Any]) -> None:
+    """Schema 3 kept a copy of every line written: a migrated row is carried over from
+    it (lines as they were written), until a published run is indexed."""
+    record = '{"id":"sha256:p","canonical_url":"' + URL + '","title":"Ünïcode"}'
+    chunk_lines = "".join(json.dumps(c, ensure_ascii=False) + "\n" for c in chunks)
+    with StateStore.open(tmp_path) as store:
+        page(store, chunk_ids=[f"sha256:{n}" for n in range(len(chunks))])
+    to_schema(tmp_path / DB_NAME, 3, {URL: (record, chunk_lines, '{"page_id":"sha256:p"}')})
+    with StateStore.open(tmp_path) as store:
+        assert store.schema_version == SCHEMA_VERSION and store.copies() == 1
+        assert sqlite3.connect(tmp_path / DB_NAME).execute(
+            "SELECT typeof(discovery_links) FROM pages").fetchone() == ("blob",)  # packed
+        row = store.get(URL)
+        assert row is not None and row.can_carry_over and row.lines is None
+        assert row.discovery_links == [(URL + "genindex.html", "primary_navigation", 0)]
+        lines = copied_lines(row)
+        assert lines is not None
+        assert (lines.page, lines.chunks) == (record + "\n", chunk_lines)
+        assert lines.structure == '{"page_id":"sha256:p"}\n'
+        assert lines.chunk_count == len(chunks)
+        assert point(store, tmp_path, chunks=len(chunks)) == 1
+        assert store.copies() == 0  # the published output holds them now
+        row = store.get(URL)
+        assert row is not None and row.lines is not None and copied_lines(row) is None
+
+
 def test_failed_migration_is_refused_with_instructions_and_rolled_back(tmp_path: Path) -> None:
     path = tmp_path / DB_NAME
     _version_0(path, extra_column=", page_record TEXT")  # clashes with the migration
-    with pytest.raises(StateError, match="could not be migrated from schema 0 to 3") as caught:
+    with pytest.raises(StateError, match="could not be migrated from schema 0 to 4") as caught:
         StateStore.open(tmp_path)
     assert "delete it for a full re-crawl" in str(caught.value)
     conn = sqlite3.connect(path)
@@ -317,19 +418,6 @@ def test_unknown_old_version_is_refused_with_instructions(tmp_path: Path) -> Non
     conn.close()
     with pytest.raises(StateError, match=r"cannot be migrated: delete .* -a state=DIR"):
         StateStore.open(tmp_path)
-
-
-@pytest.mark.parametrize(
-    "records",
-    [[], [{"text": "line one\nline two", "label": "Ünïcode > 密钥"}], [{"a": 1}, {"b": [2]}]],
-)
-def test_chunk_records_round_trip_as_json_lines(tmp_path: Path, records: list[Any]) -> None:
-    with StateStore.open(tmp_path) as store:
-        page(store, chunk_records=records)
-        row = store.get(URL)
-        assert row is not None and row.chunk_records == records
-        assert row.chunk_records_jsonl is not None
-        assert row.chunk_records_jsonl.count("\n") == len(records)
 
 
 @pytest.mark.parametrize(("given", "kept"), [(None, "sha256:body"), ("sha256:b2", "sha256:b2")])

@@ -17,9 +17,8 @@ def main(directory: str, run_id: str, start: int) -> None:
         store.upsert_page(
             url, run_id=run_id, etag=f'"{i}"', last_modified=None,
             content_hash=f"sha256:h{i}", chunk_ids=ids,
-            page_record={"id": f"sha256:page{i}", "canonical_url": url, "pad": "x" * 2000},
-            chunk_records=[{"id": cid, "text": "y" * 300} for cid in ids],
             observed_urls=[url + "index.html"],
+            discovery_links=[(f"{url}l{k}.html", "sidebar", k) for k in range(40)],
         )
         print(i, flush=True)
         i += 1

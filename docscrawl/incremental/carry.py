@@ -1,0 +1,303 @@
+"""Carrying an unchanged page over from the previous published output, not from a copy.
+
+The state database keeps no copy of the lines a crawl writes. Once a run is published,
+`index_output` reads its pages, structure and chunks files once and points each state row
+at its page's lines (byte offset and length, and a CRC-32 of them, `LinePointer`). The
+next crawl reads an unchanged page's lines back from that run (`PreviousOutput`), which
+stays published, and readable, until that crawl publishes its own. Whatever a line holds
+is copied as it is: the carry-over assumes no field but the few that name the page.
+
+The run the state points at is pinned (`docscrawl.runs.pin`): a run published over it
+without indexing it (an inventory crawl's) does not delete it; the next index releases
+it. A published file compressed since (`NAME.gz`) is decompressed once into a scratch file
+next to the state database. A run directory gone, or a file of another size, or a line
+whose CRC does not match, is never read as the page: the page is fetched and extracted
+again (one log line per source, never a silent wrong page).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import logging
+import os
+import shutil
+import tempfile
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from docscrawl.incremental.state import LinePointer, StateRow, StateStore
+from docscrawl.runs import pin, pinned, release
+
+logger = logging.getLogger(__name__)
+
+PAGES, STRUCTURE, CHUNKS = "pages.jsonl", "structure.jsonl", "chunks.jsonl"
+FILES = (PAGES, STRUCTURE, CHUNKS)
+_HEAD = 16384  # bytes of a line read to find the fields that name its page
+_DECODER = json.JSONDecoder()
+
+
+@dataclass(frozen=True, slots=True)
+class CarriedLines:
+    """A page's lines as the previous output holds them, each ending in a newline
+    (`chunks` holds `chunk_count` lines)."""
+
+    page: str
+    structure: str
+    chunks: str
+    chunk_count: int
+
+    def record(self) -> dict[str, Any]:
+        """The page record (parsed once, for the few fields the crawl reads)."""
+        value = json.loads(self.page)
+        return value if isinstance(value, dict) else {}
+
+
+def copied_lines(row: StateRow) -> CarriedLines | None:
+    """The lines a row of an older schema holds itself (None when it holds none)."""
+    if not row.has_copy:
+        return None
+    assert row.page_record_json is not None and row.chunk_records_jsonl is not None
+    chunks = [line + "\n" for line in row.chunk_records_jsonl.split("\n") if line]
+    return CarriedLines(row.page_record_json.rstrip("\n") + "\n",
+                        (row.structure_record_json or "").rstrip("\n") + "\n",
+                        "".join(chunks), len(chunks))
+
+
+# ---- indexing a published run --------------------------------------------------------
+
+
+def _open_lines(path: Path) -> IO[bytes] | None:
+    """A file of a run, uncompressed (`NAME` or `NAME.gz`), or None when it is missing."""
+    if path.is_file():
+        return path.open("rb")
+    packed = path.with_name(path.name + ".gz")
+    if packed.is_file():
+        return gzip.open(packed, "rb")
+    return None
+
+
+def _lines(path: Path) -> Iterator[tuple[int, bytes]]:
+    """(byte offset, line) of every whole line of a run's file; a torn last line is left
+    out (it names no page the crawl finished)."""
+    handle = _open_lines(path)
+    if handle is None:
+        return
+    with handle:
+        at = 0
+        for line in handle:
+            if line.endswith(b"\n"):
+                yield at, line
+            at += len(line)
+
+
+def _leading(line: bytes, keys: tuple[str, ...]) -> tuple[str, ...] | None:
+    """The string values of `keys` opening a compact JSON line, in that order."""
+    text = line[:_HEAD].decode("utf-8", "ignore")
+    values: list[str] = []
+    at = 1
+    if not text.startswith("{"):
+        return None
+    try:
+        for key in keys:
+            name = f'"{key}":'
+            if not text.startswith(name, at):
+                return None
+            value, at = _DECODER.raw_decode(text, at + len(name))
+            if not isinstance(value, str):
+                return None
+            values.append(value)
+            at += 1  # the comma
+    except ValueError:
+        return None
+    return tuple(values)
+
+
+@dataclass(slots=True)
+class _Found:
+    """One page's lines while a run is indexed; `crc` runs over them in file order."""
+
+    canonical: str
+    page: tuple[int, int]
+    crc: int
+    structure: tuple[int, int] = (0, 0)
+    chunks: tuple[int, int] = (0, 0)
+    chunk_count: int = 0
+    carried: bool = True  # False: its lines are not one run per file, it is not carried
+
+
+def index_output(store: StateStore, run_dir: Path) -> int:
+    """Point the state's rows at their pages' lines in the published run `run_dir`; one
+    sequential read of its three files. Returns how many rows point at it."""
+    run_dir = run_dir.resolve()
+    found: dict[str, _Found] = {}  # page id -> its lines
+    unnamed = 0
+    for at, line in _lines(run_dir / PAGES):
+        names = _leading(line, ("id", "canonical_url"))
+        if names is None:
+            unnamed += 1
+        else:
+            found[names[0]] = _Found(names[1], (at, len(line)), zlib.crc32(line))
+    if unnamed:
+        logger.warning("docscrawl: %d line(s) of %s do not open with the page's id and "
+                       "canonical_url: those pages are extracted again by the next crawl",
+                       unnamed, run_dir / PAGES)
+    for at, line in _lines(run_dir / STRUCTURE):
+        names = _leading(line, ("page_id",))
+        page = found.get(names[0]) if names else None
+        if page is not None:
+            page.carried = page.carried and page.structure == (0, 0)
+            page.structure = (at, len(line))
+            page.crc = zlib.crc32(line, page.crc)
+    last: _Found | None = None
+    for at, line in _lines(run_dir / CHUNKS):
+        names = _leading(line, ("id", "page_id"))
+        page = found.get(names[1]) if names else None
+        if page is not None:
+            if page.chunk_count == 0:
+                page.chunks = (at, len(line))
+            elif page is last and sum(page.chunks) == at:
+                page.chunks = (page.chunks[0], page.chunks[1] + len(line))
+            else:
+                page.carried = False
+            page.chunk_count += 1
+            page.crc = zlib.crc32(line, page.crc)
+        last = page
+    sizes = {name: _size(run_dir / name) for name in FILES}
+    pin(run_dir)  # before the state points at it: a run it points at is always pinned
+    pointed, older = store.set_lines(run_dir, sizes, (
+        (page.canonical, LinePointer(0, *page.page, *page.structure, *page.chunks, page.crc),
+         page.chunk_count)
+        for page in found.values() if page.carried and page.structure != (0, 0)))
+    if not pointed:  # nothing to read here (an inventory crawl's own state): others' pins stay
+        release(run_dir)
+        return 0
+    # The runs it pointed at before, and any other run of this output left pinned (by a
+    # kill between the pin and the index, say), are read no more.
+    for previous in {*older, *pinned(run_dir.parent.parent)} - {run_dir}:
+        release(previous)
+    return pointed
+
+
+def _size(path: Path) -> int:
+    """The uncompressed size of a run's file (0 when missing)."""
+    if path.is_file():
+        return path.stat().st_size
+    handle = _open_lines(path)
+    if handle is None:
+        return 0
+    with handle:
+        return sum(len(block) for block in iter(lambda: handle.read(1 << 20), b""))
+
+
+class _Reader:
+    """Random reads from one file of a run (the scratch copy of a compressed one)."""
+
+    def __init__(self, run_dir: Path, name: str, scratch: Path) -> None:
+        path = run_dir / name
+        self._scratch: Path | None = None
+        if not path.is_file() and path.with_name(name + ".gz").is_file():
+            path = self._scratch = _decompressed(path.with_name(name + ".gz"), scratch)
+        self._handle: IO[bytes] | None = path.open("rb") if path.is_file() else None
+
+    def size(self) -> int:
+        return 0 if self._handle is None else os.fstat(self._handle.fileno()).st_size
+
+    def read(self, at: int, length: int) -> bytes:
+        if self._handle is None:
+            return b""
+        self._handle.seek(at)
+        return self._handle.read(length)
+
+    def close(self) -> None:
+        if self._handle is not None:
+            self._handle.close()
+            self._handle = None
+        if self._scratch is not None:
+            self._scratch.unlink(missing_ok=True)
+            self._scratch = None
+
+    def __enter__(self) -> _Reader:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _decompressed(packed: Path, directory: Path) -> Path:
+    """A scratch, uncompressed copy of a `.jsonl.gz` file (removed by its reader)."""
+    fd, name = tempfile.mkstemp(prefix=".carry-", suffix=".jsonl", dir=directory)
+    with os.fdopen(fd, "wb") as out, gzip.open(packed, "rb") as src:
+        shutil.copyfileobj(src, out, 1 << 20)
+    return Path(name)
+
+
+# ---- reading lines back --------------------------------------------------------------
+
+
+class PreviousOutput:
+    """The published runs the state's rows point at, opened on first use."""
+
+    def __init__(self, store: StateStore, scratch: Path) -> None:
+        """`scratch`: where a compressed source is decompressed (the state directory)."""
+        self._store = store
+        self._scratch = scratch
+        self._sources: dict[int, dict[str, _Reader] | None] = {}
+
+    def usable(self, row: StateRow) -> bool:
+        """True when the row's lines can be read: its source is there, unchanged in size
+        (the CRC of the lines themselves is checked when they are read)."""
+        return row.lines is not None and self._open(row.lines.source) is not None
+
+    def lines_for(self, row: StateRow) -> CarriedLines | None:
+        """The page's lines from the output that published them, or the copy an older
+        schema kept; None when neither can be read as this page."""
+        pointer = row.lines
+        if pointer is None:
+            return copied_lines(row)
+        readers = self._open(pointer.source)
+        if readers is None:
+            return None
+        page = readers[PAGES].read(pointer.page_at, pointer.page_len)
+        structure = readers[STRUCTURE].read(pointer.structure_at, pointer.structure_len)
+        chunks = readers[CHUNKS].read(pointer.chunks_at, pointer.chunks_len)
+        crc = zlib.crc32(chunks, zlib.crc32(structure, zlib.crc32(page)))
+        if crc != pointer.crc or not page.endswith(b"\n"):
+            logger.warning("docscrawl: the lines of %s in the previous output changed since "
+                           "it was published: the page is extracted again", row.canonical_url)
+            return None
+        return CarriedLines(page.decode(), structure.decode(), chunks.decode(),
+                            chunks.count(b"\n"))
+
+    def _open(self, source: int) -> dict[str, _Reader] | None:
+        if source in self._sources:
+            return self._sources[source]
+        found = self._store.source(source)
+        readers: dict[str, _Reader] | None = None
+        if found is None:
+            logger.warning("docscrawl: the state points at an output it no longer knows: "
+                           "its pages are extracted again")
+        elif not found[0].is_dir():
+            logger.warning("docscrawl: the previous output %s is gone: its unchanged pages "
+                           "are extracted again", found[0])
+        else:
+            readers = {name: _Reader(found[0], name, self._scratch) for name in FILES}
+            sizes = {name: reader.size() for name, reader in readers.items()}
+            if sizes != found[1]:
+                logger.warning("docscrawl: the previous output %s changed since it was "
+                               "published (%s): its unchanged pages are extracted again",
+                               found[0], ", ".join(n for n in FILES if sizes[n] != found[1][n]))
+                for reader in readers.values():
+                    reader.close()
+                readers = None
+        self._sources[source] = readers
+        return readers
+
+    def close(self) -> None:
+        for readers in self._sources.values():
+            for reader in (readers or {}).values():
+                reader.close()
+        self._sources.clear()
