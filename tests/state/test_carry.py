@@ -6,6 +6,7 @@ a kill -9 during a re-crawl loses nothing. Real crawls of a real HTTP server."""
 from __future__ import annotations
 
 import gzip
+import json
 import os
 import shutil
 import sqlite3
@@ -17,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from docscrawl.demo.server import StaticSite
+from docscrawl.export.templates import TemplateLinks
 from docscrawl.incremental.carry import FILES
 from docscrawl.incremental.state import DB_NAME
 from docscrawl.runs import CRAWLING, CURRENT
@@ -130,7 +132,7 @@ def test_schema_3_state_is_carried_over_from_its_copies_then_dropped(tmp_path: P
     with StaticSite(SITES / "demo") as server:
         seed = f"{server.url}/docs/"
         first = crawl(seed, out)
-        written = {name: lines(out, name) for name in FILES}
+        first_structure = joined(out, "structure.jsonl")
         first_chunks = chunks_of(out)
         _back_to_schema_3(out)
         shutil.rmtree((out / CURRENT).resolve())  # only the copies are left
@@ -139,26 +141,41 @@ def test_schema_3_state_is_carried_over_from_its_copies_then_dropped(tmp_path: P
         second = crawl(seed, out)
         assert events(second).get("extracted", 0) == 0
         assert events(second)["unchanged"] == len(first.pages)
-        assert lines(out, "structure.jsonl") == written["structure.jsonl"]
+        assert joined(out, "structure.jsonl") == first_structure
         assert chunks_of(out) == first_chunks
-        assert all(row[1] is None and row[4] is not None for row in state_rows(out))
+        assert all(row[1] is None and row[4] is not None for row in state_rows(out)), [
+            (row[0], row[1] is None, row[4]) for row in state_rows(out)]
         assert (out / DB_NAME).stat().st_size < old_size / 2
         third = crawl(seed, out)
     assert events(third)["unchanged"] == len(first.pages)
     assert chunks_of(out) == first_chunks
 
 
+def joined(out: Path, name: str) -> list[dict]:
+    """The records of one output file with their template links joined back."""
+    blocks = TemplateLinks((out / CURRENT).resolve())
+    records = [blocks.join(record) for record in read_jsonl(out / name)]
+    return sorted(records, key=lambda record: record["canonical_url"])  # response order
+
+
+def _inline(line: bytes, blocks: TemplateLinks) -> str:
+    """A record line as a docscrawl before templates.jsonl wrote it: every link inline."""
+    return json.dumps(blocks.join(json.loads(line)), ensure_ascii=False, separators=(",", ":"))
+
+
 def _back_to_schema_3(state: Path) -> None:
-    """The state as docscrawl's schema 3 wrote it: each row with a copy of its lines."""
+    """The state as docscrawl's schema 3 wrote it: each row with a copy of its lines
+    (written before templates.jsonl existed: their links inline)."""
     run = (state / CURRENT).resolve()
     files = {name: (run / name).read_bytes() for name in FILES}
+    blocks = TemplateLinks(run)
     db = sqlite3.connect(state / DB_NAME)
     rows = db.execute("SELECT canonical_url, page_at, page_len, structure_at, structure_len,"
                       " chunks_at, chunks_len FROM pages").fetchall()
     for url, p_at, p_len, s_at, s_len, c_at, c_len in rows:
-        copies = (files["pages.jsonl"][p_at:p_at + p_len].decode().rstrip("\n"),
+        copies = (_inline(files["pages.jsonl"][p_at:p_at + p_len], blocks),
                   files["chunks.jsonl"][c_at:c_at + c_len].decode(),
-                  files["structure.jsonl"][s_at:s_at + s_len].decode().rstrip("\n"))
+                  _inline(files["structure.jsonl"][s_at:s_at + s_len], blocks))
         db.execute("UPDATE pages SET page_record = ?, chunk_records = ?, structure_record = ?,"
                    " discovery_links = ? WHERE canonical_url = ?", (
                        *copies, _links_text(db, url), url))
