@@ -38,7 +38,9 @@ TERMINAL: frozenset[str] = frozenset(TERMINAL_ORDER)
 
 
 class SkipReason(StrEnum):
-    """`reason` of a `skipped` event (policy before and after the fetch)."""
+    """`reason` of a `skipped` event (policy before and after the fetch): the contract's
+    closed list, exactly (contract_check rejects any other). A new way to end a URL
+    without a page that is none of these is a `failed` reason."""
 
     DENIED_BY_RULE = "denied_by_rule"
     OUT_OF_SCOPE = "out_of_scope"
@@ -52,10 +54,6 @@ class SkipReason(StrEnum):
     TRAP = "trap"
     TOO_LARGE = "too_large"
     OFFSITE_REDIRECT = "offsite_redirect"
-    META_REFRESH = "meta_refresh"
-    STATE_MISSING = "state_missing"
-    TASK_DROPPED = "task_dropped"
-    UNTRUSTED_TASK = "untrusted_task"  # distributed: a queued task that is not a task
 
 
 class FailReason(StrEnum):
@@ -74,6 +72,9 @@ class FailReason(StrEnum):
     RENDER_ERROR = "render_error"
     BROWSER_UNAVAILABLE = "browser_unavailable"
     ROBOTS_UNREACHABLE = "robots_unreachable"
+    CANONICAL_CONFLICT = "canonical_conflict"  # two pages claim one canonical URL
+    TASK_DROPPED = "task_dropped"  # distributed: a task no worker could rebuild
+    UNTRUSTED_TASK = "untrusted_task"  # distributed: a queued payload that is not a task
 
 
 def http_failure(status: int) -> str:
@@ -85,9 +86,16 @@ class DuplicateReason(StrEnum):
     """`reason` of a `duplicate` event."""
 
     SAME_CONTENT = "same_content"
-    CANONICAL_CONFLICT = "canonical_conflict"
-    REDIRECT = "redirect"
+    REDIRECT = "redirect"  # an HTTP redirect's source: its target holds the page
+    META_REFRESH = "meta_refresh"  # a `<meta http-equiv=refresh>` page's source, likewise
     MERGED = "merged"
+
+
+class UnchangedReason(StrEnum):
+    """`reason` of an `unchanged` event (a re-crawl carried the page over)."""
+
+    NOT_MODIFIED = "not_modified"  # HTTP 304
+    SAME_CONTENT = "same_content"  # the body (or its normalized content) is the last one's
 
 
 class RunStatus(StrEnum):

@@ -16,7 +16,7 @@ from typing import Any
 from docscrawl.crawl.redirectwait import Outcome, RedirectWaits, Waiter, source_outcome
 from docscrawl.discovery.urls import redact_userinfo
 from docscrawl.jsonl import JsonlWriter
-from docscrawl.vocab import TERMINAL
+from docscrawl.vocab import TERMINAL, Event, FailReason
 
 logger = logging.getLogger(__name__)
 
@@ -122,7 +122,7 @@ class CrawlLog:
             if circle is None:
                 self._waits.wait(target, waiter)
             else:
-                self.record(source, "failed", reason="redirect_loop",
+                self.record(source, Event.FAILED, reason=FailReason.REDIRECT_LOOP,
                             rule=f"{len(circle)} URLs redirect in a circle", status=status,
                             redirect_chain=circle)
             return
@@ -137,7 +137,7 @@ class CrawlLog:
     def discovered(self, url: str, discovery: dict[str, Any]) -> None:
         """Log the first discovery of `url`."""
         self._open.add(url)
-        self.record(url, "discovered", discovery=discovery)
+        self.record(url, Event.DISCOVERED, discovery=discovery)
 
     def record(
         self,
@@ -213,7 +213,7 @@ class CrawlLog:
         pending = sorted(self._open)
         for url in pending:
             if url in self._open:  # not ended meanwhile by the redirect it waited for
-                self.record(url, "failed", reason=reason, rule=rule)
+                self.record(url, Event.FAILED, reason=reason, rule=rule)
         return len(pending)
 
     def summary(self) -> dict[str, Any]:

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from docscrawl.discovery.urls import is_crawlable_url, normalize_url, strip_fragment
+from docscrawl.vocab import SkipReason
 
 __all__ = ["Scope", "ScopeDecision", "scope_prefix"]
 
@@ -68,7 +69,7 @@ class Scope:
         self._deny = tuple(deny)
         self._allow_rule = ",".join(pattern.pattern for pattern in self._allow)
         self._out_of_scope = ScopeDecision(
-            allowed=False, reason="out_of_scope", rule=f"scope: {self._prefix}"
+            allowed=False, reason=SkipReason.OUT_OF_SCOPE, rule=f"scope: {self._prefix}"
         )
 
     @property
@@ -85,7 +86,7 @@ class Scope:
         forms = self._forms(url)
         denied = _first_match(self._deny, forms)
         if denied is not None:
-            return ScopeDecision(allowed=False, reason="denied_by_rule", rule=denied)
+            return ScopeDecision(allowed=False, reason=SkipReason.DENIED_BY_RULE, rule=denied)
         if forms[1] is None:  # not an http(s) URL: nothing can widen to it
             return self._out_of_scope
         inside = self._in_default(forms[1])
@@ -95,7 +96,7 @@ class Scope:
                 return ScopeDecision(allowed=True, reason=None, rule=allowed)
             if inside:
                 return ScopeDecision(
-                    allowed=False, reason="not_allowed_by_rule", rule=self._allow_rule
+                    allowed=False, reason=SkipReason.NOT_ALLOWED_BY_RULE, rule=self._allow_rule
                 )
         if inside:
             return _ALLOWED

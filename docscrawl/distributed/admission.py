@@ -20,6 +20,7 @@ from docscrawl.distributed.serial import Serial
 from docscrawl.distributed.taskqueue import AsyncSharedFrontier
 from docscrawl.distributed.tasks import task_from_track
 from docscrawl.distributed.worker import Worker
+from docscrawl.vocab import Event, SkipReason
 
 if TYPE_CHECKING:
     from scrapy.http import Request
@@ -87,7 +88,7 @@ class RedisAdmission:
             if url in self._quiet and not await self._must_tell(url, discovery):
                 return
             extra = {"param_rule": verdict.detail} if verdict.detail else {}
-            self.session.log.record(url, "skipped", reason=verdict.reason, rule=verdict.rule,
+            self.session.log.record(url, Event.SKIPPED, reason=verdict.reason, rule=verdict.rule,
                                     **extra)
             await self.shared.told(url)
         self.serial.submit(job)
@@ -123,10 +124,11 @@ class RedisAdmission:
         if claim.status == "duplicate" and (claim.owner or "").endswith(" " + url):
             log.hand_off(url)  # the same URL, claimed by a worker that found it too
         elif claim.status == "duplicate":
-            log.record(url, "skipped", reason="duplicate_url", rule=key)
+            log.record(url, Event.SKIPPED, reason=SkipReason.DUPLICATE_URL, rule=key)
         elif claim.status == "max_pages":
             self.session.frontier.limited = True
-            log.record(url, "skipped", reason="max_pages", rule=f"max_pages={self.max_pages}")
+            log.record(url, Event.SKIPPED, reason=SkipReason.MAX_PAGES,
+                       rule=f"max_pages={self.max_pages}")
         else:
             log.hand_off(url)  # queued: whichever worker takes it ends it
 

@@ -33,6 +33,7 @@ from typing import Any
 
 from docscrawl.crawl.crawllog import CrawlLog
 from docscrawl.crawl.redirectwait import Outcome, Waiter, source_outcome
+from docscrawl.vocab import Event, FailReason
 
 __all__ = ["KEY_NAMES", "SharedRedirects"]
 
@@ -148,7 +149,7 @@ class SharedRedirects:
         elif kind == "loop":
             circle = json.loads(value)
             self._page_keys[source] = source_key
-            self._log.record(source, "failed", reason="redirect_loop",
+            self._log.record(source, Event.FAILED, reason=FailReason.REDIRECT_LOOP,
                              rule=f"{len(circle)} URLs redirect in a circle",
                              status=waiter.status, redirect_chain=circle)
             await self.flush()

@@ -29,7 +29,7 @@ from docscrawl.distributed.taskcheck import TaskCheck
 from docscrawl.distributed.taskqueue import CLIENT_OPTIONS
 from docscrawl.distributed.tasks import BadTask, track_from_task
 from docscrawl.distributed.template_counts import SharedTemplateCounts
-from docscrawl.vocab import SkipReason
+from docscrawl.vocab import Event, FailReason
 
 if TYPE_CHECKING:
     from docscrawl.crawl.session import CrawlSession
@@ -160,7 +160,7 @@ class Worker:
         if verdict.action == Action.SKIP:  # its terminal event acks the task
             logger.warning("docscrawl: distributed: task for %s refused, not fetched: %s (%s)",
                            url[:LOGGED_URL_CHARS], verdict.reason, verdict.rule)
-            self.session.log.record(url, "skipped", reason=verdict.reason, rule=verdict.rule)
+            self.session.log.record(url, Event.SKIPPED, reason=verdict.reason, rule=verdict.rule)
             return
         self.session.frontier.adopt(track)
         self.hooks.schedule(self.hooks.page_request(track))
@@ -178,7 +178,7 @@ class Worker:
             return
         self._task_of[url] = task_id
         self.session.log.adopt(url)
-        self.session.log.record(url, "skipped", reason=SkipReason.UNTRUSTED_TASK,
+        self.session.log.record(url, Event.FAILED, reason=FailReason.UNTRUSTED_TASK,
                                 rule=f"malformed task: {bad.problem}")
 
     def _retry_held(self) -> None:
@@ -208,7 +208,7 @@ class Worker:
         asking = self.redirects.asking if self.redirects is not None else set()
         if self._task_of:  # idle engine but unacknowledged tasks: their requests were lost
             for url in [url for url in self._task_of if url not in asking]:
-                self.session.log.record(url, "failed", reason="task_dropped",
+                self.session.log.record(url, Event.FAILED, reason=FailReason.TASK_DROPPED,
                                         rule="request dropped before an outcome")
             return True
         if not self.serial.busy:

@@ -38,6 +38,7 @@ from docscrawl.inspect.consolidate import MergePlan, PageSummary, plan_merge
 from docscrawl.inspect.output import OutputDir, OutputError, Progress
 from docscrawl.jsonl import dumps_line, open_nofollow, write_json_atomic
 from docscrawl.runs import new_run_dir, publish, remove_stale_runs
+from docscrawl.vocab import DuplicateReason, Event
 
 __all__ = ["merge_outputs"]
 
@@ -300,8 +301,8 @@ def _write_log(
             ended.add(url)
             owner = plan.canonical_of(index, event.get("page_id"))
             if kind in ("extracted", "unchanged") and owner is not None and not written:
-                event.update(event="duplicate", reason="merged", duplicate_of=owner,
-                             canonical_url=owner, page_id=sha256_id(owner))
+                event.update(event=Event.DUPLICATE, reason=DuplicateReason.MERGED,
+                             duplicate_of=owner, canonical_url=owner, page_id=sha256_id(owner))
             event = rename(event)
         emit(event)
     for url in sorted(discovered - ended):

@@ -26,6 +26,7 @@ from docscrawl.export.records import as_dict
 from docscrawl.extract.model import VersionEvidence
 from docscrawl.extract.version import evidence_of, page_version_key
 from docscrawl.pipelines.base import SessionPipeline
+from docscrawl.vocab import DuplicateReason, Event, FailReason
 
 # The version object of a stored page record, read without parsing the whole record
 # (its evidence list holds flat objects of version tokens: the first "]}" closes it).
@@ -122,7 +123,8 @@ class DedupPipeline(SessionPipeline):
         item.warnings.append({"code": "canonical_conflict",
                               "detail": f"{canonical} already names a page with other content"})
         if own in self._taken:
-            self.session.log.record(item.track.url, "failed", reason="canonical_conflict",
+            self.session.log.record(item.track.url, Event.FAILED,
+                                    reason=FailReason.CANONICAL_CONFLICT,
                                     rule=f"canonical URL {own} already taken",
                                     status=item.status, fetch_mode=item.fetch_mode)
             raise DropItem(f"canonical conflict {own}", log_level="DEBUG")
@@ -157,7 +159,7 @@ class DedupPipeline(SessionPipeline):
         self.session.frontier.params.learn_duplicate(track.url, canonical)
         self.session.record_merged(canonical, track)
         self.session.log.record(
-            track.url, "duplicate", reason="same_content", duplicate_of=canonical,
+            track.url, Event.DUPLICATE, reason=DuplicateReason.SAME_CONTENT, duplicate_of=canonical,
             status=item.status, redirect_chain=track.redirect_chain,
             fetch_mode=item.fetch_mode,
         )

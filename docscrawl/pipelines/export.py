@@ -22,6 +22,7 @@ from docscrawl.export.records import SHARED_FIELDS, page_id, page_records
 from docscrawl.incremental.state import StateRow
 from docscrawl.jsonl import dumps_line, dumps_value
 from docscrawl.pipelines.base import SessionPipeline
+from docscrawl.vocab import Event, UnchangedReason
 
 
 class ExportPipeline(SessionPipeline):
@@ -75,7 +76,7 @@ class ExportPipeline(SessionPipeline):
         session.record_written(record["canonical_url"], item.track)
         session.aggregates.observe(record["canonical_url"], ext.markdown)
         session.log.record(
-            item.track.url, "extracted", status=item.status,
+            item.track.url, Event.EXTRACTED, status=item.status,
             redirect_chain=item.track.redirect_chain, fetch_mode=item.fetch_mode,
             parser=ext.generator or "html", elapsed_ms=item.elapsed_ms,
             size=item.size, page_id=record["id"], canonical_url=record["canonical_url"],
@@ -103,10 +104,11 @@ class ExportPipeline(SessionPipeline):
         session.chunks.write_joined(lines.chunks, lines.chunk_count)
         session.record_written(row.canonical_url, track)
         session.log.record(
-            track.url, "unchanged", status=item.status, redirect_chain=track.redirect_chain,
+            track.url, Event.UNCHANGED, status=item.status, redirect_chain=track.redirect_chain,
             fetch_mode=item.fetch_mode, elapsed_ms=item.elapsed_ms, size=item.size,
             page_id=page_id(row.canonical_url), canonical_url=row.canonical_url,
-            reason="not_modified" if item.status == 304 else "same_content",
+            reason=(UnchangedReason.NOT_MODIFIED if item.status == 304
+                    else UnchangedReason.SAME_CONTENT),
             parsed=item.parsed,
         )
         session.incremental.unchanged(row, etag=etag, last_modified=last_modified,

@@ -27,6 +27,7 @@ from docscrawl.extract.site_versions import home_link_texts, page_signals
 from docscrawl.extract.template_content import TemplateNotice
 from docscrawl.extract.template_table import TemplateTable
 from docscrawl.pipelines.base import SessionPipeline
+from docscrawl.vocab import Event, FailReason
 
 logger = logging.getLogger(__name__)
 
@@ -98,8 +99,8 @@ class ExtractPipeline(SessionPipeline):
         extract = item.extract
         soft = soft_404_reason(extract.title, extract.main_heading, extract.markdown)
         if soft:
-            self.session.log.record(item.track.url, "failed", reason="soft_404", rule=soft,
-                                    status=item.status, fetch_mode=item.fetch_mode)
+            self.session.log.record(item.track.url, Event.FAILED, reason=FailReason.SOFT_404,
+                                    rule=soft, status=item.status, fetch_mode=item.fetch_mode)
             raise DropItem(f"soft 404 {item.final_url}", log_level="DEBUG")
         return item
 
@@ -138,7 +139,7 @@ class ExtractPipeline(SessionPipeline):
                                 template_table=model)
         except Exception as exc:
             logger.exception("docscrawl: extraction failed for %s", item.final_url)
-            self.session.log.record(item.track.url, "failed", reason="parse_error",
+            self.session.log.record(item.track.url, Event.FAILED, reason=FailReason.PARSE_ERROR,
                                     rule=f"{type(exc).__name__}: {exc}"[:300],
                                     status=item.status, fetch_mode=item.fetch_mode)
             raise DropItem(f"parse_error {item.final_url}", log_level="DEBUG") from None

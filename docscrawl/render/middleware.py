@@ -66,7 +66,7 @@ from docscrawl.render.browser import (
     locate_chromium,
 )
 from docscrawl.render.policy import complete_scripts, main_text_chars, sparse_reason
-from docscrawl.vocab import Meta
+from docscrawl.vocab import Event, FailReason, Meta
 
 if TYPE_CHECKING:
     from playwright.async_api import Page, Route
@@ -273,7 +273,7 @@ class RenderMiddleware:
         reason = request.meta.get("render_reason")
         latency = request.meta.get("download_latency")
         self._spider.session.log.record(
-            track.url, "rendered", reason=reason, status=response.status,
+            track.url, Event.RENDERED, reason=reason, status=response.status,
             fetch_mode="browser", elapsed_ms=latency * 1000 if latency is not None else None,
             size=len(response.body), attempts=request.meta.get("render_attempt", 1),
         )
@@ -381,7 +381,7 @@ class RenderMiddleware:
         engine = self.crawler.engine
         if engine is not None:
             self._closing = asyncio.ensure_future(
-                engine.close_spider_async(reason="browser_unavailable"))
+                engine.close_spider_async(reason=FailReason.BROWSER_UNAVAILABLE))
 
 
 def _browser_problem(settings: Any, mode: str) -> str | None:

@@ -17,6 +17,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from docscrawl.vocab import Event
+
 if TYPE_CHECKING:
     from scrapy.http import Request
     from scrapy.settings import Settings
@@ -81,7 +83,7 @@ class LocalAdmission:
 
     def refused(self, url: str, verdict: Verdict, discovery: dict[str, Any]) -> None:
         extra = {"param_rule": verdict.detail} if verdict.detail else {}
-        self.session.log.record(url, "skipped", reason=verdict.reason, rule=verdict.rule,
+        self.session.log.record(url, Event.SKIPPED, reason=verdict.reason, rule=verdict.rule,
                                 **extra)
 
     def admitted(self, url: str, track: PageTrack, *, inherited: bool,

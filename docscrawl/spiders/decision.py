@@ -15,7 +15,7 @@ from docscrawl.crawl.parse import is_html_type
 from docscrawl.discovery.urls import strip_fragment
 from docscrawl.extract.quality import binary_reason
 from docscrawl.incremental.recrawl import body_hash
-from docscrawl.vocab import Event, FailReason, SkipReason, http_failure
+from docscrawl.vocab import DuplicateReason, Event, FailReason, SkipReason, http_failure
 
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 GONE_STATUSES = frozenset({404, 410})
@@ -129,7 +129,7 @@ def decide_parsed(url: str, refresh: str | None, *, extract: bool) -> ParsedDeci
     """After parsing: a meta refresh to another URL is a redirect; else extract, or only
     follow the links (inventory crawl)."""
     if refresh and strip_fragment(refresh) != strip_fragment(url):
-        return FollowRedirect(refresh, reason="meta_refresh")
+        return FollowRedirect(refresh, reason=DuplicateReason.META_REFRESH)
     return Extract() if extract else Inventory()
 
 

@@ -266,7 +266,7 @@ class DocsSpider(CrawlLifecycle, SiteResources, scrapy.Spider):
         """The glue: record the fetch, then act on `decide_response` / `decide_parsed`."""
         log = self.session.log
         fetch_mode = "browser" if "playwright" in response.flags else "http"
-        log.record(track.url, "fetched", status=response.status, fetch_mode=fetch_mode,
+        log.record(track.url, Event.FETCHED, status=response.status, fetch_mode=fetch_mode,
                    redirect_chain=track.redirect_chain, elapsed_ms=latency_ms(response),
                    size=len(response.body), response_url=response.url)
         facts, row, lines = self._response_facts(response)
@@ -456,7 +456,7 @@ class DocsSpider(CrawlLifecycle, SiteResources, scrapy.Spider):
         limit = self.crawler.settings.getint("REDIRECT_MAX_TIMES")
         if target in chain or len(chain) > limit:
             reason = "redirect_loop" if target in chain else "too_many_redirects"
-            log.record(track.url, "failed", reason=reason,
+            log.record(track.url, Event.FAILED, reason=reason,
                        rule=f"{len(chain)} hops (limit {limit}), next {target}",
                        status=response.status, redirect_chain=chain)
             return
@@ -464,7 +464,7 @@ class DocsSpider(CrawlLifecycle, SiteResources, scrapy.Spider):
         if refusal is not None:
             reason, rule = refusal
             self.session.incremental.gone(track.key, reason)
-            log.record(track.url, "skipped", reason=reason, rule=rule, status=response.status,
+            log.record(track.url, Event.SKIPPED, reason=reason, rule=rule, status=response.status,
                        redirect_chain=chain, redirect_to=target)
             return
         track.redirect_chain = chain

@@ -32,7 +32,7 @@ from docscrawl.discovery.pagetrack import PageTrack, track_from_fields
 from docscrawl.discovery.urls import normalize_url
 from docscrawl.runs import resumable_run_dir
 from docscrawl.spiders.admission import CrawlHooks
-from docscrawl.vocab import Meta
+from docscrawl.vocab import Event, Meta, SkipReason
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -94,7 +94,7 @@ class CrawlLifecycle:
                 continue
             if owner is not None:  # its duplicate_url skip was lost
                 owner.observe(url)
-                log.record(url, "skipped", reason="duplicate_url", rule=owner.key)
+                log.record(url, Event.SKIPPED, reason=SkipReason.DUPLICATE_URL, rule=owner.key)
                 continue
             offer = session.resume_offers.get(url, {})
             depth = offer.get("depth")

@@ -21,6 +21,7 @@ from docscrawl.discovery.robots import RobotsPolicy
 from docscrawl.discovery.sitemaps import SitemapError, iter_sitemap, parse_llms_txt
 from docscrawl.discovery.urls import is_crawlable_url, strip_fragment, without_userinfo
 from docscrawl.spiders.decision import REDIRECT_STATUSES
+from docscrawl.vocab import Event, FailReason
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -106,7 +107,7 @@ class SiteResources:
             urlsplit(request.url).hostname or "")
         if refused:  # its host's DNS answer turned private: its pages are refused too
             reason, rule = "private_address", refused
-        self.session.log.record(request.url, "failed", reason=reason, rule=rule,
+        self.session.log.record(request.url, Event.FAILED, reason=reason, rule=rule,
                                 parser="robots")
         yield from self._adopt_robots(
             request.meta["robots_origin"], RobotsPolicy.from_response(None, b"")
@@ -117,8 +118,9 @@ class SiteResources:
         if policy.state == "unreachable":
             rule = policy.decide(origin + "/").rule
             logger.warning("docscrawl: %s/robots.txt: %s", origin, rule)
-            self.session.log.record(origin + "/robots.txt", "failed",
-                                    reason="robots_unreachable", rule=rule, parser="robots")
+            self.session.log.record(origin + "/robots.txt", Event.FAILED,
+                                    reason=FailReason.ROBOTS_UNREACHABLE, rule=rule,
+                                    parser="robots")
         if policy.crawl_delay:
             self._apply_crawl_delay(origin, policy.crawl_delay)
         if origin == origin_of(self.session.config.site) and not self._site_resources_started:
@@ -195,7 +197,7 @@ class SiteResources:
                     yield from self.offer(strip_fragment(entry.loc), reason, response.url, 1,
                                           lastmod=entry.lastmod)
         except SitemapError as exc:  # entries read before the error are kept: hints
-            self.session.log.record(response.url, "failed", reason="parse_error",
+            self.session.log.record(response.url, Event.FAILED, reason=FailReason.PARSE_ERROR,
                                     rule=str(exc), parser="sitemap", status=response.status)
 
     def parse_llms_txt(self, response: Response) -> Iterable[Request]:
@@ -213,10 +215,10 @@ class SiteResources:
         request = failure.request  # type: ignore[attr-defined]
         reason, rule = classify_failure(failure)
         parser = "sitemap" if "sitemap_reason" in request.meta else "llms_txt"
-        self.session.log.record(request.url, "failed", reason=reason, rule=rule, parser=parser)
+        self.session.log.record(request.url, Event.FAILED, reason=reason, rule=rule, parser=parser)
 
     def _log_resource(self, response: Response, parser: str) -> None:
         self.session.log.record(
-            response.url, "fetched", status=response.status, fetch_mode="http", parser=parser,
+            response.url, Event.FETCHED, status=response.status, fetch_mode="http", parser=parser,
             elapsed_ms=latency_ms(response), size=len(response.body),
         )

@@ -26,7 +26,7 @@ from redis import Redis
 from docscrawl.demo.server import StaticSite
 from docscrawl.distributed import SharedFrontier
 from docscrawl.distributed.streams import FIELD, MAX_TASK_CHARS
-from tests.conftest import ROOT
+from tests.conftest import CONTRACT_CHECK, ROOT
 
 pytestmark = pytest.mark.e2e
 PAGE = ("<html><head><title>{0}</title></head><body><main><h1>{0}</h1><p>{1}</p>{2}</main>"
@@ -67,10 +67,10 @@ class Crawl:
     dead: list[dict[str, Any]]
     urls: dict[str, str]
 
-    def skips(self) -> dict[str, dict[str, Any]]:
+    def skips(self, event: str = "skipped") -> dict[str, dict[str, Any]]:
         lines = (self.out / "crawl_log.jsonl").read_text(encoding="utf-8").splitlines()
         events = [json.loads(line) for line in lines]
-        return {e["url"]: e for e in events if e["event"] == "skipped"}
+        return {e["url"]: e for e in events if e["event"] == event}
 
 
 def inject(shared: SharedFrontier, redis_url: str, urls: dict[str, str]) -> None:
@@ -162,7 +162,7 @@ def test_each_refusal_is_a_skip_with_its_reason(crawl: Crawl) -> None:
     skips, urls = crawl.skips(), crawl.urls
     reasons = {name: (skips[urls[name]]["reason"], skips[urls[name]]["rule"])
                for name in ("offsite", "robots", "denied", "forged", "long",
-                            "sister_private", "malformed")}
+                            "sister_private")}
     assert reasons["offsite"][0] == "out_of_scope"
     assert reasons["robots"] == ("robots", "Disallow: /docs/private/")
     assert reasons["denied"] == ("denied_by_rule", "/docs/denied/")
@@ -170,9 +170,15 @@ def test_each_refusal_is_a_skip_with_its_reason(crawl: Crawl) -> None:
     assert reasons["long"] == ("trap",
                                f"URLLENGTH_LIMIT=2083 ({len(urls['long'])} characters)")
     assert reasons["sister_private"] == ("robots", "Disallow: /docs/private/")
-    assert reasons["malformed"] == ("untrusted_task",
-                                    "malformed task: 'depth' is not a whole number from 0 "
-                                    "to 1000000")
+    # A payload that is no task is not a policy's skip (the contract's skip reasons are a
+    # closed list, and contract_check refuses any other): it fails, unfetched.
+    malformed = crawl.skips("failed")[urls["malformed"]]
+    assert (malformed["reason"], malformed["rule"]) == (
+        "untrusted_task", "malformed task: 'depth' is not a whole number from 0 to 1000000")
+    if CONTRACT_CHECK.exists():
+        check = subprocess.run([sys.executable, str(CONTRACT_CHECK), str(crawl.out)],
+                               capture_output=True, text=True)
+        assert check.returncode == 0, check.stdout
 
 
 def test_payloads_that_are_no_task_are_dropped_with_a_logged_reason(crawl: Crawl) -> None:
