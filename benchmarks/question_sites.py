@@ -57,7 +57,10 @@ ADHOC_SITES = {
 
 
 def corpus_sites() -> dict[str, str]:
-    """name -> start URL, from the corpus script."""
+    """name -> start URL, from the corpus script (none where it is not installed: the
+    sites the benchmark serves itself still are)."""
+    if not SITES_SCRIPT.is_file():
+        return {}
     listing = subprocess.run(["bash", str(SITES_SCRIPT), "list"], capture_output=True,
                              text=True, check=True).stdout
     return {line.split()[0]: line.split()[1] for line in listing.splitlines() if line.strip()}

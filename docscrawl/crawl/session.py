@@ -143,6 +143,9 @@ class CrawlSession:
                                        self.run_dir / "changes.jsonl",
                                        run_id=run_id if self.resumed else None,
                                        reported=self.ledger.url_set("reported_pages"))
+        # Carried-over pages reference the blocks of the run their lines come from, which
+        # an inventory crawl may since have replaced as the published one.
+        self.templates.also_previous(self.incremental.store.source_dirs())
         # What the crawl learns about the site (versions, fragment-like parameters,
         # template), kept with the crawl state for resumed and incremental crawls.
         self.site_model = SiteModel.load(state_dir, config.site)

@@ -184,6 +184,7 @@ class TemplateWriter:
 
     def __init__(self, run_dir: Path, *, append: bool = False,
                  previous: Path | None = None) -> None:
+        """`previous`: the run carried-over pages come from (more: `also_previous`)."""
         self.path = run_dir / TEMPLATES_FILE
         self._written: set[str] = set()
         if append:  # a resumed run: the blocks its file already holds
@@ -191,8 +192,16 @@ class TemplateWriter:
                              if isinstance(r.get("template_id"), str)}
         self._writer = JsonlWriter(self.path, append=append)
         self._seen_once: set[str] = set()  # block ids met on one page so far
-        self._previous_dir = previous
+        self._previous_dirs = [previous] if previous is not None else []
         self._previous: dict[str, str] | None = None
+
+    def also_previous(self, run_dirs: Iterable[Path]) -> None:
+        """More runs carried-over pages may come from: the runs the incremental state
+        points at (an inventory crawl published since is not one of them)."""
+        for run_dir in run_dirs:
+            if run_dir not in self._previous_dirs and run_dir != self.path.parent:
+                self._previous_dirs.append(run_dir)
+        self._previous = None
 
     def keep(self, learned: Iterable[str]) -> Callable[[str, TemplateBlock], bool]:
         """Which blocks of one page leave it (`split_links`' `keep`): those of the regions
@@ -226,9 +235,12 @@ class TemplateWriter:
     def _previous_lines(self) -> dict[str, str]:
         if self._previous is None:
             self._previous = {}
-            if self._previous_dir is not None:
+            for previous_dir in self._previous_dirs:
+                if not (previous_dir / TEMPLATES_FILE).exists() and not (
+                        previous_dir / (TEMPLATES_FILE + ".gz")).exists():
+                    continue
                 try:
-                    for raw in read_raw_lines(self._previous_dir / TEMPLATES_FILE):
+                    for raw in read_raw_lines(previous_dir / TEMPLATES_FILE):
                         record = parse_object(raw)
                         if record is not None and isinstance(record.get("template_id"), str):
                             self._previous[record["template_id"]] = raw.decode("utf-8")

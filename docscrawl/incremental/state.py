@@ -328,6 +328,11 @@ class StateStore:
                                    (source,)).fetchone()[0]
         return int(pointed), older
 
+    def source_dirs(self) -> list[Path]:
+        """The run directories the rows point at (their lines are carried from there)."""
+        return [Path(run_dir) for (run_dir,) in self._conn.execute(
+            "SELECT run_dir FROM sources ORDER BY id")]
+
     def source(self, source: int) -> tuple[Path, dict[str, int]] | None:
         """The run directory of a source and the sizes of its files when indexed."""
         row = self._conn.execute("SELECT run_dir, sizes FROM sources WHERE id = ?",

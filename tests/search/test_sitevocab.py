@@ -86,10 +86,11 @@ def _regions(index: SearchIndex, page_end: str) -> set[str]:
     # Configuration Values". Only the words a chunk lacks are kept: "ENV" is its text
     ("sphinx", "genindex.html", "config.html", "#builtin-configuration-values",
      "built"),
-    # DocBook: the term is the entry's own text, the link's is the target's title
-    ("docbook", "bookindex.html", "routine-vacuuming.html", "Transaction ID Wraparound",
+    # DocBook: the term is the entry's own text, the link's is the target's title; the
+    # section is named by the anchor on its wrapper (DocBook puts the id on `div.sect2`)
+    ("docbook", "bookindex.html", "routine-vacuuming.html", "#VACUUM-FOR-MULTIXACT-WRAPAROUND",
      "MultiXactId"),
-    ("docbook", "bookindex.html", "routine-vacuuming.html", "The Autovacuum Daemon",
+    ("docbook", "bookindex.html", "routine-vacuuming.html", "#AUTOVACUUM",
      "general information"),
     # Texinfo: each entry links to an `index-...` anchor
     ("texinfo", "Concept-Index.html", "Miscellaneous-Techniques.html", "", "COW"),
