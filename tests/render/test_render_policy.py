@@ -120,7 +120,7 @@ def test_main_text_counts_every_outermost_article() -> None:
     assert main_text_chars(root) >= 4 * one
 
 
-RENDER_PAGES = Path(__file__).resolve().parents[2] / "fixtures" / "pages" / "render"
+STATIC_SMALL = SITES / "static_small"  # RDoc and mike output (fixtures/sources/rdoc)
 
 
 def page_reason(path: Path) -> str | None:
@@ -144,7 +144,7 @@ def installed(path: str) -> Path:
 def test_a_redirect_written_in_html_is_followed_not_rendered(source: str) -> None:
     """Three generators write a redirect as a meta refresh beside a script doing the same,
     on a page with no text: the spider follows the refresh, a browser has nothing to add."""
-    path = RENDER_PAGES / "mike_root.html" if source == "mike" else installed(source)
+    path = STATIC_SMALL / "index.html" if source == "mike" else installed(source)
     assert page_reason(path) is None
 
 
@@ -156,7 +156,8 @@ def test_a_redirect_written_in_html_is_followed_not_rendered(source: str) -> Non
 def test_a_small_static_page_that_serves_its_own_heading_is_not_rendered(source: str) -> None:
     """Pages with little text whose `h1` names them (its words are in the `<title>`) came
     from a generator that wrote the page, not from a shell a script fills."""
-    path = RENDER_PAGES / "rdoc_class.html" if source == "rdoc" else installed(source)
+    rdoc = STATIC_SMALL / "latest" / "Acme" / "Timeout.html"
+    path = rdoc if source == "rdoc" else installed(source)
     assert main_text_chars(html.fromstring(path.read_bytes())) < 200  # little text indeed
     assert page_reason(path) is None
 
