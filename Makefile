@@ -53,7 +53,8 @@ venv-deps:  # Debian's python3 without ensurepip
 demo: setup
 	$(BIN)/python -m docscrawl.demo.run
 
-test: setup system-deps
+test: setup system-deps  # lint first: CI (`.ci/run` = make test) checks style too
+	$(BIN)/ruff check docscrawl tests benchmarks
 	$(BIN)/python -m pytest -q
 
 lint: setup
