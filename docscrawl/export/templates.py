@@ -235,10 +235,7 @@ class TemplateWriter:
     def _previous_lines(self) -> dict[str, str]:
         if self._previous is None:
             self._previous = {}
-            for previous_dir in self._previous_dirs:
-                if not (previous_dir / TEMPLATES_FILE).exists() and not (
-                        previous_dir / (TEMPLATES_FILE + ".gz")).exists():
-                    continue
+            for previous_dir in self._previous_dirs:  # a missing file reads as empty
                 try:
                     for raw in read_raw_lines(previous_dir / TEMPLATES_FILE):
                         record = parse_object(raw)
