@@ -30,6 +30,7 @@ def facts(**changes: object) -> ResponseFacts:
     values: dict[str, object] = {"url": URL, "status": 200, "body": HTML,
                                  "content_type": "text/html; charset=utf-8"}
     values.update(changes)
+    values.setdefault("digest", body_hash(values["body"]))  # type: ignore[arg-type]
     return ResponseFacts(**values)  # type: ignore[arg-type]
 
 

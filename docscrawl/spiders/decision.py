@@ -14,7 +14,6 @@ from urllib.parse import urljoin
 from docscrawl.crawl.parse import is_html_type
 from docscrawl.discovery.urls import strip_fragment
 from docscrawl.extract.quality import binary_reason
-from docscrawl.incremental.recrawl import body_hash
 from docscrawl.vocab import DuplicateReason, Event, FailReason, SkipReason, http_failure
 
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
@@ -38,6 +37,7 @@ class ResponseFacts:
     url: str
     status: int
     body: bytes
+    digest: str  # `body_hash(body)`: the glue needs it too, to read a carried page's lines
     content_type: str = ""
     location: str | None = None  # the Location header, as sent
     is_text: bool = True  # Scrapy made a TextResponse of it
@@ -115,7 +115,7 @@ def decide_response(facts: ResponseFacts) -> ResponseDecision:
         failure = http_failure(facts.status)
         return End(Event.FAILED, failure, name_fetch_mode=True,
                    state="gone" if facts.status in GONE_STATUSES else "kept")
-    digest = body_hash(facts.body)
+    digest = facts.digest
     stored = facts.stored
     if stored is not None and stored.can_carry_over and stored.body_hash == digest:
         return CarryOver(digest)  # else parsed again

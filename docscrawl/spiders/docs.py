@@ -42,6 +42,7 @@ from docscrawl.extract.links import discovery_links
 from docscrawl.extract.metadata import canonical_href
 from docscrawl.extract.page import PageStructure, page_structure
 from docscrawl.incremental.carry import CarriedLines
+from docscrawl.incremental.recrawl import body_hash
 from docscrawl.incremental.state import FoundLink, StateRow
 from docscrawl.spiders.admission import Admission, LocalAdmission, build_admission
 from docscrawl.spiders.decision import (
@@ -291,12 +292,16 @@ class DocsSpider(CrawlLifecycle, SiteResources, scrapy.Spider):
         conditional = STATE_CANONICAL in response.meta
         row = (self.session.incremental.row_for(response.meta[STATE_CANONICAL])
                if conditional else None)
-        lines = self.session.incremental.lines_for(row) if row is not None else None
+        digest = body_hash(response.body)
+        # The previous run's lines, read only when the page can be carried over (a 304, or
+        # the body the state holds): a changed page never needs them.
+        lines = (self.session.incremental.lines_for(row) if row is not None and (
+            response.status == 304 or row.body_hash == digest) else None)
         if lines is not None and not self.session.templates.available(lines.page):
             lines = None  # its template blocks are gone: fetched and extracted in full
         location = response.headers.get("Location")
         facts = ResponseFacts(
-            url=response.url, status=response.status, body=response.body,
+            url=response.url, status=response.status, body=response.body, digest=digest,
             content_type=(response.headers.get("Content-Type") or b"").decode("latin-1"),
             location=location.decode("latin-1") if location else None,
             is_text=isinstance(response, TextResponse),
