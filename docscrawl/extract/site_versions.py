@@ -47,6 +47,7 @@ from urllib.parse import unquote, urljoin, urlsplit
 from lxml import etree
 
 from docscrawl.extract.model import ExtractionWarning, VersionEvidence, VersionInfo
+from docscrawl.extract.prose_version import front_matter_versions
 from docscrawl.extract.version import numbers_agree, verdict
 from docscrawl.extract.version_token import IN_TEXT_RE, is_alias
 
@@ -83,15 +84,29 @@ def _chrome_query(classes: tuple[str, ...], ids: tuple[str, ...]) -> etree.XPath
 def _chrome(root: etree._Element, classes: Iterable[str], ids: Iterable[str]
             ) -> list[etree._Element]:
     named_classes = tuple(sorted(c for c in classes if "'" not in c and (
-        c in CHROME_CLASSES or any(w in c.lower() for w in CHROME_WORDS))
+        c in CHROME_CLASSES or _names_version(c))
         and not c.lower().startswith(VERSION_NOTES)))
-    named_ids = tuple(sorted(i for i in ids if "'" not in i and any(
-        w in i.lower() for w in CHROME_WORDS)))
+    named_ids = tuple(sorted(i for i in ids if "'" not in i and _names_version(i)))
     if not named_classes and not named_ids:
         return []
     wanted = set(named_classes)
     return [el for el in _chrome_query(named_classes, named_ids)(root)
             if el.get("id") in named_ids or wanted & set((el.get("class") or "").split())]
+
+
+def _names_version(name: str) -> bool:
+    """A class or id that names a version: a short name (`version`, `rtd-version`,
+    `mdVersion`, `projectnumber`) with the word at a word start. Not a heading's slug
+    (Texinfo's `toc-How-can-I-get-...-outdated-versions-of-R` on "7.44 How can I...")
+    nor a word that merely contains it (`Linear-equations-and-inversion-1`)."""
+    if len(_NAME_PARTS.split(name)) > MAX_NAME_PARTS:
+        return False
+    return any(_CHROME_WORD_RES[w].search(name) for w in CHROME_WORDS)
+
+
+MAX_NAME_PARTS = 4
+_NAME_PARTS = re.compile(r"[-_:.]+")
+_CHROME_WORD_RES = {w: re.compile(rf"(?<![a-z]){w}|{w.capitalize()}") for w in CHROME_WORDS}
 
 
 def _first_title(root: etree._Element) -> list[etree._Element]:
@@ -156,20 +171,25 @@ def _version_labels(root: etree._Element) -> list[str]:
 
 
 MAX_LABEL_CHARS = 60
+FRONT_MATTER = "front matter sentence"
+HOME_WHERES = frozenset({"version label", FRONT_MATTER})  # what a home page says for the site
 
 
 def page_signals(root: etree._Element, home_texts: Iterable[str],
                  scope: Iterable[str] = (), *, classes: Iterable[str] = (),
                  ids: Iterable[str] = (), home_attributes: Iterable[tuple[str, str]] = (),
-                 ) -> set[Signal]:
+                 front_matter: bool = False) -> set[Signal]:
     """(source, number, where) of what a page shows where a site shows its version.
 
     `home_texts`: texts of the page's links to the site's home page (the caller has the
     page's resolved links); `home_attributes`: (where, text) pairs of `home_link_texts`;
     `scope`: bare numbers of the start directory, which also count when the title writes
     them bare ("(Product 17 & Kit 17)" under `/product/17/`); `classes`, `ids`: the page's
-    class tokens and ids (`DocIndex`)."""
+    class tokens and ids (`DocIndex`); `front_matter`: also read the release the page's
+    front matter states in prose (`docscrawl.extract.prose_version`; the start page's)."""
     found: set[Signal] = set()
+    if front_matter:
+        found.update(("banner", n, FRONT_MATTER) for n in front_matter_versions(root))
     for title in _first_title(root):
         text = " ".join(title.itertext())
         found.update(("title", n, "page title") for n in _numbers(text))
@@ -200,11 +220,13 @@ def scope_numbers(site_url: str) -> list[str]:
 
 
 def home_urls(site_url: str) -> frozenset[str]:
-    """The site's home page URLs: the start directory and its index file."""
+    """The site's home page URLs: the start page itself (a manual's first file,
+    `R-intro.html`), the start directory and its index file."""
     parts = urlsplit(site_url)
     directory = parts.path.rsplit("/", 1)[0] + "/"
     base = f"{parts.scheme}://{parts.netloc}{directory}"
-    return frozenset({base, base + "index.html", base + "index.htm"})
+    start = f"{parts.scheme}://{parts.netloc}{parts.path}"
+    return frozenset({start, base, base + "index.html", base + "index.htm"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,8 +261,8 @@ class SiteVersions:
         page is the site's home page (`home_urls`), whose version labels speak for the
         site."""
         if home:
-            self.home_labels |= {("sidebar", value, f"home page {where}")
-                                 for source, value, where in signals if where == "version label"}
+            self.home_labels |= {(source, value, f"home page {where}")
+                                 for source, value, where in signals if where in HOME_WHERES}
         self.pages += 1
         for key in signals:
             self.counts[key] = self.counts.get(key, 0) + 1

@@ -128,7 +128,8 @@ class ExtractPipeline(SessionPipeline):
             site.observe(page_signals(root, homes, site.scope,
                                       classes=index.classes if index is not None else (),
                                       ids=index.ids if index is not None else (),
-                                      home_attributes=home_link_texts(root, base, site.home)),
+                                      home_attributes=home_link_texts(root, base, site.home),
+                                      front_matter=home),
                          home=home)
         extract.version, extract.warnings = site.apply(extract.version, extract.warnings)
         self.session.site_observed(url)

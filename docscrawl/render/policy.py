@@ -15,7 +15,11 @@ The rules, in order:
 4. `client_generator`: a client-rendered generator's shell (Docsify, Redoc, Swagger UI);
 5. a page made by a static-site generator (Sphinx, MkDocs, mdBook, rustdoc, Javadoc,
    DocBook, Hugo, Antora...) is complete: its text is in the HTML by construction (its
-   search page is a JavaScript widget with nothing to render without a query);
+   search page is a JavaScript widget with nothing to render without a query). So is a
+   page whose `<meta name="generator">` names a tool that writes whole pages at build time
+   (`STATIC_WRITERS`: Doxygen, Texinfo's texi2any/makeinfo), unless its HTML links
+   nowhere on the site: Doxygen's start page holds a title and menus its scripts build
+   from `menudata.js`, so rendering it is how its links are found;
 6. a server-rendered page is complete: an application root (rule 7's, or Docusaurus's
    `#__docusaurus`, SvelteKit's `#svelte`, any `[data-server-rendered]`) already holds a
    heading and `RENDERED_ROOT_CHARS` of text outside `nav`, `header`, `footer` and `aside`.
@@ -63,6 +67,7 @@ __all__ = [
     "MIN_TEXT_CHARS",
     "SPARSE_REASONS",
     "STATIC_GENERATORS",
+    "STATIC_WRITERS",
     "complete_scripts",
     "main_text_chars",
     "script_names",
@@ -94,6 +99,9 @@ CLIENT_GENERATORS: tuple[tuple[str, str, str], ...] = (
 )
 STATIC_GENERATORS = frozenset({"sphinx", "mkdocs", "mdbook", "rustdoc", "javadoc", "docbook",
                                "gtkdoc", "hugo", "antora", "asciidoc"})
+# `<meta name="generator">` words of tools that write every page whole at build time and
+# have no extraction profile (their pages' scripts only build menus, trees and search).
+STATIC_WRITERS = re.compile(r"\b(doxygen|texi2any|makeinfo)\b", re.IGNORECASE)
 SPARSE_REASONS = ("main_selector_missing", "client_generator", "empty_app_root",
                   "noscript_requires_javascript", "little_text")
 
@@ -132,6 +140,8 @@ def sparse_reason(
     if _client_generator(root):
         return "client_generator"
     if detect_profile(root) in STATIC_GENERATORS:
+        return None
+    if _static_writer(root) and _links_in_html(root):
         return None
     if _server_rendered(root):
         return None
@@ -193,6 +203,25 @@ def _client_generator(root: etree._Element) -> str | None:
             ):
                 return name
     return None
+
+
+def _static_writer(root: etree._Element) -> bool:
+    """The page says a `STATIC_WRITERS` tool wrote it (`<meta name="generator">`)."""
+    return any((m.get("name") or "").strip().lower() == "generator"
+               and STATIC_WRITERS.search(m.get("content") or "") for m in root.iter("meta"))
+
+
+def _links_in_html(root: etree._Element) -> bool:
+    """The HTML as fetched links to another page of its site: an `<a href>` that is
+    relative (not `#...`, not `javascript:`, no scheme or host)."""
+    for a in root.iter("a"):
+        href = (a.get("href") or "").strip()
+        if href and not href.startswith(("#", "//")) and not _SCHEME.match(href):
+            return True
+    return False
+
+
+_SCHEME = re.compile(r"^[a-zA-Z][\w+.-]*:")
 
 
 def _server_rendered(root: etree._Element) -> bool:

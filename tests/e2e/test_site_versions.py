@@ -161,3 +161,44 @@ def test_the_home_page_version_label_versions_every_page(
         assert (version["value"] or "").startswith(prefix), page["final_url"]
         wheres = {e["where"] for e in version["evidence"] if e["site"]}
         assert wheres == {"home page version label"}, page["final_url"]
+
+
+R_MANUALS = Path("/usr/share/doc/r-doc-html/manual")
+
+
+@pytest.mark.parametrize(("path", "value", "pages"), [
+    ("/texinfo/manual/", "3.1", 3),  # texi2any's Top node: "This manual is for Acme, version 3.1."
+    ("/sphinx_prose/docs/", "2.4", 3),  # "This documentation covers version 2.4 of Acme."
+])
+def test_the_start_page_front_matter_versions_every_page(
+        versions_site: FixtureServer, tmp_path: Path, path: str, value: str,
+        pages: int) -> None:
+    """Texinfo and Sphinx output whose only statement of the release is a sentence of the
+    start page's front matter; the other pages' numbers ("Since version 2.0", "Python
+    3.8") are not read."""
+    out = crawl(versions_site, path, tmp_path / "out")
+    content = [p for p in out.pages if not p["final_url"].endswith(("genindex.html",
+                                                                    "search.html"))]
+    assert len(content) == pages
+    for page in out.pages:
+        version = page["version"]
+        assert version["value"] == value, page["final_url"]
+        assert [(e["source"], e["where"]) for e in version["evidence"] if e["site"]] == [
+            ("banner", "home page front matter sentence")], page["final_url"]
+
+
+def test_r_manuals_are_versioned_from_the_start_manual(tmp_path: Path) -> None:
+    """Debian's r-doc-html, crawled from R-intro.html as the corpus does: only its front
+    matter says "This manual is for R, version 4.2.2 Patched (2022-11-10)."."""
+    if not R_MANUALS.is_dir():
+        pytest.skip(f"{R_MANUALS} is not installed")
+    mount = tmp_path / "site" / "manual"
+    mount.parent.mkdir(parents=True)
+    mount.symlink_to(R_MANUALS)
+    with StaticSite(tmp_path / "site") as server:
+        result = run_crawl(server.url + "/manual/R-intro.html", tmp_path / "out",
+                           "render=never", "max_pages=3")
+    assert result.returncode == 0, result.stderr[-2000:]
+    out = CrawlOutput(tmp_path / "out", result)
+    assert len(out.pages) >= 2
+    assert {p["version"]["value"] for p in out.pages} == {"4.2.2"}

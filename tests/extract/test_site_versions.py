@@ -176,3 +176,56 @@ def test_the_home_page_version_label_speaks_for_the_site(
     elsewhere.observe(_signals(home))
     elsewhere.observe(_signals(other))
     assert elsewhere.evidence() == []
+
+
+def _markup_signals(markup: str) -> set[tuple[str, str, str]]:
+    root = html_root(markup)
+    classes = {c for el in root.iter() if isinstance(el.tag, str)
+               for c in (el.get("class") or "").split()}
+    ids = {el.get("id") for el in root.iter() if isinstance(el.tag, str) and el.get("id")}
+    return page_signals(root, [], classes=classes, ids=ids)
+
+
+def test_a_heading_slug_that_mentions_versions_is_not_a_version_label() -> None:
+    """texi2any's table of contents and headings (R's manuals): the ids are slugs of the
+    headings, "2.3 What is the current version of R?", "5.7.2 ... inversion"; their section
+    numbers are not versions. A short id or class naming a version still is."""
+    texinfo = (
+        '<html><body><div class="contents"><ul class="no-bullet">\n'
+        '    <li><a id="toc-What-is-the-current-version-of-R_003f-1" '
+        'href="#What-is-the-current-version-of-R_003f">2.3 What is the current version of R?'
+        '</a></li>\n'
+        '    <li><a id="toc-Linear-equations-and-inversion-1" '
+        'href="#Linear-equations-and-inversion">5.7.2 Linear equations and inversion</a></li>\n'
+        '</ul></div>\n<span id="Linear-equations-and-inversion-1"></span>'
+        '<h4 class="subsection">5.7.2 Linear equations and inversion</h4>\n</body></html>')
+    assert _markup_signals(texinfo) == set()
+    for name in ('id="projectnumber"', 'class="rtd-version"', 'class="mdVersion"'):
+        chrome = f"<html><body><div {name}>2.8.1</div></body></html>"
+        assert _markup_signals(chrome) == {("sidebar", "2.8.1", "version label")}, name
+
+
+def test_the_start_page_front_matter_speaks_only_where_nothing_is_shared() -> None:
+    """Texinfo's Top node states the release in prose (texi2any's own output); read on the
+    start page (any file name: R's manuals start at R-intro.html), it versions every page;
+    read elsewhere, or where the pages share a version, it does not."""
+    top = html_root((SITES / "texinfo/manual/index.html").read_text(encoding="utf-8"))
+    chapter = html_root((SITES / "texinfo/manual/Installing.html").read_text(encoding="utf-8"))
+    start = "http://d.test/manual/acme.html"
+    site = SiteVersions(start)
+    assert start in site.home
+    site.observe(page_signals(top, [], front_matter=True), home=True)
+    site.observe(page_signals(chapter, [], front_matter=False))
+    info, _ = site.apply(VersionInfo(), [])
+    assert info.value == "3.1"
+    assert [(e.source, e.site, e.where) for e in info.evidence] == [
+        ("banner", True, "home page front matter sentence")]
+    shared = SiteVersions(start)
+    shared.observe(page_signals(top, [], front_matter=True), home=True)
+    for _ in range(4):
+        shared.observe({("title", "3.0", "page title")})
+    assert [e.value for e in shared.evidence()] == ["3.0"]
+    elsewhere = SiteVersions(start)  # the same sentence on another page: one page's signal
+    elsewhere.observe(page_signals(top, [], front_matter=True))
+    elsewhere.observe(page_signals(chapter, []))
+    assert elsewhere.evidence() == []

@@ -215,3 +215,32 @@ def test_only_a_complete_page_teaches_its_scripts() -> None:
     assert complete_scripts(html.fromstring(full + "</body></html>")) == {"menu.js"}
     inline = "<html><body><p>Short page.</p><script>build()</script></body></html>"
     assert reason(inline, inert_scripts={"menu.js"}) == "little_text"
+
+
+VERSIONS = SITES / "versions"
+PAGES = SITES.parent / "pages"
+
+
+@pytest.mark.parametrize("path", [
+    # Doxygen 1.9.4: a globals index with a few entries, a file page with no members
+    # (their menus are built by menu.js from menudata.js, the tree by navtree.js).
+    PAGES / "titles" / "doxygen_globals_index.html",
+    PAGES / "titles_none" / "doxygen_empty_file.html",
+    # texi2any 6.8 with INFO_JS_DIR: a short chapter node loading info.js and modernizr.js.
+    VERSIONS / "texinfo" / "manual" / "Searching.html",
+    VERSIONS / "texinfo" / "manual" / "index.html",
+], ids=lambda p: p.name)
+def test_a_page_its_generator_wrote_whole_is_not_rendered(path: Path) -> None:
+    """Short pages of tools that name themselves in `<meta name="generator">` and write
+    every page at build time are complete, before any complete page taught their scripts."""
+    assert reason(path.read_text(encoding="utf-8")) is None
+
+
+def test_a_start_page_whose_links_only_scripts_write_is_still_rendered() -> None:
+    """Doxygen's start page of an empty main page: its HTML links nowhere on the site
+    (menus and tree come from menudata.js and navtreedata.js); rendering finds its links."""
+    page = (PAGES / "render_policy" / "doxygen_mainpage.html").read_text(encoding="utf-8")
+    assert reason(page) == "little_text"
+    linked = page.replace('<div class="contents">\n',
+                          '<div class="contents">\n<a href="files.html">Files</a>\n')
+    assert linked != page and reason(linked) is None
