@@ -150,7 +150,7 @@ class CrawlSession:
         # template), kept with the crawl state for resumed and incremental crawls.
         self.site_model = SiteModel.load(state_dir, config.site)
         self.pages_held = 0  # pages the extract pipeline holds until the template is warm
-        # The template warm-up sample, chosen when the seed is parsed (template_warmup)
+        # The template warm-up sample, chosen when the seed is parsed (template.warmup)
         self.template_sample: list[str] | None = None
         self.version_cold: set[str] = set()
         self.aggregates = AggregateTracker()

@@ -19,13 +19,13 @@ from scrapy.exceptions import DropItem
 
 from docscrawl.crawl.items import CarriedPage, FetchedPage
 from docscrawl.crawl.ledger import ContentGroup, ContentGroups, GroupKey, SqlSet
+from docscrawl.crawl.stage import SessionPipeline
 from docscrawl.dedup.canonical import CanonicalChoice, choose_canonical, rank
 from docscrawl.dedup.content import content_hash
 from docscrawl.discovery.urls import normalize_url
 from docscrawl.export.records import as_dict
 from docscrawl.extract.model import VersionEvidence
 from docscrawl.extract.version import evidence_of, page_version_key
-from docscrawl.pipelines.base import SessionPipeline
 from docscrawl.vocab import DuplicateReason, Event, FailReason
 
 # The version object of a stored page record, read without parsing the whole record

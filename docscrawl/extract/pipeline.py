@@ -2,7 +2,7 @@
 
 The crawl's `TemplateTable` (`session.site_model.template`) is passed to extraction
 read-only. Until it is frozen, pages are held (their trees kept, at most MAX_HELD) while
-the table learns from the crawl's warm-up sample (`docscrawl.crawl.template_warmup`); then the
+the table learns from the crawl's warm-up sample (`docscrawl.extract.template.warmup`); then the
 held pages and every page after them are judged by the same frozen table. Held pages are
 released early when the crawl has nothing else to fetch (a site smaller than the sample).
 """
@@ -19,14 +19,14 @@ from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet import defer, task
 
 from docscrawl.crawl.items import FetchedPage
-from docscrawl.crawl.template_warmup import Warmup
+from docscrawl.crawl.stage import SessionPipeline
 from docscrawl.extract.model import PageExtract
 from docscrawl.extract.page import extract_page
 from docscrawl.extract.quality import soft_404_reason
 from docscrawl.extract.site_versions import home_link_texts, page_signals
-from docscrawl.extract.template_content import TemplateNotice
-from docscrawl.extract.template_table import TemplateTable
-from docscrawl.pipelines.base import SessionPipeline
+from docscrawl.extract.template.content import TemplateNotice
+from docscrawl.extract.template.table import TemplateTable
+from docscrawl.extract.template.warmup import Warmup
 from docscrawl.vocab import Event, FailReason
 
 logger = logging.getLogger(__name__)

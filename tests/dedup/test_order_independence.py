@@ -19,11 +19,11 @@ from docscrawl.config import CrawlConfig
 from docscrawl.crawl.items import FetchedPage
 from docscrawl.crawl.session import CrawlSession
 from docscrawl.dedup.content import content_hash
+from docscrawl.dedup.pipeline import DedupPipeline
 from docscrawl.discovery.pagetrack import PageTrack
 from docscrawl.extract.model import PageExtract, VersionInfo
 from docscrawl.extract.version import page_version_key
 from docscrawl.inspect.consolidate import PageSummary, plan_merge
-from docscrawl.pipelines.dedup import DedupPipeline
 
 SITE = "https://docs.example/"
 # one page served at four URLs; the second declares no canonical, none does
