@@ -12,15 +12,14 @@ from typing import Any, Self
 from scrapy.crawler import Crawler
 
 from docscrawl.crawl.items import FetchedPage
-from docscrawl.crawl.stage import SessionPipeline
 from docscrawl.extract.template.tracker import TemplateTracker, apply_reclassifications
 
 
-class TemplatePipeline(SessionPipeline):
+class TemplatePipeline:
     """Feeds every extracted page's regions to one TemplateTracker."""
 
     def __init__(self, crawler: Crawler, *, min_pages: int) -> None:
-        super().__init__(crawler)
+        self.crawler = crawler  # its stats
         self.tracker = TemplateTracker(min_pages=min_pages)
 
     @classmethod
