@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 PARTS_ATTRIBUTE = "docscrawl_parts"  # where a crawler keeps its CrawlParts
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class CrawlParts:
     """The parts of one crawl. Filled by `CrawlSession` when the crawl opens."""
 
