@@ -65,8 +65,8 @@ sys.path.insert(0, str(ROOT))
 
 from docscrawl.extract.model import PageExtract  # noqa: E402
 from docscrawl.extract.page import extract_page  # noqa: E402
-from docscrawl.extract.template_table import TemplateTable  # noqa: E402
-from docscrawl.extract.templates import TemplateTracker  # noqa: E402
+from docscrawl.extract.template.table import TemplateTable  # noqa: E402
+from docscrawl.extract.template.tracker import TemplateTracker  # noqa: E402
 from docscrawl.extract.tree import html_root  # noqa: E402
 from tests.support.sitecoverage import html_files  # noqa: E402
 
@@ -466,7 +466,7 @@ def evaluate(name: str, site: Site, limit: int | None, fetch: bool,
     versions: Counter[str] = Counter()
     tracker = TemplateTracker(min_pages=3)
     pages_with_template = reclassified = 0
-    # What a crawl learns first (the TemplateTable of docscrawl.pipelines.extract): one pass
+    # What a crawl learns first (the TemplateTable of docscrawl.extract.pipeline): one pass
     # over the pages feeds it, the timed pass reads it, as the crawl's pages are judged.
     template = site_template(pages, site)
     model = TemplateTable()

@@ -47,7 +47,7 @@ from benchmarks.extraction_eval import (  # noqa: E402
 )
 from docscrawl.extract.headings import heading_level  # noqa: E402
 from docscrawl.extract.page import extract_page  # noqa: E402
-from docscrawl.extract.template_table import TemplateTable  # noqa: E402
+from docscrawl.extract.template.table import TemplateTable  # noqa: E402
 from docscrawl.extract.tree import html_root  # noqa: E402
 from docscrawl.inspect.site_checks import SiteScan  # noqa: E402
 

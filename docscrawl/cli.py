@@ -180,7 +180,7 @@ def _dispatch(args: argparse.Namespace, progress: Progress) -> int:
     elif args.command == "merge":
         # a part a worker left unfinished (killed) is read as it was left
         parts = [OutputDir(path, progress=progress, unfinished=True) for path in args.parts]
-        # merge rebuilds finalize's site model (the extractors): imported only here, so
+        # merge rebuilds the end of a crawl's site model (the extractors): imported only here, so
         # the other commands (search above all) start fast.
         from docscrawl.inspect.merge import merge_outputs
 

@@ -245,6 +245,65 @@ def parse_object(raw: str | bytes) -> dict[str, Any] | None:
     return record if isinstance(record, dict) else None
 
 
+def rewrite_jsonl(path: Path, transform: Callable[[dict[str, Any]], dict[str, Any] | None], *,
+                  leading: tuple[str, ...] = ()) -> None:
+    """Apply `transform` to every line of a JSONL file, streaming into a file that
+    replaces it atomically (`replacing`); torn lines, and lines for which it returns None,
+    are dropped.
+
+    `leading`: keys that open every line, in this order, and the only ones `transform`
+    reads or changes: only they are parsed and written again, the rest of the line is
+    copied as it is (a page line's Markdown and links are most of it). A line that does
+    not open with them is parsed whole."""
+    if not path.exists():
+        return
+    with path.open(encoding="utf-8") as src, replacing(path) as dst:
+        for raw in src:
+            head = _leading_fields(raw, leading) if leading else None
+            if head is not None:
+                fields, rest = head
+                updated = transform(fields)
+                if updated is not None and list(updated) == list(leading):
+                    dst.write(_join_fields(updated, rest))
+                    continue
+            record = parse_object(raw)
+            if record is None:
+                continue
+            result = transform(record)
+            if result is not None:
+                dst.write(dumps_line(result))
+
+
+_DECODER = json.JSONDecoder()
+
+
+def _leading_fields(line: str, keys: tuple[str, ...]) -> tuple[dict[str, Any], str] | None:
+    """The values of `keys` opening a compact JSON line, and the text after them (the
+    remaining fields and the closing brace); None when the line does not open with them."""
+    if not line.startswith("{") or not line.endswith("}\n"):
+        return None
+    fields: dict[str, Any] = {}
+    at = 1
+    try:
+        for key in keys:
+            name = f'"{key}":'
+            if not line.startswith(name, at):
+                return None
+            fields[key], at = _DECODER.raw_decode(line, at + len(name))
+            if line[at] == ",":
+                at += 1
+            elif line[at] != "}":
+                return None
+    except (ValueError, IndexError):
+        return None
+    return fields, line[at:]
+
+
+def _join_fields(fields: dict[str, Any], rest: str) -> str:
+    head = ",".join(dumps_value(key) + ":" + dumps_value(value) for key, value in fields.items())
+    return "{" + head + ("" if rest.startswith("}") else ",") + rest
+
+
 def read_jsonl(path: Path, *, strict: bool = False,
                on_line: Callable[[int], None] | None = None,
                on_torn: Callable[[int], None] | None = None) -> Iterator[dict[str, Any]]:

@@ -88,10 +88,10 @@ DOCSCRAWL_RENDER_WAIT_MS = 10_000  # longest wait for main content after the pag
 DOCSCRAWL_RENDER_RETRIES = 1  # a timed-out or crashed render is retried this often
 
 ITEM_PIPELINES = {
-    "docscrawl.pipelines.extract.ExtractPipeline": 100,
-    "docscrawl.pipelines.templates.TemplatePipeline": 150,
-    "docscrawl.pipelines.dedup.DedupPipeline": 200,
-    "docscrawl.pipelines.export.ExportPipeline": 900,
+    "docscrawl.extract.pipeline.ExtractPipeline": 100,
+    "docscrawl.extract.template.pipeline.TemplatePipeline": 150,
+    "docscrawl.dedup.pipeline.DedupPipeline": 200,
+    "docscrawl.export.pipeline.ExportPipeline": 900,
 }
 EXTENSIONS = {
     "scrapy.extensions.logstats.LogStats": None,
@@ -118,7 +118,7 @@ DOCSCRAWL_TEMPLATE_MIN_PAGES = 3
 # The links of those regions written once per site, in templates.jsonl (export.templates);
 # False keeps every link inline in pages.jsonl and structure.jsonl.
 DOCSCRAWL_TEMPLATE_LINKS = True
-# Hold the first pages until the template table learned from its warm-up sample (template_warmup).
+# Hold the first pages until the template table learned from its warm-up sample (template.warmup).
 DOCSCRAWL_TEMPLATE_WARMUP = True
 # Retrieval chunks: target size in approximate tokens (see README), hard maximum (0: 2x target).
 DOCSCRAWL_CHUNK_TOKENS = 400

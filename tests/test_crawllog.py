@@ -46,8 +46,8 @@ def test_dumps_line_with_pre_encoded_values_is_the_same_line() -> None:
 
 
 def test_rewrite_parses_only_the_leading_fields_and_keeps_the_rest(tmp_path) -> None:
-    from docscrawl.crawl.finalize import PAGE_LEADING_FIELDS, page_updater, rewrite_jsonl
-    from docscrawl.jsonl import dumps_line
+    from docscrawl.crawl.finish import PAGE_LEADING_FIELDS, page_updater
+    from docscrawl.jsonl import dumps_line, rewrite_jsonl
 
     lead = {"id": "sha256:a", "canonical_url": "https://d.example/a", "observed_urls": [],
             "discovery": [], "sitemap_lastmod": None}

@@ -1,9 +1,12 @@
-"""What the spider hands to the item pipelines: one fetched HTML page, parsed once."""
+"""What the spider hands to the item pipelines (one fetched HTML page, parsed once; a page
+carried over), and how a stage ends a page's story early (`PageEnded`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
+
+from scrapy.exceptions import DropItem
 
 from docscrawl.discovery.pagetrack import PageTrack
 
@@ -34,7 +37,7 @@ class FetchedPage:
     # for the re-crawl
     found_links: list[tuple[str, str, int]] | None = None
     # locators of the page's regions the template learner found repeated across pages
-    # (`pipelines.templates`): their links go to templates.jsonl (`export.templates`)
+    # (`extract.template.pipeline`): their links go to templates.jsonl (`export.templates`)
     template_locators: frozenset[str] = frozenset()
 
     def __repr__(self) -> str:
@@ -64,3 +67,14 @@ class CarriedPage:
 
     def __repr__(self) -> str:
         return f"<CarriedPage {self.track.url} ({self.status})>"
+
+
+class PageEnded(DropItem):
+    """A stage ended the page (failed, duplicate): its terminal event and the event's
+    fields. The stages never write terminal events; the export stage writes every page's
+    one (`ExportPipeline.ended`, on Scrapy's `item_dropped`)."""
+
+    def __init__(self, message: str, event: str, **fields: Any) -> None:
+        super().__init__(message, log_level="DEBUG")
+        self.event = event
+        self.fields = fields

@@ -1,22 +1,28 @@
-"""Resuming an interrupted JOBDIR run: the session rebuilt from the files it left.
+"""Resuming an interrupted JOBDIR run: what its files say, as data, and the resume state.
 
-`docscrawl.crawl.resume` reads those files (crawl log, frontier journal, pages); this module
-puts what they say back into a new `CrawlSession`: its crawl log, frontier, written
-records, deduplication groups and incremental state.
+`docscrawl.crawl.resume` reads and writes the JOBDIR files (crawl log replay, frontier
+journal, pages). Here: `read_resume` gathers what they say into one `ResumeData`, which
+each part of the new crawl takes back on its own (the crawl log, the frontier, the output
+files, deduplication, the incremental state); `written_tracks` gives the page tracks of the
+pages already written; `ResumeState` is the resume's own part: the journal this run
+writes, and the URLs the interrupted run left without an outcome.
 """
 
 from __future__ import annotations
 
 import logging
+from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from docscrawl.crawl.finalize import resolve_renames
-from docscrawl.crawl.ledger import ContentGroup
 from docscrawl.crawl.resume import (
     FRONTIER_JOURNAL,
     RUN_MARKER,
+    JobJournal,
+    JournalReplay,
     LogReplay,
+    PageSummary,
     cut_torn_tail,
     records_of,
     replay_journal,
@@ -25,14 +31,14 @@ from docscrawl.crawl.resume import (
     reported_changes,
     roll_back_unlogged,
 )
-from docscrawl.discovery.pagetrack import PageTrack
+from docscrawl.discovery.pagetrack import PageTrack, track_fields
 from docscrawl.discovery.urls import normalize_url
-from docscrawl.extract.version import evidence_of, page_version_key
 from docscrawl.jsonl import expand_jsonl, read_json_object, read_jsonl
 from docscrawl.vocab import OUTPUT_FILES
 
 if TYPE_CHECKING:
-    from docscrawl.crawl.session import CrawlSession
+    from docscrawl.discovery.frontier import Frontier
+    from docscrawl.incremental.recrawl import Incremental
 
 logger = logging.getLogger(__name__)
 
@@ -52,45 +58,58 @@ def prepare_resume(out_dir: Path, jobdir: Path) -> LogReplay:
     return replay
 
 
-def restore_session(session: CrawlSession, replay: LogReplay) -> None:
-    """Rebuild the crawl log, frontier, written records, dedup groups and state of the
-    interrupted run from its files."""
-    assert session.jobdir is not None
-    previous = read_json_object(session.run_dir / "run.json")
-    marker = read_json_object(session.jobdir / RUN_MARKER)
-    session.started_at = (marker.get("started_at") or previous.get("started_at")
-                          or session.started_at)
-    session.resumes = int(marker.get("resumes") or 0) + 1
-    session.log.restore(open_urls=replay.open, closed=replay.closed, events=replay.events,
-                     skip_reasons=replay.skip_reasons,
-                     failure_reasons=replay.failure_reasons,
-                     skip_examples=replay.skip_examples)
-    reported, counts = reported_changes(session.run_dir / "changes.jsonl")
-    session.incremental.restore_reported(reported, counts)
-    journal = replay_journal(session.jobdir / FRONTIER_JOURNAL)
-    session.frontier.restore(
-        replay.discovered,
-        ((fields, key in journal.inherited) for key, fields in journal.claims.items()),
-        limited=replay.limited,
+@dataclass
+class ResumeData:
+    """Everything the interrupted run's files say that the resumed crawl takes back."""
+
+    started_at: str | None
+    resumes: int  # this resume's number
+    log: LogReplay
+    journal: JournalReplay
+    pages: dict[str, PageSummary]  # written page records by canonical URL
+    reported: set[str]  # canonical URLs already in changes.jsonl
+    change_counts: Counter[str]
+    chunk_lines: int
+    structure_lines: int
+    offers: dict[str, dict[str, Any]] = field(default_factory=dict)  # open URL -> offer
+
+    @property
+    def open(self) -> list[str]:
+        """URLs the interrupted run left without an outcome, in discovery order."""
+        return self.log.open
+
+
+def read_resume(run_dir: Path, jobdir: Path, replay: LogReplay) -> ResumeData:
+    """What the interrupted run's files (already `prepare_resume`d) say."""
+    previous = read_json_object(run_dir / "run.json")
+    marker = read_json_object(jobdir / RUN_MARKER)
+    journal = replay_journal(jobdir / FRONTIER_JOURNAL)
+    reported, counts = reported_changes(run_dir / "changes.jsonl")
+    return ResumeData(
+        started_at=marker.get("started_at") or previous.get("started_at"),
+        resumes=int(marker.get("resumes") or 0) + 1,
+        log=replay, journal=journal,
+        pages=replay_pages(run_dir / "pages.jsonl"),
+        reported=reported, change_counts=counts,
+        chunk_lines=sum(1 for _ in read_jsonl(run_dir / "chunks.jsonl")),
+        structure_lines=sum(1 for _ in read_jsonl(run_dir / "structure.jsonl")),
+        offers={url: journal.offers[url] for url in replay.open if url in journal.offers},
     )
-    for url, key in replay.duplicate_urls:
-        session.frontier.restore_alias(url, key, replay.discovered.get(url))
-    session.resume_open = replay.open
-    session.resume_offers = {url: journal.offers[url] for url in replay.open
-                          if url in journal.offers}
-    pages = replay_pages(session.run_dir / "pages.jsonl")
-    session.pages.count = len(pages)
-    session.chunks.count = sum(1 for _ in read_jsonl(session.run_dir / "chunks.jsonl"))
-    session.structure.count = sum(1 for _ in read_jsonl(session.run_dir / "structure.jsonl"))
-    _repair_state(session, replay, pages)  # before replayed merges mark rows seen
-    for url, (_, canonical) in replay.written.items():
-        summary = pages.get(canonical)
+
+
+def written_tracks(frontier: Frontier, data: ResumeData) -> list[PageTrack]:
+    """Mark the tracks of the pages the interrupted run wrote as written (with the URLs
+    and discovery their records list); returns the tracks made for pages the frontier
+    does not hold (`restored_tracks`: the end of the crawl reads them too)."""
+    restored: list[PageTrack] = []
+    for url, (_, canonical) in data.log.written.items():
+        summary = data.pages.get(canonical)
         if summary is None:
             continue
-        track = session.frontier.track_for(url)
+        track = frontier.track_for(url)
         if track is None:
             track = PageTrack(url, normalize_url(url), 0)
-            session.restored_tracks.append(track)
+            restored.append(track)
         for observed in summary.observed_urls:
             track.observe(observed)
         for entry in summary.discovery:
@@ -98,44 +117,39 @@ def restore_session(session: CrawlSession, replay: LogReplay) -> None:
         track.sitemap_lastmod = track.sitemap_lastmod or summary.sitemap_lastmod
         track.mark_written(canonical, listed=(
             len(summary.observed_urls), len(summary.discovery), summary.sitemap_lastmod))
-    for old, new in journal.renames:
-        session.renames[old] = new
-    session.relabels.update(journal.relabels)
-    for url, target in replay.redirects:  # the target's page gained the source's URLs
-        source, page = session.frontier.track_for(url), session.frontier.track_for(target)
+    for url, target in data.log.redirects:  # the target's page gained the source's URLs
+        source, page = frontier.track_for(url), frontier.track_for(target)
         if source is not None and page is not None and page is not source:
             page.absorb(source)
-    resolved = resolve_renames(session.renames)
-    for url, duplicate_of in replay.same_content:
-        track = session.frontier.track_for(url)
+    return restored
+
+
+def merged_tracks(frontier: Frontier, data: ResumeData,
+                  renames: dict[str, str]) -> list[tuple[str, PageTrack]]:
+    """The content duplicates the interrupted run logged: (the canonical URL of the
+    record they joined, their track)."""
+    merged = []
+    for url, duplicate_of in data.log.same_content:
+        track = frontier.track_for(url)
         if track is not None:
             track.observe(track.key)  # the URL it was fetched at
-            session.record_merged(resolved.get(duplicate_of, duplicate_of), track)
-    for summary in pages.values():
-        canonical = resolved.get(summary.canonical_url, summary.canonical_url)
-        session.content_groups.setdefault(
-            (page_version_key(evidence_of(summary.version), summary.final_url),
-             summary.content_hash),
-            ContentGroup(canonical, journal.declared.get(canonical, True)))
-        session.canonicals_taken.add(canonical)
-    logger.info("docscrawl: resuming run %s (resume %d): %d pages written, %d URLs open",
-                session.incremental.run.run_id, session.resumes, len(pages), len(replay.open))
+            merged.append((renames.get(duplicate_of, duplicate_of), track))
+    return merged
 
 
-def _repair_state(session: CrawlSession, replay: LogReplay, pages: dict[str, Any]) -> None:
+def repair_state(incremental: Incremental, run_dir: Path, data: ResumeData) -> None:
     """A page whose outcome was logged but whose state row or changes line was not
     written before the kill gets them now."""
-    incremental = session.incremental
     run_id = incremental.run.run_id
     todo: dict[str, tuple[str, str]] = {}
-    for url, (event, canonical) in replay.written.items():
+    for url, (event, canonical) in data.log.written.items():
         row = incremental.row_for(canonical)
         if (row is None or row.last_seen_run != run_id
                 or not incremental.was_reported(canonical)):
             todo[canonical] = (event, url)
     if not todo:
         return
-    records, chunks = records_of(session.run_dir, set(todo))
+    records, chunks = records_of(run_dir, set(todo))
     for canonical, (event, url) in todo.items():
         record = records.get(canonical)
         if record is None:
@@ -143,10 +157,60 @@ def _repair_state(session: CrawlSession, replay: LogReplay, pages: dict[str, Any
         row = incremental.row_for(canonical)
         if event == "unchanged" and row is not None:
             incremental.unchanged(row, etag=None, last_modified=None,
-                                  observed_urls=pages[canonical].observed_urls,
+                                  observed_urls=data.pages[canonical].observed_urls,
                                   body_digest=None)
         else:
             incremental.fresh(record, chunks.get(canonical, []),
                               body_digest=record.get("body_hash"),
                               extra_urls=[normalize_url(url)])
     logger.info("docscrawl: resume: state brought up to date for %d page(s)", len(todo))
+
+
+class ResumeState:
+    """Pause and resume (JOBDIR): the journal this run writes (none without a JOBDIR),
+    and, after a resume, what the interrupted run left open."""
+
+    def __init__(self, jobdir: Path | None, *, append: bool) -> None:
+        self.jobdir = jobdir
+        self.journal = JobJournal(jobdir, append=append) if jobdir is not None else None
+        self.resumed = False
+        self.open: list[str] = []  # URLs the interrupted run left without an outcome
+        self.offers: dict[str, dict[str, Any]] = {}  # their frontier journal lines
+        self.restored_tracks: list[PageTrack] = []  # written, not in the frontier
+
+    def take(self, data: ResumeData, restored_tracks: list[PageTrack]) -> None:
+        """What a resume found that the spider still has to finish."""
+        self.resumed = True
+        self.open, self.offers = data.open, data.offers
+        self.restored_tracks = restored_tracks
+
+    def journal_offer(self, url: str, reason: str, source: str | None, depth: int,
+                      lastmod: str | None, inherit: PageTrack | None) -> None:
+        """JOBDIR: a first-seen URL, before its `discovered` event."""
+        if self.journal is not None:
+            self.journal.offer(url, reason, source, depth, lastmod,
+                               track_fields(inherit) if inherit else None)
+
+    def journal_claim(self, track: PageTrack, *, inherited: bool) -> None:
+        """JOBDIR: a claimed page fetch, before its request exists."""
+        if self.journal is not None:
+            self.journal.claim(track_fields(track), inherited=inherited)
+
+    def journal_group(self, canonical: str, declared: bool) -> None:
+        """JOBDIR: whether a content group's canonical URL came from a rel=canonical."""
+        if self.journal is not None:
+            self.journal.group(canonical, declared)
+
+    def journal_rename(self, old: str, new: str, fields: dict[str, Any]) -> None:
+        """JOBDIR: a written page's better canonical URL (`DedupState.rename_canonical`)."""
+        if self.journal is not None:
+            self.journal.rename(old, new, fields)
+
+    def mark(self, marker: dict[str, Any]) -> None:
+        """JOBDIR: write the run marker (run id, directories, status)."""
+        if self.journal is not None:
+            self.journal.mark(marker)
+
+    def close(self) -> None:
+        if self.journal is not None:
+            self.journal.close()

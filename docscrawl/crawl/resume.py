@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from docscrawl.jsonl import dumps_line, read_jsonl, replacing
+from docscrawl.jsonl import JsonlWriter, dumps_line, read_jsonl, replacing, write_json_atomic
 from docscrawl.vocab import TERMINAL
 
 RUN_MARKER = "docscrawl_run.json"
@@ -270,3 +270,42 @@ def read_marker(jobdir: Path) -> dict[str, Any] | None:
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) else None
+
+
+# ---- writing the JOBDIR files -------------------------------------------------------------
+
+
+class JobJournal:
+    """The JOBDIR files this run writes as it goes: the frontier journal (one line per
+    first-seen URL, claimed fetch, content group and rename) and the run marker."""
+
+    def __init__(self, jobdir: Path, *, append: bool) -> None:
+        self.jobdir = jobdir
+        self._journal = JsonlWriter(jobdir / FRONTIER_JOURNAL, append=append)
+
+    def offer(self, url: str, reason: str, source: str | None, depth: int,
+              lastmod: str | None, inherit: dict[str, Any] | None) -> None:
+        """A first-seen URL, before its `discovered` event (`inherit`: track fields)."""
+        self._journal.write({"kind": "offer", "url": url, "reason": reason,
+                             "source": source, "depth": depth, "lastmod": lastmod,
+                             "inherit": inherit})
+
+    def claim(self, track: dict[str, Any], *, inherited: bool) -> None:
+        """A claimed page fetch (its track's fields), before its request exists."""
+        self._journal.write({"kind": "claim", "track": track, "inherited": inherited})
+
+    def group(self, canonical: str, declared: bool) -> None:
+        """Whether a content group's canonical URL came from a rel=canonical."""
+        self._journal.write({"kind": "group", "canonical": canonical, "declared": declared})
+
+    def rename(self, old: str, new: str, fields: dict[str, Any]) -> None:
+        """A written page's better canonical URL, and the fields its records take."""
+        self._journal.write({"kind": "rename", "old": old, "new": new, "fields": fields})
+
+    def mark(self, marker: dict[str, Any]) -> None:
+        """Write the run marker (`RUN_MARKER`), atomically."""
+        self.jobdir.mkdir(parents=True, exist_ok=True)
+        write_json_atomic(self.jobdir / RUN_MARKER, marker)
+
+    def close(self) -> None:
+        self._journal.close()

@@ -15,7 +15,7 @@ Memory is bounded: every page keeps its 1-3 sample hashes; only the `MAX_CANDIDA
 longest pages (the only ones that can contain several others) keep all their hashes.
 The verdict is drawn once, at the end of the crawl (the chapters may come after the print
 view), then confirmed by reading the parts whole (`confirm`: they must hold 90% of the
-aggregate's text), and the written records follow (`docscrawl.crawl.session`).
+aggregate's text), and the written records follow (`docscrawl.crawl.finish`).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Every worker adds the pages it extracts and reads the sums back, so all workers judge
 pages by one table: the same site template is left out of every page whichever worker
-fetched it (`docscrawl.extract.template_table`). A page counts once (its `page_key`, in
+fetched it (`docscrawl.extract.template.table`). A page counts once (its `page_key`, in
 a set): a task re-delivered after a worker died, or a duplicate URL, is not counted again.
 The keys live beside the shared frontier's (`docscrawl.distributed.KEY_NAMES`), so a
 crawl's `reset` deletes them too.
@@ -65,7 +65,7 @@ class SharedTemplateCounts:
                 {int(s, 16): int(n) for s, n in counts.items()})
 
     def sample(self, urls: list[str] | None = None) -> list[str] | None:
-        """The crawl's warm-up sample (`template_warmup`): `urls` is stored unless one
+        """The crawl's warm-up sample (`template.warmup`): `urls` is stored unless one
         was stored first; returns the stored one (None when nobody stored one)."""
         if urls is not None:
             self.redis.set(self.sample_key, json.dumps(urls), nx=True)

@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urldefrag
 
-from docscrawl.crawl.finalize import rewrite_jsonl
 from docscrawl.export.templates import TemplateLinks, join_links
+from docscrawl.jsonl import rewrite_jsonl
 
 logger = logging.getLogger(__name__)
 

@@ -76,7 +76,7 @@ def _page_record(page: FetchedPage, shared: dict[str, Any]) -> dict[str, Any]:
     track = page.track
     assert page.canonical_url is not None and page.content_hash is not None
     return {
-        # First the fields an end-of-crawl update may change (finalize.PAGE_LEADING_FIELDS)
+        # First the fields an end-of-crawl update may change (finish.PAGE_LEADING_FIELDS)
         "id": page_id(page.canonical_url),
         "canonical_url": page.canonical_url,
         "observed_urls": list(track.observed),

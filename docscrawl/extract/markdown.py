@@ -91,7 +91,7 @@ class MainRender:
     warnings: list[ExtractionWarning] = field(default_factory=list)
     # Per block: how many headings, code blocks, links and warnings were rendered when it
     # ended, so a block can be taken out afterwards with what it rendered
-    # (`template_content.without_blocks`) instead of rendering the page again.
+    # (`template.content.without_blocks`) instead of rendering the page again.
     marks: list[tuple[int, int, int, int]] = field(default_factory=list)
     # The element of each block (by ordinal), so a block is found without an XPath query.
     elements: dict[int, etree._Element] = field(default_factory=dict)

@@ -79,7 +79,7 @@ class Region:
     # links; None for the main content. `templates.TemplateTracker` compares them.
     signature: str | None = None
     # True for a block of the main element the site repeats on most pages
-    # (`template_table.template_blocks`): left out of the Markdown, headings and chunks.
+    # (`template.table.template_blocks`): left out of the Markdown, headings and chunks.
     template: bool = False
 
 
@@ -166,5 +166,5 @@ class PageExtract:
     warnings: list[ExtractionWarning] = field(default_factory=list)
     main_locator: str | None = None
     # Signatures of the blocks at the edges of the main content, before template blocks
-    # were left out (`template_table.page_signatures`): what the crawl feeds its TemplateTable.
+    # were left out (`template.table.page_signatures`): what the crawl feeds its TemplateTable.
     signatures: list[int] = field(default_factory=list)

@@ -24,7 +24,7 @@ from docscrawl.extract.profiles import profile_for, select
 from docscrawl.extract.regions import RegionMap, classify
 from docscrawl.extract.section_path import active_sidebar_trail
 from docscrawl.extract.site_profile import SiteSelectors
-from docscrawl.extract.template_content import (
+from docscrawl.extract.template.content import (
     Dropped,
     placed,
     template_elements,
@@ -32,7 +32,7 @@ from docscrawl.extract.template_content import (
     with_template_regions,
     without_blocks,
 )
-from docscrawl.extract.template_table import TemplateTable, page_signatures, sign_blocks
+from docscrawl.extract.template.table import TemplateTable, page_signatures, sign_blocks
 from docscrawl.extract.tree import PARSE_NOTE
 from docscrawl.extract.version import detect_version
 

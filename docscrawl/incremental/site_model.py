@@ -2,7 +2,7 @@
 
 - `versions`: version signals every page of the scope shares (`extract.site_versions`);
 - `fragment_params`: query parameters that act as in-page anchors (`discovery.fragment_params`);
-- `template`: the blocks the site's template repeats (`extract.template_table`).
+- `template`: the blocks the site's template repeats (`extract.template.table`).
 
 Kept in one compact JSON file, `site_model.json`, next to `state.sqlite3`, replaced
 atomically now and then, when the crawl pauses and at its end; a resumed or incremental
@@ -19,7 +19,7 @@ from pathlib import Path
 
 from docscrawl.discovery.fragment_params import FragmentParams
 from docscrawl.extract.site_versions import SiteVersions
-from docscrawl.extract.template_table import TemplateTable
+from docscrawl.extract.template.table import TemplateTable
 from docscrawl.jsonl import write_json_atomic
 
 logger = logging.getLogger(__name__)

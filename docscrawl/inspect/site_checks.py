@@ -36,7 +36,7 @@ from collections import Counter
 from typing import Any
 
 from docscrawl.extract.main_heading import top_heading
-from docscrawl.extract.template_content import (
+from docscrawl.extract.template.content import (
     common_path,
     content_root,
     locator_css,

@@ -2,7 +2,8 @@
 
 It only finds URLs, asks the frontier whether to fetch them, follows redirects itself (so
 that every hop passes the same policy) and hands parsed HTML pages to the pipelines.
-Extraction, deduplication and export happen in `docscrawl.pipelines`.
+Extraction, deduplication and export happen in each stage's `pipeline` module
+(`docscrawl.extract.pipeline`, `docscrawl.dedup.pipeline`, `docscrawl.export.pipeline`).
 """
 
 from __future__ import annotations
@@ -26,7 +27,6 @@ from docscrawl.crawl.failures import classify_failure
 from docscrawl.crawl.items import CarriedPage, FetchedPage
 from docscrawl.crawl.parse import response_root
 from docscrawl.crawl.session import CrawlSession
-from docscrawl.crawl.template_warmup import sample_of
 from docscrawl.discovery.budget import Budget, declared_indexes, is_link_listing, link_rank
 from docscrawl.discovery.frontier import Action, origin_of
 from docscrawl.discovery.hashroutes import hash_route_links
@@ -41,6 +41,7 @@ from docscrawl.discovery.urls import (
 from docscrawl.extract.links import discovery_links
 from docscrawl.extract.metadata import canonical_href
 from docscrawl.extract.page import PageStructure, page_structure
+from docscrawl.extract.template.warmup import sample_of
 from docscrawl.incremental.carry import CarriedLines
 from docscrawl.incremental.recrawl import body_hash
 from docscrawl.incremental.state import FoundLink, StateRow

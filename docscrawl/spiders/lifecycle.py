@@ -25,6 +25,7 @@ from docscrawl.crawl.parse import is_html_type
 from docscrawl.crawl.politeness import politeness_summary
 from docscrawl.crawl.resume import read_marker
 from docscrawl.crawl.session import CrawlSession, SessionOptions
+from docscrawl.crawl.stage import CrawlParts
 from docscrawl.discovery.budget import BODY
 from docscrawl.discovery.frontier import Action
 from docscrawl.discovery.netguard import ALLOW_LINK_LOCAL_SETTING
@@ -116,7 +117,8 @@ class CrawlLifecycle:
         run_id, resume = self._resume_run
         options = SessionOptions.from_settings(
             settings, jobdir=self._jobdir, run_id=run_id, resume=resume)
-        self.session = CrawlSession(self.config, options, stats=self.crawler.stats)
+        self.session = CrawlSession(self.config, options, stats=self.crawler.stats,
+                                    parts=CrawlParts.of(self.crawler))
         self.session.frontier.guard.allow_link_local = settings.getbool(
             ALLOW_LINK_LOCAL_SETTING)
         self.session.politeness = politeness_summary(settings)

@@ -8,7 +8,6 @@ import contextlib
 import itertools
 import random
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -19,11 +18,11 @@ from docscrawl.config import CrawlConfig
 from docscrawl.crawl.items import FetchedPage
 from docscrawl.crawl.session import CrawlSession
 from docscrawl.dedup.content import content_hash
+from docscrawl.dedup.pipeline import DedupPipeline
 from docscrawl.discovery.pagetrack import PageTrack
 from docscrawl.extract.model import PageExtract, VersionInfo
 from docscrawl.extract.version import page_version_key
 from docscrawl.inspect.consolidate import PageSummary, plan_merge
-from docscrawl.pipelines.dedup import DedupPipeline
 
 SITE = "https://docs.example/"
 # one page served at four URLs; the second declares no canonical, none does
@@ -39,7 +38,7 @@ def label(url: str) -> VersionInfo:
 
 def run_pipeline(tmp_path: Path, order: list[tuple[str, str | None]]) -> CrawlSession:
     session = CrawlSession(CrawlConfig(site=SITE, out_dir=tmp_path))
-    pipeline = DedupPipeline(SimpleNamespace(spider=SimpleNamespace(session=session)))
+    pipeline = DedupPipeline(session.parts)
     for url, declared in order:
         track = PageTrack(url, url, 1)
         track.observe(url)
@@ -57,7 +56,7 @@ def final_canonical(session: CrawlSession) -> str:
     """The group's canonical URL (written records follow it at the end: `renames`)."""
     keys = {(page_version_key([], url), content_hash(MARKDOWN)) for url in SPELLINGS}
     (key,) = keys  # all four spellings are one version
-    return session.content_groups.get(key).canonical
+    return session.parts.dedup.content_groups.get(key).canonical
 
 
 @pytest.mark.parametrize("declared", [None, SITE + "guide/index.html"])
@@ -82,7 +81,7 @@ def test_the_kept_record_takes_the_version_of_its_canonical_page(tmp_path: Path)
         session = run_pipeline(tmp_path / str(n), [(url, None) for url in order])
         canonical = final_canonical(session)
         written = label(order[0]).value
-        fields = session.relabels.get(canonical) or {"version": {"value": written}}
+        fields = session.parts.dedup.relabels.get(canonical) or {"version": {"value": written}}
         labels.add((canonical, fields["version"]["value"]))
     assert labels == {(SITE + "guide/", "2.0")}
 

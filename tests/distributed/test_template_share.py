@@ -1,4 +1,4 @@
-"""One template table for the whole crawl: the warm-up sample (`docscrawl.crawl.template_warmup`)
+"""One template table for the whole crawl: the warm-up sample (`docscrawl.extract.template.warmup`)
 judged the same whatever order its pages arrive in, in one process or in two workers
 sharing a real redis-server (`docscrawl.distributed.template_counts`)."""
 
@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import random
 
-from docscrawl.crawl.template_warmup import SAMPLE_PAGES, Warmup, sample_of
 from docscrawl.distributed import SharedFrontier
 from docscrawl.distributed.template_counts import SharedTemplateCounts
-from docscrawl.extract.template_table import TemplateTable
+from docscrawl.extract.template.table import TemplateTable
+from docscrawl.extract.template.warmup import SAMPLE_PAGES, Warmup, sample_of
 
 SITE = "http://docs.example/docs/"
 HEADER, FOOTER = 11, 12  # signatures the site's template repeats

@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from docscrawl.crawl.template_warmup import SAMPLE_PAGES
 from docscrawl.demo.server import StaticSite
+from docscrawl.extract.template.warmup import SAMPLE_PAGES
 from docscrawl.inspect.check import run_checks
 from docscrawl.inspect.output import OutputDir
 from tests.conftest import crawl, read_jsonl

@@ -16,7 +16,7 @@ import pytest
 from docscrawl.extract.markdown import render_main
 from docscrawl.extract.model import Block, ExtractionWarning
 from docscrawl.extract.page import extract_page, page_structure
-from docscrawl.extract.template_content import (
+from docscrawl.extract.template.content import (
     TEMPLATE_WARNING,
     TemplateNotice,
     content_root,
@@ -24,7 +24,7 @@ from docscrawl.extract.template_content import (
     template_elements,
     without_blocks,
 )
-from docscrawl.extract.template_table import (
+from docscrawl.extract.template.table import (
     TemplateTable,
     list_items,
     page_signatures,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from docscrawl.extract.model import Region
-from docscrawl.extract.templates import TemplateTracker
+from docscrawl.extract.template.tracker import TemplateTracker
 
 
 def region(kind: str, signature: str | None, links: int = 5, locator: str = "/html/body/div[1]"
@@ -89,7 +89,7 @@ def test_apply_reclassifications_relabels_regions_and_their_links() -> None:
     import parsel
 
     from docscrawl.extract.page import extract_page
-    from docscrawl.extract.templates import apply_reclassifications
+    from docscrawl.extract.template.tracker import apply_reclassifications
 
     html = """<html><body><div class="zone"><span><a href="/a">A</a> <a href="/b">B</a>
     <a href="/c">C</a></span></div><main><h1>T</h1><p>Body text.</p></main></body></html>"""

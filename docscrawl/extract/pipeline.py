@@ -1,8 +1,8 @@
 """Pipeline step 1: run the pure extraction over the page's one parsed tree.
 
-The crawl's `TemplateTable` (`session.site_model.template`) is passed to extraction
+The crawl's `TemplateTable` (`site_model.template`) is passed to extraction
 read-only. Until it is frozen, pages are held (their trees kept, at most MAX_HELD) while
-the table learns from the crawl's warm-up sample (`docscrawl.crawl.template_warmup`); then the
+the table learns from the crawl's warm-up sample (`docscrawl.extract.template.warmup`); then the
 held pages and every page after them are judged by the same frozen table. Held pages are
 released early when the crawl has nothing else to fetch (a site smaller than the sample).
 """
@@ -14,19 +14,18 @@ import time
 from typing import Any, Self
 
 from scrapy.crawler import Crawler
-from scrapy.exceptions import DropItem
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet import defer, task
 
-from docscrawl.crawl.items import FetchedPage
-from docscrawl.crawl.template_warmup import Warmup
+from docscrawl.crawl.items import FetchedPage, PageEnded
+from docscrawl.crawl.stage import CrawlParts
 from docscrawl.extract.model import PageExtract
 from docscrawl.extract.page import extract_page
 from docscrawl.extract.quality import soft_404_reason
 from docscrawl.extract.site_versions import home_link_texts, page_signals
-from docscrawl.extract.template_content import TemplateNotice
-from docscrawl.extract.template_table import TemplateTable
-from docscrawl.pipelines.base import SessionPipeline
+from docscrawl.extract.template.content import TemplateNotice
+from docscrawl.extract.template.table import TemplateTable
+from docscrawl.extract.template.warmup import Warmup
 from docscrawl.vocab import Event, FailReason
 
 logger = logging.getLogger(__name__)
@@ -35,13 +34,15 @@ QUIET_SECONDS = 2.0  # held pages are released when no page arrived for this lon
 CHECK_SECONDS = 0.5  # ... and the downloader is idle (checked this often)
 MAX_HELD = 48  # pages held at most while the sample is incomplete (then: give up)
 TEMPLATE_WARN_AFTER = 12  # pages judged by the frozen table before the template warning
+SAVE_EVERY = 50  # pages between two saves of the site model
 
 
-class ExtractPipeline(SessionPipeline):
+class ExtractPipeline:
     """FetchedPage -> FetchedPage with `.extract` filled; a crash is a `parse_error`."""
 
-    def __init__(self, crawler: Crawler, *, warmup: bool = True) -> None:
-        super().__init__(crawler)
+    def __init__(self, crawler: Crawler, parts: CrawlParts, *, warmup: bool = True) -> None:
+        self.crawler = crawler  # its engine: is the downloader idle (held pages)
+        self.parts = parts
         self.warmup = warmup
         self._held: list[defer.Deferred[None]] = []
         self._last_arrival = 0.0
@@ -51,7 +52,8 @@ class ExtractPipeline(SessionPipeline):
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
-        return cls(crawler, warmup=crawler.settings.getbool("DOCSCRAWL_TEMPLATE_WARMUP", True))
+        return cls(crawler, CrawlParts.of(crawler),
+                   warmup=crawler.settings.getbool("DOCSCRAWL_TEMPLATE_WARMUP", True))
 
     def close_spider(self) -> None:
         if self._held:
@@ -62,13 +64,13 @@ class ExtractPipeline(SessionPipeline):
 
     @property
     def template_table(self) -> TemplateTable:
-        return self.session.site_model.template
+        return self.parts.site_model.template
 
     @property
     def warm(self) -> Warmup:
         if self._warmup is None:
             self._warmup = Warmup(self.template_table)
-            self.session.log.terminal_hooks.append(self._warmup.settle)
+            self.parts.log.terminal_hooks.append(self._warmup.settle)
         return self._warmup
 
     async def process_item(self, item: Any) -> Any:
@@ -80,7 +82,7 @@ class ExtractPipeline(SessionPipeline):
             first = self._extract(item, None)  # cold: only its signatures are kept
             warm = self.warm
             warm.offer((item.track.url, item.track.key, item.final_url), first.signatures,
-                       self.session.template_sample)
+                       self.parts.template_sample)
             if len(self._held) >= MAX_HELD:
                 warm.give_up()
             if warm.check():
@@ -88,7 +90,7 @@ class ExtractPipeline(SessionPipeline):
             else:
                 waiter: defer.Deferred[None] = defer.Deferred()
                 self._held.append(waiter)
-                self.session.pages_held = len(self._held)
+                self.parts.report.pages_held = len(self._held)
                 self._watch()
                 await maybe_deferred_to_future(waiter)
         item.extract = self._extract(item, model)
@@ -99,9 +101,9 @@ class ExtractPipeline(SessionPipeline):
         extract = item.extract
         soft = soft_404_reason(extract.title, extract.main_heading, extract.markdown)
         if soft:
-            self.session.log.record(item.track.url, Event.FAILED, reason=FailReason.SOFT_404,
-                                    rule=soft, status=item.status, fetch_mode=item.fetch_mode)
-            raise DropItem(f"soft 404 {item.final_url}", log_level="DEBUG")
+            raise PageEnded(f"soft 404 {item.final_url}", Event.FAILED,
+                            reason=FailReason.SOFT_404, rule=soft, status=item.status,
+                            fetch_mode=item.fetch_mode)
         return item
 
     def _note_template(self, extract: PageExtract, url: str) -> None:
@@ -119,7 +121,8 @@ class ExtractPipeline(SessionPipeline):
     def _site_version(self, root: Any, structure: Any, extract: PageExtract, url: str) -> None:
         """Feed the page's version signals to the site's model, then add what every page
         shares to this page's version (`docscrawl.extract.site_versions`)."""
-        site = self.session.site_model.versions
+        model = self.parts.site_model
+        site = model.versions
         home = url in site.home  # its version label speaks for the site: always read
         if site.wants_page() or home:
             homes = (link.text for link in extract.links if link.url in site.home)
@@ -132,7 +135,11 @@ class ExtractPipeline(SessionPipeline):
                                       front_matter=home),
                          home=home)
         extract.version, extract.warnings = site.apply(extract.version, extract.warnings)
-        self.session.site_observed(url)
+        # a page extracted before the site's version evidence was known is completed at
+        # the end (`ColdPages`); the site model is saved now and then
+        self.parts.cold.note(url, site)
+        if site.offered % SAVE_EVERY == 0:
+            model.save()
 
     def _extract(self, item: FetchedPage, model: TemplateTable | None) -> PageExtract:
         try:
@@ -140,10 +147,10 @@ class ExtractPipeline(SessionPipeline):
                                 template_table=model)
         except Exception as exc:
             logger.exception("docscrawl: extraction failed for %s", item.final_url)
-            self.session.log.record(item.track.url, Event.FAILED, reason=FailReason.PARSE_ERROR,
-                                    rule=f"{type(exc).__name__}: {exc}"[:300],
-                                    status=item.status, fetch_mode=item.fetch_mode)
-            raise DropItem(f"parse_error {item.final_url}", log_level="DEBUG") from None
+            raise PageEnded(f"parse_error {item.final_url}", Event.FAILED,
+                            reason=FailReason.PARSE_ERROR,
+                            rule=f"{type(exc).__name__}: {exc}"[:300],
+                            status=item.status, fetch_mode=item.fetch_mode) from None
 
     def _watch(self) -> None:
         if self._loop is None:
@@ -167,6 +174,6 @@ class ExtractPipeline(SessionPipeline):
             self._loop.stop()
         self._loop = None
         held, self._held = self._held, []
-        self.session.pages_held = 0
+        self.parts.report.pages_held = 0
         for waiter in held:
             waiter.callback(None)

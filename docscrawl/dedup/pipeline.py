@@ -13,20 +13,22 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any, Self
 
-from scrapy.exceptions import DropItem
-
-from docscrawl.crawl.items import CarriedPage, FetchedPage
+from docscrawl.crawl.items import CarriedPage, FetchedPage, PageEnded
 from docscrawl.crawl.ledger import ContentGroup, ContentGroups, GroupKey, SqlSet
+from docscrawl.crawl.stage import CrawlParts
 from docscrawl.dedup.canonical import CanonicalChoice, choose_canonical, rank
 from docscrawl.dedup.content import content_hash
+from docscrawl.dedup.state import record_merged
 from docscrawl.discovery.urls import normalize_url
 from docscrawl.export.records import as_dict
 from docscrawl.extract.model import VersionEvidence
 from docscrawl.extract.version import evidence_of, page_version_key
-from docscrawl.pipelines.base import SessionPipeline
 from docscrawl.vocab import DuplicateReason, Event, FailReason
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
 
 # The version object of a stored page record, read without parsing the whole record
 # (its evidence list holds flat objects of version tokens: the first "]}" closes it).
@@ -38,19 +40,26 @@ def _stored_evidence(record_json: str | None) -> list[VersionEvidence]:
     return evidence_of(json.loads(match.group(1))) if match else []
 
 
-class DedupPipeline(SessionPipeline):
+class DedupPipeline:
     """Sets `canonical_url` and `content_hash`; drops content duplicates as `duplicate`.
 
-    Its groups and the canonical URLs in use are the session's (kept in the crawl's
-    ledger, on disk: they grow with the site)."""
+    Its groups and the canonical URLs in use are the crawl's `DedupState` (kept in the
+    crawl's ledger, on disk: they grow with the site)."""
+
+    def __init__(self, parts: CrawlParts) -> None:
+        self.parts = parts
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        return cls(CrawlParts.of(crawler))
 
     @property
     def _groups(self) -> ContentGroups:
-        return self.session.content_groups
+        return self.parts.dedup.content_groups
 
     @property
     def _taken(self) -> SqlSet:
-        return self.session.canonicals_taken
+        return self.parts.dedup.canonicals_taken
 
     def process_item(self, item: Any) -> Any:
         if isinstance(item, CarriedPage):
@@ -64,15 +73,14 @@ class DedupPipeline(SessionPipeline):
             return self._carried(stored)
         key = (page_version_key(item.extract.version.evidence, item.final_url), digest)
         choice = choose_canonical(item.final_url, item.extract.canonical_href,
-                                  self.session.frontier.scope)
+                                  self.parts.frontier.scope)
         group = self._groups.get(key)
         if group is not None:
             # The URL the group was written under, before a better one may replace it:
             # a variant differing from it by one query parameter teaches the frontier.
-            self.session.frontier.params.learn_duplicate(item.track.url, group.canonical)
+            self.parts.frontier.params.learn_duplicate(item.track.url, group.canonical)
             self._reelect(key, group, choice, item)
-            self._merge_duplicate(item, group.canonical)
-            raise DropItem(f"duplicate of {group.canonical}", log_level="DEBUG")
+            raise self._merge_duplicate(item, group.canonical)
         if choice.warning:
             item.warnings.append({"code": choice.warning[0], "detail": choice.warning[1]})
         canonical = self._unused(item, choice.url)
@@ -80,19 +88,19 @@ class DedupPipeline(SessionPipeline):
         declared = choice.declared and canonical == choice.url
         self._groups.put(key, ContentGroup(canonical, declared))
         self._taken.add(canonical)
-        self.session.journal_group(canonical, declared)
+        self.parts.resume.journal_group(canonical, declared)
         return item
 
     def _stored_unchanged(self, item: FetchedPage, digest: str) -> CarriedPage | None:
         """The page as the last crawl stored it, when its content hash is unchanged."""
-        incremental = self.session.incremental
+        incremental = self.parts.incremental
         row = incremental.row_for(item.track.key) or incremental.row_for(item.final_url)
         if row is None or not row.can_carry_over or row.content_hash != digest:
             return None
         lines = incremental.lines_for(row)
         if lines is None:  # the previous output no longer holds them: extracted again
             return None
-        if not self.session.templates.available(lines.page):
+        if not self.parts.outputs.templates.available(lines.page):
             return None  # its template blocks are gone: written as extracted
         return CarriedPage(
             track=item.track, row=row, lines=lines, final_url=item.final_url, status=item.status,
@@ -109,8 +117,7 @@ class DedupPipeline(SessionPipeline):
         group = self._groups.get(key)
         if group is not None or row.canonical_url in self._taken:
             canonical = group.canonical if group is not None else row.canonical_url
-            self._merge_duplicate(item, canonical)
-            raise DropItem(f"duplicate of {canonical}", log_level="DEBUG")
+            raise self._merge_duplicate(item, canonical)
         self._groups.put(key, ContentGroup(row.canonical_url, declared=True))
         self._taken.add(row.canonical_url)
         return item
@@ -123,11 +130,10 @@ class DedupPipeline(SessionPipeline):
         item.warnings.append({"code": "canonical_conflict",
                               "detail": f"{canonical} already names a page with other content"})
         if own in self._taken:
-            self.session.log.record(item.track.url, Event.FAILED,
-                                    reason=FailReason.CANONICAL_CONFLICT,
-                                    rule=f"canonical URL {own} already taken",
-                                    status=item.status, fetch_mode=item.fetch_mode)
-            raise DropItem(f"canonical conflict {own}", log_level="DEBUG")
+            raise PageEnded(f"canonical conflict {own}", Event.FAILED,
+                            reason=FailReason.CANONICAL_CONFLICT,
+                            rule=f"canonical URL {own} already taken",
+                            status=item.status, fetch_mode=item.fetch_mode)
         return own
 
     def _reelect(self, key: GroupKey, group: ContentGroup, choice: CanonicalChoice,
@@ -139,7 +145,7 @@ class DedupPipeline(SessionPipeline):
             if choice.declared and not group.declared:
                 group.declared = True
                 self._groups.put(key, group)
-                self.session.journal_group(group.canonical, True)
+                self.parts.resume.journal_group(group.canonical, True)
             return
         if choice.url in self._taken:
             return
@@ -147,19 +153,21 @@ class DedupPipeline(SessionPipeline):
                                                              declared=group.declared):
             self._taken.discard(group.canonical)
             self._taken.add(choice.url)
-            self.session.rename_canonical(group.canonical, choice.url, {
-                "version": as_dict(item.extract.version), "title": item.extract.title})
+            fields = {"version": as_dict(item.extract.version), "title": item.extract.title}
+            self.parts.dedup.rename_canonical(group.canonical, choice.url, fields)
+            self.parts.resume.journal_rename(group.canonical, choice.url, fields)
             group.canonical, group.declared = choice.url, choice.declared
             self._groups.put(key, group)
-            self.session.journal_group(choice.url, choice.declared)
+            self.parts.resume.journal_group(choice.url, choice.declared)
 
-    def _merge_duplicate(self, item: FetchedPage | CarriedPage, canonical: str) -> None:
+    def _merge_duplicate(self, item: FetchedPage | CarriedPage, canonical: str) -> PageEnded:
+        """The page joins the record written at `canonical`; the end of its story."""
         track = item.track
         track.observe(item.final_url)
-        self.session.frontier.params.learn_duplicate(track.url, canonical)
-        self.session.record_merged(canonical, track)
-        self.session.log.record(
-            track.url, Event.DUPLICATE, reason=DuplicateReason.SAME_CONTENT, duplicate_of=canonical,
-            status=item.status, redirect_chain=track.redirect_chain,
+        self.parts.frontier.params.learn_duplicate(track.url, canonical)
+        record_merged(self.parts.incremental, canonical, track)
+        return PageEnded(
+            f"duplicate of {canonical}", Event.DUPLICATE, reason=DuplicateReason.SAME_CONTENT,
+            duplicate_of=canonical, status=item.status, redirect_chain=track.redirect_chain,
             fetch_mode=item.fetch_mode,
         )

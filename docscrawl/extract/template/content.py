@@ -1,6 +1,6 @@
-"""Leaving the site's template out of a page's main content (see `template_table`).
+"""Leaving the site's template out of a page's main content (see `template.table`).
 
-The blocks `template_table.template_blocks` calls template are found again in the tree by
+The blocks `template.table.template_blocks` calls template are found again in the tree by
 their locators and become regions of their own (`template: true`), so their links are
 reported as navigation. They are taken out of the one rendering of the page with what
 they rendered (`without_blocks`): the page is never rendered twice.
@@ -18,7 +18,7 @@ from lxml import etree
 from docscrawl.extract.markdown import MainRender
 from docscrawl.extract.model import Block, ExtractionWarning, Link, Region
 from docscrawl.extract.regions import RegionMap
-from docscrawl.extract.template_table import (
+from docscrawl.extract.template.table import (
     SHAPE_LINK_SHARE,
     Signed,
     TemplateBlock,

@@ -212,7 +212,7 @@ class TemplateTable:
     on the set of pages seen, not on their order or on how often one was fetched. With
     `share_with(counts)` the counters live in a store every worker of a distributed crawl
     adds to; `refresh()` reads it back. `freeze()` fixes the verdicts: a crawl judges
-    every page by one table (`docscrawl.crawl.template_warmup`).
+    every page by one table (`docscrawl.extract.template.warmup`).
     """
 
     def __init__(self, *, min_pages: int = 6, share: float = 0.5,

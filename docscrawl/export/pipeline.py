@@ -1,5 +1,9 @@
 """Pipeline step 3: chunk the page, write its lines, log the outcome, update the state.
 
+This stage writes the terminal event of every page that entered the pipelines: `extracted`
+or `unchanged` for the pages it writes, and the event an earlier stage ended a page with
+(`PageEnded`: failed, duplicate), on Scrapy's `item_dropped` signal.
+
 A fresh page is chunked (`docscrawl.chunking.chunker`) and written to pages, structure and chunks,
 then logged `extracted` and stored in the incremental state. A carried-over page (304, an
 identical body, or an unchanged normalized content hash, decided upstream) is written from
@@ -7,30 +11,32 @@ its lines in the previous output (`docscrawl.incremental.carry`) and logged `unc
 
 The item a page yields is its page record as written, so `scrapy crawl docs -O pages.jsonl`
 (or `FEEDS`) gives page records too; only pages.jsonl gets the end-of-crawl updates
-(`docscrawl.crawl.finalize`: aliases found later, a better canonical URL).
+(`docscrawl.crawl.finish`: aliases found later, a better canonical URL).
 """
 
 from __future__ import annotations
 
 from typing import Any, Self
 
+from scrapy import signals
 from scrapy.crawler import Crawler
 
 from docscrawl.chunking.chunker import chunk_page
-from docscrawl.crawl.items import CarriedPage, FetchedPage
+from docscrawl.crawl.items import CarriedPage, FetchedPage, PageEnded
+from docscrawl.crawl.stage import CrawlParts
 from docscrawl.export.records import SHARED_FIELDS, page_id, page_records
 from docscrawl.incremental.state import StateRow
 from docscrawl.jsonl import dumps_line, dumps_value
-from docscrawl.pipelines.base import SessionPipeline
 from docscrawl.vocab import Event, UnchangedReason
 
 
-class ExportPipeline(SessionPipeline):
-    """Appends one line per page (and per chunk), flushed at once."""
+class ExportPipeline:
+    """Appends one line per page (and per chunk), flushed at once; writes each page's
+    terminal event."""
 
-    def __init__(self, crawler: Crawler, *, chunk_tokens: int, chunk_max: int | None,
+    def __init__(self, parts: CrawlParts, *, chunk_tokens: int, chunk_max: int | None,
                  template_links: bool = True) -> None:
-        super().__init__(crawler)
+        self.parts = parts
         self.chunk_tokens = chunk_tokens
         self.chunk_max = chunk_max
         self.template_links = template_links  # False: every link inline, no templates.jsonl
@@ -38,9 +44,21 @@ class ExportPipeline(SessionPipeline):
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
         settings = crawler.settings
-        return cls(crawler, chunk_tokens=settings.getint("DOCSCRAWL_CHUNK_TOKENS"),
-                   chunk_max=settings.getint("DOCSCRAWL_CHUNK_MAX_TOKENS") or None,
-                   template_links=settings.getbool("DOCSCRAWL_TEMPLATE_LINKS", True))
+        pipeline = cls(CrawlParts.of(crawler),
+                       chunk_tokens=settings.getint("DOCSCRAWL_CHUNK_TOKENS"),
+                       chunk_max=settings.getint("DOCSCRAWL_CHUNK_MAX_TOKENS") or None,
+                       template_links=settings.getbool("DOCSCRAWL_TEMPLATE_LINKS", True))
+        crawler.signals.connect(pipeline.dropped, signal=signals.item_dropped)
+        return pipeline
+
+    def dropped(self, item: Any, exception: BaseException) -> None:
+        """Scrapy's `item_dropped`: a page an earlier stage ended gets its event."""
+        if isinstance(exception, PageEnded) and isinstance(item, FetchedPage | CarriedPage):
+            self.ended(item, exception)
+
+    def ended(self, item: FetchedPage | CarriedPage, end: PageEnded) -> None:
+        """Write the terminal event of a page a stage ended (`PageEnded`)."""
+        self.parts.log.record(item.track.url, end.event, **end.fields)
 
     def process_item(self, item: Any) -> Any:
         if isinstance(item, CarriedPage):
@@ -50,8 +68,8 @@ class ExportPipeline(SessionPipeline):
         return self._write_fresh(item)
 
     def _write_fresh(self, item: FetchedPage) -> dict[str, Any]:
-        session = self.session
-        keep = session.templates.keep(item.template_locators) if self.template_links else None
+        outputs = self.parts.outputs
+        keep = outputs.templates.keep(item.template_locators) if self.template_links else None
         record, structure, blocks = page_records(item, keep)
         record["body_hash"] = item.body_digest
         ext = item.extract
@@ -66,23 +84,23 @@ class ExportPipeline(SessionPipeline):
         shared = {key: dumps_value(record[key])  # encoded once
                   for key in SHARED_FIELDS if key in record}
         record_line = dumps_line(record, shared)
-        session.templates.write(blocks)  # before the first line that references them
-        session.pages.write_raw(record_line)
+        outputs.templates.write(blocks)  # before the first line that references them
+        outputs.pages.write_raw(record_line)
         structure_line = dumps_line(structure, shared)
         del structure, shared  # a big page's records are tens of MB: one copy at a time
-        session.structure.write_raw(structure_line)
+        outputs.structure.write_raw(structure_line)
         chunk_text = "".join(dumps_line(chunk) for chunk in chunks)
-        session.chunks.write_joined(chunk_text, len(chunks))
-        session.record_written(record["canonical_url"], item.track)
-        session.aggregates.observe(record["canonical_url"], ext.markdown)
-        session.log.record(
+        outputs.chunks.write_joined(chunk_text, len(chunks))
+        item.track.mark_written(record["canonical_url"])
+        self.parts.dedup.aggregates.observe(record["canonical_url"], ext.markdown)
+        self.parts.log.record(
             item.track.url, Event.EXTRACTED, status=item.status,
             redirect_chain=item.track.redirect_chain, fetch_mode=item.fetch_mode,
             parser=ext.generator or "html", elapsed_ms=item.elapsed_ms,
             size=item.size, page_id=record["id"], canonical_url=record["canonical_url"],
             chunks=len(chunks),
         )
-        session.incremental.fresh(record, chunks, body_digest=item.body_digest,
+        self.parts.incremental.fresh(record, chunks, body_digest=item.body_digest,
                                   extra_urls=[item.track.key], links=item.found_links)
         item.extract = None  # nothing per page stays in memory after it is written
         return record  # the item is the page record: Scrapy's -O / FEEDS write it
@@ -91,19 +109,19 @@ class ExportPipeline(SessionPipeline):
                     etag: str | None, last_modified: str | None) -> dict[str, Any]:
         """Write the page's lines again as the previous output holds them; log
         `unchanged`."""
-        session = self.session
+        outputs = self.parts.outputs
         lines = item.lines
         record = getattr(item, "record", None) or lines.record()
         track = item.track
         for url in record.get("observed_urls") or []:
             track.observe(url)
-        session.templates.carry(lines.page)  # its blocks, before the line
-        session.pages.write_raw(lines.page)  # written as they are, whatever they hold
+        outputs.templates.carry(lines.page)  # its blocks, before the line
+        outputs.pages.write_raw(lines.page)  # written as they are, whatever they hold
         if lines.structure:
-            session.structure.write_raw(lines.structure)
-        session.chunks.write_joined(lines.chunks, lines.chunk_count)
-        session.record_written(row.canonical_url, track)
-        session.log.record(
+            outputs.structure.write_raw(lines.structure)
+        outputs.chunks.write_joined(lines.chunks, lines.chunk_count)
+        track.mark_written(row.canonical_url)
+        self.parts.log.record(
             track.url, Event.UNCHANGED, status=item.status, redirect_chain=track.redirect_chain,
             fetch_mode=item.fetch_mode, elapsed_ms=item.elapsed_ms, size=item.size,
             page_id=page_id(row.canonical_url), canonical_url=row.canonical_url,
@@ -111,7 +129,7 @@ class ExportPipeline(SessionPipeline):
                     else UnchangedReason.SAME_CONTENT),
             parsed=item.parsed,
         )
-        session.incremental.unchanged(row, etag=etag, last_modified=last_modified,
+        self.parts.incremental.unchanged(row, etag=etag, last_modified=last_modified,
                                       observed_urls=list(track.observed),
                                       body_digest=item.body_digest, links=item.found_links)
         return record or {"id": page_id(row.canonical_url), "canonical_url": row.canonical_url}

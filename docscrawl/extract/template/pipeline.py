@@ -1,7 +1,7 @@
 """Pipeline step 1b: template navigation across pages of the same crawl.
 
 A region whose link set (its `signature`) repeats on several pages is template navigation
-(`docscrawl.extract.templates.TemplateTracker`); regions left `unknown` by the page alone
+(`docscrawl.extract.template.tracker.TemplateTracker`); regions left `unknown` by the page alone
 are relabelled. Memory is bounded by the tracker's signature cap.
 """
 
@@ -12,15 +12,14 @@ from typing import Any, Self
 from scrapy.crawler import Crawler
 
 from docscrawl.crawl.items import FetchedPage
-from docscrawl.extract.templates import TemplateTracker, apply_reclassifications
-from docscrawl.pipelines.base import SessionPipeline
+from docscrawl.extract.template.tracker import TemplateTracker, apply_reclassifications
 
 
-class TemplatePipeline(SessionPipeline):
+class TemplatePipeline:
     """Feeds every extracted page's regions to one TemplateTracker."""
 
     def __init__(self, crawler: Crawler, *, min_pages: int) -> None:
-        super().__init__(crawler)
+        self.crawler = crawler  # its stats
         self.tracker = TemplateTracker(min_pages=min_pages)
 
     @classmethod

@@ -6,7 +6,7 @@ one site (one process or several workers, a resume) would leave different blocks
 So the table learns from a sample every crawl agrees on: the seed page and in-scope pages
 it links to, spread evenly over its links in document order (`SAMPLE_PAGES` in all),
 chosen by the spider when it parses the seed (`sample_of`), which fetches them first. Pages are held
-(`docscrawl.pipelines.extract`) until every page of the sample was counted or ended
+(`docscrawl.extract.pipeline`) until every page of the sample was counted or ended
 otherwise (failed, skipped: `settle`); then the table is frozen and every page, the held
 ones first, is judged by it. The frozen table is kept in the crawl state, so resumed and
 incremental crawls judge by it too. In distributed mode the sample and the counts live in
@@ -24,7 +24,7 @@ import hashlib
 from collections.abc import Callable, Iterable
 
 from docscrawl.discovery.urls import normalize_url
-from docscrawl.extract.template_table import TemplateTable
+from docscrawl.extract.template.table import TemplateTable
 
 __all__ = ["SAMPLE_PAGES", "Warmup", "sample_of"]
 

@@ -1,0 +1,41 @@
+"""The output files one crawl writes line by line into its run directory.
+
+pages, chunks and structure are appended a page at a time (every line complete and
+flushed); `templates.jsonl` is written by its `TemplateWriter` (which also reads the
+previous run's blocks, for carried-over pages). A resumed run appends to the files the
+interrupted one left (`append`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from docscrawl.export.templates import TemplateWriter
+from docscrawl.jsonl import JsonlWriter
+from docscrawl.runs import published_dir
+
+
+class OutputFiles:
+    """pages.jsonl, chunks.jsonl, structure.jsonl and templates.jsonl of one run."""
+
+    def __init__(self, out_dir: Path, run_dir: Path, *, append: bool) -> None:
+        self.run_dir = run_dir
+        self.pages = JsonlWriter(run_dir / "pages.jsonl", append=append)
+        self.chunks = JsonlWriter(run_dir / "chunks.jsonl", append=append)
+        self.structure = JsonlWriter(run_dir / "structure.jsonl", append=append)
+        previous = published_dir(out_dir)
+        self.templates = TemplateWriter(  # the previous run's blocks, for carried pages
+            run_dir, append=append, previous=previous if previous != out_dir else None)
+
+    def path(self, name: str) -> Path:
+        """Where the run's file `name` is written."""
+        return self.run_dir / name
+
+    def recount(self, *, pages: int, chunks: int, structure: int) -> None:
+        """Resume: the lines the interrupted run already wrote count as written."""
+        self.pages.count, self.chunks.count, self.structure.count = pages, chunks, structure
+
+    def close(self) -> None:
+        """Close pages, chunks and structure (templates.jsonl ends with the crawl)."""
+        for writer in (self.pages, self.chunks, self.structure):
+            writer.close()
