@@ -55,7 +55,7 @@ MAX_TASK_CHARS = 1_000_000  # a task JSON this long is not one (they are a few h
 
 KEY_NAMES = ("seen", "untold", "claims", "tasks", "dead", "stats", "state", "workers",
              "workers_seen",
-             # docscrawl.distributed.template_counts's and docscrawl.distributed.redirects's (reset
+             # docscrawl.distributed.template_counts's and docscrawl.redirects.redis's (reset
              # deletes them)
              "template_pages", "template_counts", "template_settled", "template_sample",
              "redirect_outcomes", "redirect_waits", "redirect_targets")

@@ -27,6 +27,7 @@ from scrapy.http import Request, Response
 from scrapy.utils.response import get_base_url
 from twisted.python.failure import Failure
 
+from docscrawl.admission.base import Admission, CrawlHooks, build_admission
 from docscrawl.config import CrawlConfig, build_config
 from docscrawl.crawl.crawllog import install_log_redaction, utc_now
 from docscrawl.crawl.failures import classify_failure
@@ -41,7 +42,6 @@ from docscrawl.discovery.urls import strip_fragment, without_userinfo
 from docscrawl.extract.page import page_structure
 from docscrawl.incremental.carry import CarriedLines
 from docscrawl.incremental.state import StateRow
-from docscrawl.spiders.admission import Admission, CrawlHooks, LocalAdmission, build_admission
 from docscrawl.spiders.decision import (
     CarryOver,
     End,
@@ -118,13 +118,13 @@ class DocsSpider(scrapy.Spider):
             sitemap=self.parse_sitemap, llms_txt=self.parse_llms_txt,
             failed=self.resource_failed))
         budget = (Budget() if self.config.max_pages is not None and not session.resumed
-                  and isinstance(self.admission, LocalAdmission) else None)
+                  and self.admission.budget_here else None)
         self.offers = Offers(session, self.admission, self.resources.park, budget=budget)
         self.links = PageLinks(session, template_warmup=self.settings.getbool(
             "DOCSCRAWL_TEMPLATE_WARMUP", True))
-        self.resume = Resume(session, self.admission, self.offers, self._track_request)
+        self.resume = Resume(session, self.admission, self.offers, self.page_request)
         self.admission.open(session, CrawlHooks(
-            schedule=self._schedule, page_request=self._track_request,
+            schedule=self._schedule, page_request=self.page_request,
             robots_known=self._robots_known))
 
     def _on_idle(self, spider: scrapy.Spider) -> None:
@@ -180,8 +180,10 @@ class DocsSpider(scrapy.Spider):
     def resource_failed(self, failure: Failure) -> None:
         self.resources.resource_failed(failure)
 
-    def page_request(self, track: PageTrack, url: str) -> Request:
-        """The request fetching a claimed page (conditional when the state knows it)."""
+    def page_request(self, track: PageTrack) -> Request:
+        """The request fetching a claimed page, at its key (conditional when the state
+        knows it)."""
+        url = track.key
         meta: dict[str, Any] = {TRACK: track, "handle_httpstatus_all": True,
                                 "dont_redirect": True}
         row = self.session.incremental.row_for(url)
@@ -192,9 +194,6 @@ class DocsSpider(scrapy.Spider):
         return Request(url, callback=self.parse_page, errback=self.page_failed,
                        priority=-track.depth + (track.key in sample), meta=meta,
                        headers=headers)
-
-    def _track_request(self, track: PageTrack) -> Request:
-        return self.page_request(track, track.key)
 
     # -- pages ------------------------------------------------------------------------
 
@@ -337,8 +336,8 @@ class DocsSpider(scrapy.Spider):
         track.redirect_chain = chain
         follow = self.offers.offer(target, "redirect", response.url, track.depth,
                                    inherit=track)
-        self.admission.redirected(track, target, reason=reason, status=response.status,
-                                  chain=chain)
+        self.admission.redirects.redirected(track.url, track.key, target, reason=reason,
+                                            status=response.status, chain=chain)
         yield from follow
 
     def page_failed(self, failure: Failure) -> list[Request]:

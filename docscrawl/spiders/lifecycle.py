@@ -37,8 +37,8 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.settings import Settings
 
+    from docscrawl.admission.base import Admission
     from docscrawl.config import CrawlConfig
-    from docscrawl.spiders.admission import Admission
     from docscrawl.spiders.offers import Offers
 
 logger = logging.getLogger(__name__)

@@ -21,11 +21,11 @@ from docscrawl.discovery.urls import is_crawlable_url, without_userinfo
 if TYPE_CHECKING:
     from scrapy.http import Request
 
+    from docscrawl.admission.base import Admission
     from docscrawl.crawl.session import CrawlSession
     from docscrawl.discovery.frontier import Verdict
     from docscrawl.discovery.pagetrack import PageTrack
     from docscrawl.incremental.state import FoundLink
-    from docscrawl.spiders.admission import Admission
 
 # An origin and the offer to make again once its robots.txt is known: the requests to make
 # now (its robots.txt, the first time).

@@ -29,8 +29,8 @@ from docscrawl.vocab import Event, FailReason
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
+    from docscrawl.admission.base import Admission
     from docscrawl.crawl.session import CrawlSession
-    from docscrawl.spiders.admission import Admission
 
 logger = logging.getLogger(__name__)
 
@@ -87,7 +87,7 @@ class SiteResources:
     def robots_known(self, origin: str) -> list[Request] | None:
         """None when the frontier knows the origin's robots.txt; else the requests asking
         for it (none when it was asked for already)."""
-        if origin in self.session.frontier.robots:
+        if self.session.frontier.robots_known(origin):
             return None
         return self.robots_request_once(origin)
 
