@@ -19,7 +19,7 @@ from scrapy.crawler import Crawler
 from docscrawl.chunking.chunker import chunk_page
 from docscrawl.crawl.items import CarriedPage, FetchedPage
 from docscrawl.export.records import SHARED_FIELDS, page_id, page_records
-from docscrawl.incremental.state import StateRow
+from docscrawl.incremental.rows import StateRow
 from docscrawl.jsonl import dumps_line, dumps_value
 from docscrawl.pipelines.base import SessionPipeline
 from docscrawl.vocab import Event, UnchangedReason

@@ -41,7 +41,7 @@ from docscrawl.discovery.refresh import meta_refresh_target
 from docscrawl.discovery.urls import strip_fragment, without_userinfo
 from docscrawl.extract.page import page_structure
 from docscrawl.incremental.carry import CarriedLines
-from docscrawl.incremental.state import StateRow
+from docscrawl.incremental.rows import StateRow
 from docscrawl.spiders.decision import (
     CarryOver,
     End,

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from docscrawl.crawl.session import CrawlSession
     from docscrawl.discovery.pagetrack import PageTrack
     from docscrawl.extract.page import PageStructure
-    from docscrawl.incremental.state import FoundLink
+    from docscrawl.incremental.rows import FoundLink
 
 REGION_TO_DISCOVERY = {
     "sidebar_navigation": "sidebar",

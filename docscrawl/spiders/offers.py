@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from docscrawl.crawl.session import CrawlSession
     from docscrawl.discovery.frontier import Verdict
     from docscrawl.discovery.pagetrack import PageTrack
-    from docscrawl.incremental.state import FoundLink
+    from docscrawl.incremental.rows import FoundLink
 
 # An origin and the offer to make again once its robots.txt is known: the requests to make
 # now (its robots.txt, the first time).

@@ -19,7 +19,7 @@ from docscrawl.vocab import Meta
 if TYPE_CHECKING:
     from docscrawl.crawl.session import CrawlSession
     from docscrawl.incremental.carry import CarriedLines
-    from docscrawl.incremental.state import StateRow
+    from docscrawl.incremental.rows import StateRow
 
 STATE_CANONICAL = Meta.STATE_CANONICAL
 
