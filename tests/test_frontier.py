@@ -161,3 +161,14 @@ def test_an_alias_and_the_page_share_one_track() -> None:
     assert skipped.reason == "robots" and frontier.track_for(f"{SITE}private/x.html") is None
     assert frontier.offer(f"{SITE}private/x.html", "in_page", SITE, 1).action == "known"
     assert list(frontier.tracks()) == [track]
+
+
+def test_robots_known_and_allows_are_the_frontiers_answers() -> None:
+    """The spider's parking, a distributed worker's held tasks and a rendered page's guard
+    ask the frontier about robots.txt instead of reading its policies themselves."""
+    frontier = make_frontier()
+    other = "https://cdn.example.com"
+    assert frontier.robots_known(ORIGIN) and not frontier.robots_known(other)
+    assert not frontier.robots_allows(f"{SITE}private/x.html")
+    assert frontier.robots_allows(f"{SITE}guide.html")
+    assert frontier.robots_allows(f"{other}/private/x.js")  # not known here: it goes

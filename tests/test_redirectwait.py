@@ -1,4 +1,4 @@
-"""Redirect sources end with their target's outcome (docscrawl.crawl.redirectwait, CrawlLog)."""
+"""Redirect sources end with their target's outcome (docscrawl.redirects, CrawlLog)."""
 
 from __future__ import annotations
 

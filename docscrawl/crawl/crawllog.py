@@ -13,9 +13,10 @@ from collections.abc import Callable, Iterable, MutableSet
 from datetime import UTC, datetime
 from typing import Any
 
-from docscrawl.crawl.redirectwait import Outcome, RedirectWaits, Waiter, source_outcome
 from docscrawl.discovery.urls import redact_userinfo
 from docscrawl.jsonl import JsonlWriter
+from docscrawl.redirects.base import Outcome, Waiter, source_outcome
+from docscrawl.redirects.local import RedirectWaits
 from docscrawl.vocab import TERMINAL, Event, FailReason
 
 logger = logging.getLogger(__name__)
@@ -113,7 +114,7 @@ class CrawlLog:
     def redirected(self, source: str, target: str, *, reason: str, status: int | None,
                    chain: Iterable[str], page: str | None = None) -> None:
         """`source` redirects to `target` (the URL whose page the redirect leads to): it
-        ends with `target`'s outcome (`docscrawl.crawl.redirectwait`), now when `target` has
+        ends with `target`'s outcome (`docscrawl.redirects`), now when `target` has
         ended, else when it does. `page`: the canonical URL of `target`'s page, when the
         caller knows it was written."""
         waiter = Waiter(source, reason, status, tuple(chain))

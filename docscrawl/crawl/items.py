@@ -51,7 +51,7 @@ class CarriedPage:
     extraction."""
 
     track: PageTrack
-    row: Any  # docscrawl.incremental.state.StateRow
+    row: Any  # docscrawl.incremental.rows.StateRow
     lines: Any  # docscrawl.incremental.carry.CarriedLines: what is written again
     final_url: str
     status: int

@@ -251,6 +251,16 @@ class Frontier:
             return Verdict(Action.SKIP, SkipReason.ROBOTS, decision.rule or "robots.txt")
         return None
 
+    def robots_known(self, origin: str) -> bool:
+        """True once the origin's robots.txt is known here (adopted, or unreachable)."""
+        return origin in self.robots
+
+    def robots_allows(self, url: str) -> bool:
+        """False only when the origin's robots.txt, known here, disallows `url` (a rendered
+        page's own requests: one of an origin not known yet goes)."""
+        robots = self.robots.get(origin_of(url))
+        return robots is None or robots.decide(url).allowed
+
     def restore(
         self, seen: Iterable[str], claims: Iterable[tuple[dict[str, Any], bool]], *,
         limited: bool = False,

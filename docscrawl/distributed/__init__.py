@@ -4,7 +4,8 @@
   pending-entries list is the lease), written once as plans;
 - `taskqueue`: the Redis task queue: `SharedFrontier` (blocking client) and
   `AsyncSharedFrontier` (redis.asyncio) run those plans;
-- `admission`: the spider's seam: `LocalAdmission` (one process) or `RedisAdmission`;
+- (`RedisAdmission`, the spider's admission in distributed mode, lives beside the local
+  one in `docscrawl.admission`; the shared redirect waits in `docscrawl.redirects`);
 - `worker`: the worker's side of the queue (taking tasks, heartbeats, acks, the end);
 - `status`: figures for the person on call (plans); `cli`: `python -m docscrawl.distributed`;
 - `tasks`: page tracks <-> queued tasks.

@@ -20,9 +20,9 @@ The page queue is one Redis Stream (`tasks`) read by one consumer group (`worker
   `QUEUE` with a large idle time (and their delivery count lowered for a graceful stop), so
   the next `XAUTOCLAIM` takes them first.
 
-What the stream cannot do atomically on its own stays in three short scripts: the first
-discovery of a URL (seen + untold), claim-and-queue with the budget, and the end-of-crawl
-rule (nothing pending for a quiet period, measured on the server clock).
+What the stream cannot do atomically on its own stays in three short scripts
+(`docscrawl.distributed.scripts`): the first discovery of a URL (seen + untold),
+claim-and-queue with the budget, and the end-of-crawl rule.
 """
 
 from __future__ import annotations
@@ -31,6 +31,13 @@ import json
 from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from typing import Any, TypeVar
+
+from docscrawl.distributed.scripts import (
+    CLAIM_PUSH_SCRIPT,
+    FIRST_SCRIPT,
+    IDLE_SCRIPT,
+    PUSH_SCRIPT,
+)
 
 T = TypeVar("T")
 Command = Callable[[Any], Any]  # queues one command on a (sync or async) pipeline
@@ -55,78 +62,10 @@ MAX_TASK_CHARS = 1_000_000  # a task JSON this long is not one (they are a few h
 
 KEY_NAMES = ("seen", "untold", "claims", "tasks", "dead", "stats", "state", "workers",
              "workers_seen",
-             # docscrawl.distributed.template_counts's and docscrawl.distributed.redirects's (reset
+             # docscrawl.distributed.template_counts's and docscrawl.redirects.redis's (reset
              # deletes them)
              "template_pages", "template_counts", "template_settled", "template_sample",
              "redirect_outcomes", "redirect_waits", "redirect_targets")
-
-# KEYS: seen untold   ARGV: url
-FIRST_SCRIPT = """
-if redis.call('SADD', KEYS[1], ARGV[1]) == 1 then
-  redis.call('SADD', KEYS[2], ARGV[1])
-  return 1
-end
-return 0
-"""
-
-_NOW = """
-local function now()
-  local t = redis.call('TIME')
-  return tonumber(t[1]) + tonumber(t[2]) / 1000000
-end
-"""
-
-# KEYS: tasks state stats
-_PUSH_FN = """
-local function push(body)
-  if redis.call('EXISTS', KEYS[1]) == 0 then
-    redis.call('XGROUP', 'CREATE', KEYS[1], 'workers', '0', 'MKSTREAM')
-  end
-  local id = redis.call('XADD', KEYS[1], '*', 'task', body)
-  redis.call('HSETNX', KEYS[2], 'started', tostring(now()))
-  redis.call('HDEL', KEYS[2], 'idle_since', 'finished')
-  redis.call('HINCRBY', KEYS[3], 'pushed', 1)
-  return id
-end
-"""
-
-PUSH_SCRIPT = _NOW + _PUSH_FN + "return push(ARGV[1])"
-
-# KEYS: tasks state stats claims
-# ARGV: normalized owner body max_pages ('' = none) counts ('1' = takes a page slot)
-CLAIM_PUSH_SCRIPT = _NOW + _PUSH_FN + """
-local owner = redis.call('HGET', KEYS[4], ARGV[1])
-if owner then return {'duplicate', owner} end
-if ARGV[4] ~= '' and ARGV[5] == '1' then
-  local admitted = tonumber(redis.call('HGET', KEYS[3], 'admitted') or '0')
-  if admitted >= tonumber(ARGV[4]) then return {'max_pages', ''} end
-end
-redis.call('HSET', KEYS[4], ARGV[1], ARGV[2])
-if ARGV[5] == '1' then redis.call('HINCRBY', KEYS[3], 'admitted', 1) end
-return {'queued', push(ARGV[3])}
-"""
-
-# KEYS: tasks state   ARGV: quiet_seconds
-IDLE_SCRIPT = _NOW + """
-if redis.call('HEXISTS', KEYS[2], 'finished') == 1 then return 1 end
-if redis.call('HEXISTS', KEYS[2], 'started') == 0 then return 0 end
-if redis.call('XLEN', KEYS[1]) > 0 then
-  redis.call('HDEL', KEYS[2], 'idle_since')
-  return 0
-end
-local t = now()
-local since = tonumber(redis.call('HGET', KEYS[2], 'idle_since') or '')
-if not since then
-  redis.call('HSET', KEYS[2], 'idle_since', tostring(t))
-  since = t
-end
-if t - since >= tonumber(ARGV[1]) then
-  redis.call('HSET', KEYS[2], 'finished', tostring(t))
-  return 1
-end
-return 0
-"""
-
 
 @dataclass(frozen=True, slots=True)
 class Claim:

@@ -24,19 +24,19 @@ from twisted.internet import task
 
 from docscrawl.discovery.frontier import Action, origin_of
 from docscrawl.distributed.connect import redact
-from docscrawl.distributed.redirects import SharedRedirects
 from docscrawl.distributed.taskcheck import TaskCheck
 from docscrawl.distributed.taskqueue import CLIENT_OPTIONS
 from docscrawl.distributed.tasks import BadTask, track_from_task
 from docscrawl.distributed.template_counts import SharedTemplateCounts
+from docscrawl.redirects.redis import SharedRedirects
 from docscrawl.vocab import Event, FailReason
 
 if TYPE_CHECKING:
+    from docscrawl.admission.base import CrawlHooks
     from docscrawl.crawl.session import CrawlSession
     from docscrawl.discovery.pagetrack import PageTrack
     from docscrawl.distributed.serial import Serial
     from docscrawl.distributed.taskqueue import AsyncSharedFrontier
-    from docscrawl.spiders.admission import CrawlHooks
 
 logger = logging.getLogger(__name__)
 
@@ -183,11 +183,11 @@ class Worker:
 
     def _retry_held(self) -> None:
         """Admit the held tasks whose robots.txt became known (a Serial job: in order)."""
-        robots = self.session.frontier.robots
+        frontier = self.session.frontier
         ready: list[tuple[str, PageTrack]] = []
         waiting: list[tuple[str, PageTrack]] = []
         for held in self._held:
-            known = all(origin in robots for origin in self.check.origins(held[1]))
+            known = all(frontier.robots_known(origin) for origin in self.check.origins(held[1]))
             (ready if known else waiting).append(held)
         if not ready:
             return

@@ -25,7 +25,7 @@ from docscrawl.chunking.chunker import chunk_page
 from docscrawl.crawl.items import CarriedPage, FetchedPage, PageEnded
 from docscrawl.crawl.stage import CrawlParts
 from docscrawl.export.records import SHARED_FIELDS, page_id, page_records
-from docscrawl.incremental.state import StateRow
+from docscrawl.incremental.rows import StateRow
 from docscrawl.jsonl import dumps_line, dumps_value
 from docscrawl.vocab import Event, UnchangedReason
 

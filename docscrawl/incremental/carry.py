@@ -29,7 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from docscrawl.incremental.state import LinePointer, StateRow, StateStore
+from docscrawl.incremental.rows import LinePointer, StateRow
+from docscrawl.incremental.state import StateStore
 from docscrawl.runs import pin, pinned, release
 
 logger = logging.getLogger(__name__)

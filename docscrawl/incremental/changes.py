@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from docscrawl.incremental.state import Run, StateRow, StateStore
+from docscrawl.incremental.rows import Run, StateRow
+from docscrawl.incremental.state import StateStore
 
 CHANGE_KINDS = ("added", "changed", "unchanged", "removed")
 # `removed_reason` of a page that no link of a complete crawl led to (the others name

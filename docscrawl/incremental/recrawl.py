@@ -17,7 +17,8 @@ from typing import Any
 
 from docscrawl.incremental.carry import CarriedLines, PreviousOutput, index_output
 from docscrawl.incremental.changes import compute_change, removed_pages
-from docscrawl.incremental.state import FoundLink, Run, StateRow, StateStore
+from docscrawl.incremental.rows import FoundLink, Run, StateRow
+from docscrawl.incremental.state import StateStore
 from docscrawl.jsonl import JsonlWriter
 
 logger = logging.getLogger(__name__)

@@ -7,7 +7,8 @@ themselves are not copied here, `docscrawl.incremental.carry` reads them back); 
 observed URL maps to its canonical URL. WAL journal, one transaction per write, so a
 `kill -9` leaves the database consistent. A corrupt or foreign file is refused with
 `StateError`, never overwritten; an older schema is migrated in one transaction
-(`docscrawl.incremental.schema`). Pure stdlib: no Scrapy.
+(`docscrawl.incremental.schema`). What a row holds, as values: `docscrawl.incremental.rows`.
+Pure stdlib: no Scrapy.
 """
 
 from __future__ import annotations
@@ -15,29 +16,25 @@ from __future__ import annotations
 import json
 import sqlite3
 import uuid
-import zlib
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Self
 
+from docscrawl.incremental.rows import (
+    PAGE_COLUMNS,
+    POINTER_COLUMNS,
+    FoundLink,
+    LinePointer,
+    Run,
+    StateRow,
+    StoredLinks,
+    pack_links,
+)
 from docscrawl.incremental.schema import StateError, check_and_migrate, check_header, transaction
 
 DB_NAME = "state.sqlite3"
-_POINTER_COLUMNS = ("source", "page_at", "page_len", "structure_at", "structure_len",
-                    "chunks_at", "chunks_len", "lines_crc")
-_PAGE_COLUMNS = (
-    "canonical_url, etag, last_modified, content_hash, body_hash, chunk_ids, page_record,"
-    " chunk_records, last_seen_run, updated_at, structure_record, discovery_links, "
-    + ", ".join(_POINTER_COLUMNS)
-)
-# One link a page leads discovery to: (URL, discovery reason such as `sidebar`, navigation
-# rank, `docscrawl.discovery.budget`).
-FoundLink = tuple[str, str, int]
-# Discovery links as stored: zlib-compressed JSON (bytes), or JSON text in older rows.
-StoredLinks = bytes | str
 
 
 def _now() -> str:
@@ -46,99 +43,6 @@ def _now() -> str:
 
 def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
-def pack_links(links: Iterable[FoundLink]) -> bytes:
-    """Discovery links as stored: a page's links repeat the site's navigation, which
-    compresses about tenfold."""
-    return zlib.compress(_dumps([list(link) for link in links]).encode(), 6)
-
-
-def unpack_links(stored: StoredLinks) -> list[FoundLink]:
-    text = zlib.decompress(stored).decode() if isinstance(stored, bytes) else stored
-    return [(url, reason, rank) for url, reason, rank in json.loads(text)]
-
-
-@dataclass(frozen=True, slots=True)
-class LinePointer:
-    """Where a page's lines are in a published run (`source`, a row of `sources`): its
-    pages.jsonl line, structure.jsonl line and chunks.jsonl lines (contiguous), each as a
-    byte offset and length in the uncompressed file; `crc` is the CRC-32 of the three,
-    in that order, so that a file changed since is never taken for the page."""
-
-    source: int
-    page_at: int
-    page_len: int
-    structure_at: int
-    structure_len: int
-    chunks_at: int
-    chunks_len: int
-    crc: int
-
-
-@dataclass(frozen=True, slots=True)
-class StateRow:
-    """What the state knows about one canonical URL.
-
-    `lines`: where the page's lines are in the output that last published it. Rows
-    stored by schema 3 or older hold a copy of the lines instead (`page_record_json`,
-    `chunk_records_jsonl`, `structure_record_json`), read until the next published crawl
-    points them at its output.
-    """
-
-    canonical_url: str
-    etag: str | None
-    last_modified: str | None
-    content_hash: str | None
-    body_hash: str | None  # hash of the raw response body, when the caller stored one
-    chunk_ids: list[str]
-    page_record_json: str | None
-    chunk_records_jsonl: str | None
-    last_seen_run: str | None
-    updated_at: str | None
-    structure_record_json: str | None = None  # schema 2 and 3 only
-    discovery_links_stored: StoredLinks | None = None  # schema 3; None in rows before
-    lines: LinePointer | None = None  # schema 4
-
-    @property
-    def discovery_links(self) -> list[FoundLink] | None:
-        """The links discovery followed from the page when it was parsed, head links
-        included (`[url, reason, rank]`), or None for rows stored without them."""
-        if self.discovery_links_stored is None:
-            return None
-        return unpack_links(self.discovery_links_stored)
-
-    @property
-    def has_copy(self) -> bool:
-        """A row of an older schema holding its page's lines itself."""
-        return (self.page_record_json is not None and self.chunk_records_jsonl is not None
-                and self.structure_record_json is not None)
-
-    @property
-    def can_carry_over(self) -> bool:
-        """True when the page's lines can be written again without re-extraction, and its
-        links followed (rows of older schemas lack some: such pages are fetched and
-        extracted in full once)."""
-        return (self.lines is not None or self.has_copy) and (
-            self.discovery_links_stored is not None)
-
-    @classmethod
-    def from_sql(cls, row: tuple[Any, ...]) -> StateRow:
-        (url, etag, modified, digest, body, ids, record, chunks, seen, updated, structure,
-         links, *pointer) = row
-        lines = None if pointer[0] is None or None in pointer else LinePointer(*pointer)
-        return cls(url, etag, modified, digest, body, json.loads(ids or "[]"), record, chunks,
-                   seen, updated, structure, links, lines)
-
-
-@dataclass(frozen=True, slots=True)
-class Run:
-    """One crawl run; `complete` is None until it finishes."""
-
-    run_id: str
-    started_at: str
-    finished_at: str | None
-    complete: bool | None
 
 
 class StateStore:
@@ -211,7 +115,7 @@ class StateStore:
         if canonical is None:
             return None
         row = self._conn.execute(
-            f"SELECT {_PAGE_COLUMNS} FROM pages WHERE canonical_url = ?", (canonical,)
+            f"SELECT {PAGE_COLUMNS} FROM pages WHERE canonical_url = ?", (canonical,)
         ).fetchone()
         return StateRow.from_sql(row) if row else None
 
@@ -284,7 +188,7 @@ class StateStore:
             conn.execute(
                 "UPDATE pages SET canonical_url = ?, last_seen_run = ?, updated_at = ?,"
                 " page_record = NULL, chunk_records = NULL, structure_record = NULL,"
-                + ", ".join(f" {column} = NULL" for column in _POINTER_COLUMNS)
+                + ", ".join(f" {column} = NULL" for column in POINTER_COLUMNS)
                 + " WHERE canonical_url = ?", (new, run_id, _now(), old))
             conn.execute("UPDATE url_aliases SET canonical_url = ? WHERE canonical_url = ?",
                          (new, old))
@@ -319,7 +223,7 @@ class StateStore:
                 ((source, p.page_at, p.page_len, p.structure_at, p.structure_len,
                   p.chunks_at, p.chunks_len, p.crc, url, chunks) for url, p, chunks in found))
             conn.execute("UPDATE pages SET "
-                         + ", ".join(f"{column} = NULL" for column in _POINTER_COLUMNS)
+                         + ", ".join(f"{column} = NULL" for column in POINTER_COLUMNS)
                          + " WHERE source IS NOT NULL AND source != ?", (source,))
             older = [Path(row[0]) for row in conn.execute(
                 "SELECT run_dir FROM sources WHERE id != ?", (source,))]
@@ -352,7 +256,7 @@ class StateStore:
     def unseen(self, run_id: str) -> list[StateRow]:
         """Known pages not seen in `run_id`, in URL order."""
         rows = self._conn.execute(
-            f"SELECT {_PAGE_COLUMNS} FROM pages WHERE last_seen_run IS NOT ? "
+            f"SELECT {PAGE_COLUMNS} FROM pages WHERE last_seen_run IS NOT ? "
             "ORDER BY canonical_url", (run_id,)
         ).fetchall()
         return [StateRow.from_sql(row) for row in rows]

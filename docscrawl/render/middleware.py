@@ -9,7 +9,8 @@ and the crawl log gets a `rendered` event with the `reason`.
 In the browser, images, fonts and media are not downloaded; navigations leaving the crawl
 scope, subresources from outside the site's origin (unless an `allow` rule admits them)
 and requests robots.txt disallows are aborted; `window.open` is disabled and pop-ups
-closed; downloads are refused. Every request Chromium makes goes through the crawl's guard
+closed; downloads are refused (`docscrawl.render.pageguard`, each rendered page's request
+guard). Every request Chromium makes goes through the crawl's guard
 proxy (`docscrawl.discovery.browserproxy`), which checks the address it connects to: a
 page whose own request it refused is not kept (`RenderError`, then `skipped`
 `private_address`).
@@ -38,11 +39,9 @@ warning at the start, and each page that needs rendering fails `browser_unavaila
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import sys
-import weakref
-from typing import TYPE_CHECKING, Any, Self
+from typing import Any, Self
 from urllib.parse import urlsplit
 
 from scrapy.crawler import Crawler
@@ -52,7 +51,6 @@ from scrapy.http import HtmlResponse, Request, Response
 from docscrawl.crawl.failures import NoBrowserError, RenderError
 from docscrawl.crawl.parse import response_root
 from docscrawl.discovery.browserproxy import REFUSED_HEADER
-from docscrawl.discovery.frontier import origin_of
 from docscrawl.discovery.hashroutes import browser_url, crawlable_url, route_of
 from docscrawl.discovery.urls import strip_fragment
 from docscrawl.middlewares.auth import site_credentials
@@ -65,21 +63,15 @@ from docscrawl.render.browser import (
     is_launch_failure,
     locate_chromium,
 )
+from docscrawl.render.pageguard import PageGuard
 from docscrawl.render.policy import complete_scripts, main_text_chars, sparse_reason
 from docscrawl.vocab import Event, FailReason, Meta
-
-if TYPE_CHECKING:
-    from playwright.async_api import Page, Route
-    from playwright.async_api import Request as BrowserRequest
 
 logger = logging.getLogger(__name__)
 
 TRACK = Meta.TRACK  # the spider's page-request marker
 CONTEXT_NAME = "docscrawl"
-BLOCKED_RESOURCES = frozenset({"image", "font", "media"})
-DISABLE_POPUPS_JS = "window.open = () => null;"
 CONDITIONAL_HEADERS = ("If-None-Match", "If-Modified-Since")
-GUARD_PATTERN = "**/*"  # the per-render request guard's route
 LEARN_PAGES = 20  # complete pages whose scripts are learned as inert (a bounded cost)
 MAX_INERT_SCRIPTS = 256
 DEFER_PRIORITY = 100  # a deferred page waits behind the pages queued with it
@@ -101,7 +93,7 @@ class RenderMiddleware:
         # Why no browser can render (None: one can): pages needing it fail with this.
         self.browser_problem = browser_problem
         self._credentials: dict[str, str] | None = None
-        self._prepared: weakref.WeakSet[Page] = weakref.WeakSet()  # pages with init scripts
+        self._page_guard: PageGuard | None = None
         # Scripts of the site's pages complete as fetched (`policy.sparse_reason` rule 9),
         # learned from the first LEARN_PAGES such pages.
         self.inert_scripts: set[str] = set()
@@ -136,6 +128,18 @@ class RenderMiddleware:
         return self._credentials
 
     @property
+    def page_guard(self) -> PageGuard:
+        """The guard of every rendered page (made once the spider's session exists)."""
+        if self._page_guard is None:
+            spider = self._spider
+            self._page_guard = PageGuard(
+                self.stats, spider.session.frontier, site=spider.config.site,
+                credentials=self.credentials,
+                timeout_ms=float(self.crawler.settings.getint(
+                    "PLAYWRIGHT_DEFAULT_NAVIGATION_TIMEOUT", 20_000)))
+        return self._page_guard
+
+    @property
     def _main_selector(self) -> str | None:
         profile = getattr(self._spider.config, "profile", None) or {}
         selectors = profile.get("selectors") if isinstance(profile, dict) else None
@@ -151,7 +155,7 @@ class RenderMiddleware:
             for name in self.credentials:
                 request.headers.pop(name, None)
             if TRACK in request.meta:
-                request.meta["playwright_page_init_callback"] = self._prepare_page
+                request.meta["playwright_page_init_callback"] = self.page_guard.prepare
 
     def process_response(self, request: Request, response: Response,
                          spider: Any = None) -> Request | Response:
@@ -297,76 +301,6 @@ class RenderMiddleware:
         return (not frontier.scope.decide(url).allowed
                 or frontier.guard.check(urlsplit(url).hostname or "") is not None)
 
-    # -- in the browser -------------------------------------------------------------------
-
-    async def _prepare_page(self, page: Page, request: Request) -> None:
-        """Before navigation: abort heavy and out-of-scope requests, no pop-ups; requests
-        for the seed's origin fetched with the credentials, redirects not followed.
-
-        A pooled page comes back here for each render: its init scripts and pop-up
-        handler stay (added once), the last render's guard is replaced by this one's.
-        scrapy-playwright only logs an exception raised here and navigates anyway: a page
-        that could not get its guard is closed instead, so the render fails."""
-        try:
-            await self._guard_page(page, request)
-        except BaseException:
-            with contextlib.suppress(Exception):
-                await page.close()
-            raise
-
-    async def _guard_page(self, page: Page, request: Request) -> None:
-        from docscrawl.render.playwright_handler import TRACK_REQUESTS_JS
-
-        if page not in self._prepared:
-            await page.add_init_script(DISABLE_POPUPS_JS)
-            await page.add_init_script(TRACK_REQUESTS_JS)
-            page.on("popup", _close_popup)
-            self._prepared.add(page)
-        else:
-            await page.unroute(GUARD_PATTERN)
-        origin = origin_of(request.url)
-        credentials = self.credentials
-        site_origin = origin_of(self._spider.config.site) if credentials else None
-        user_agent = (request.headers.get("User-Agent") or b"").decode("latin-1")
-        timeout = float(self.crawler.settings.getint("PLAYWRIGHT_DEFAULT_NAVIGATION_TIMEOUT",
-                                                     20_000))
-
-        async def guard(route: Route, browser_request: BrowserRequest) -> None:
-            if browser_request.resource_type in BLOCKED_RESOURCES:
-                self.stats.inc_value("docscrawl/render/aborted/resource")
-                await route.abort()
-            elif not self._browser_request_allowed(browser_request, page, origin):
-                self.stats.inc_value("docscrawl/render/aborted/out_of_scope")
-                if _is_page_navigation(browser_request, page):
-                    # an aborted navigation shows Chromium's error page; a 204 answered
-                    # in the browser leaves the page where it is (HTML: "no content")
-                    await route.fulfill(status=204, body=b"")
-                else:
-                    await route.abort()
-            elif site_origin is not None and origin_of(browser_request.url) == site_origin:
-                await _fetch_with_credentials(route, browser_request, credentials,
-                                              user_agent, timeout)
-            else:
-                await route.fallback()
-
-        await page.route(GUARD_PATTERN, guard)
-
-    def _browser_request_allowed(self, browser_request: BrowserRequest, page: Page,
-                                 origin: str) -> bool:
-        url = browser_request.url
-        if not url.startswith(("http://", "https://")):
-            return True
-        frontier = self._spider.session.frontier
-        if frontier.guard.check(urlsplit(url).hostname or ""):
-            return False
-        robots = frontier.robots.get(origin_of(url))
-        if robots is not None and not robots.decide(strip_fragment(url)).allowed:
-            return False
-        in_scope = frontier.scope.decide(strip_fragment(url)).allowed
-        if _is_page_navigation(browser_request, page):
-            return in_scope
-        return in_scope or origin_of(url) == origin
-
     def _stop_for_browser(self, detail: str) -> None:
         """Chromium did not start. `render=always` stops the crawl; `render=auto` goes on,
         failing each page that needs the browser."""
@@ -404,34 +338,8 @@ def _browser_problem(settings: Any, mode: str) -> str | None:
     return None
 
 
-async def _fetch_with_credentials(route: Route, browser_request: BrowserRequest,
-                                  credentials: dict[str, str], user_agent: str,
-                                  timeout_ms: float) -> None:
-    """Fetch one request for the seed's origin with the credentials and hand its answer to
-    the page as it came: a 3xx stays a 3xx, whose next hop Chromium makes without them."""
-    from playwright.async_api import Error as PlaywrightError
-
-    headers = {**browser_request.headers, **credentials}
-    if user_agent:
-        headers["user-agent"] = user_agent
-    try:
-        answer = await route.fetch(headers=headers, max_redirects=0, timeout=timeout_ms)
-        await route.fulfill(response=answer)
-    except PlaywrightError:
-        with contextlib.suppress(PlaywrightError):
-            await route.abort()
-
-
 def _as_redirect(response: Response, original: str, final: str) -> Response:
     """A rendered page that ended at `final`, seen by the spider as the redirect it was:
     the target is checked like any redirect, and nothing of its page is kept."""
     return Response(url=original, status=302, headers={"Location": final},
                     flags=[*response.flags], request=response.request)
-
-
-def _is_page_navigation(browser_request: BrowserRequest, page: Page) -> bool:
-    return browser_request.is_navigation_request() and browser_request.frame == page.main_frame
-
-
-async def _close_popup(popup: Page) -> None:
-    await popup.close()

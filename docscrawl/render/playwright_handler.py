@@ -11,8 +11,8 @@ Pages are pooled: opening and closing a page costs about as much as rendering on
 page that rendered without error goes back to the pool (first sent to `about:blank`, which
 stops the last page's scripts) and serves the next render, up to `PAGE_USES` renders. At
 most `PLAYWRIGHT_MAX_PAGES_PER_CONTEXT` pages exist; each render re-installs its own
-request guard on the page (`RenderMiddleware._prepare_page`). Pooled pages are closed when
-the spider closes.
+request guard on the page (`docscrawl.render.pageguard`, `PageGuard.prepare`). Pooled pages
+are closed when the spider closes.
 
 scrapy-playwright's private `_launch`, `_create_page`, `_download_request` and `_close` are
 overridden; the pinned version in pyproject.toml is the one tested

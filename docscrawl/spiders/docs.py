@@ -4,48 +4,45 @@ It only finds URLs, asks the frontier whether to fetch them, follows redirects i
 that every hop passes the same policy) and hands parsed HTML pages to the pipelines.
 Extraction, deduplication and export happen in each stage's `pipeline` module
 (`docscrawl.extract.pipeline`, `docscrawl.dedup.pipeline`, `docscrawl.export.pipeline`).
+
+The spider is the glue that composes its parts, each with public methods and the
+collaborators it is given (none reaches into another): `Offers` (a discovered URL through
+the frontier, the max_pages budget and the admission), `SiteResources` (robots.txt,
+sitemaps, llms.txt), `PageLinks` (a parsed page's links), `Resume` (page tracks, what a
+resumed crawl asks for again) and the `Admission` chosen once in `from_crawler`. Scrapy
+calls back methods of the spider, which hand each response to its part.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator, Iterable
-from pathlib import Path
 from typing import Any, Self
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urlsplit
 
 import scrapy
 from scrapy import signals
 from scrapy.crawler import Crawler
-from scrapy.http import Request, Response, TextResponse
+from scrapy.exceptions import DontCloseSpider
+from scrapy.http import Request, Response
 from scrapy.utils.response import get_base_url
 from twisted.python.failure import Failure
 
+from docscrawl.admission.base import Admission, CrawlHooks, build_admission
 from docscrawl.config import CrawlConfig, build_config
 from docscrawl.crawl.crawllog import install_log_redaction, utc_now
 from docscrawl.crawl.failures import classify_failure
 from docscrawl.crawl.items import CarriedPage, FetchedPage
 from docscrawl.crawl.parse import response_root
 from docscrawl.crawl.session import CrawlSession
-from docscrawl.discovery.budget import Budget, declared_indexes, is_link_listing, link_rank
-from docscrawl.discovery.frontier import Action, origin_of
-from docscrawl.discovery.hashroutes import hash_route_links
+from docscrawl.discovery.budget import Budget
+from docscrawl.discovery.frontier import origin_of
 from docscrawl.discovery.pagetrack import PageTrack
 from docscrawl.discovery.refresh import meta_refresh_target
-from docscrawl.discovery.urls import (
-    is_crawlable_url,
-    normalize_url,
-    strip_fragment,
-    without_userinfo,
-)
-from docscrawl.extract.links import discovery_links
-from docscrawl.extract.metadata import canonical_href
-from docscrawl.extract.page import PageStructure, page_structure
-from docscrawl.extract.template.warmup import sample_of
+from docscrawl.discovery.urls import strip_fragment, without_userinfo
+from docscrawl.extract.page import page_structure
 from docscrawl.incremental.carry import CarriedLines
-from docscrawl.incremental.recrawl import body_hash
-from docscrawl.incremental.state import FoundLink, StateRow
-from docscrawl.spiders.admission import Admission, LocalAdmission, build_admission
+from docscrawl.incremental.rows import StateRow
 from docscrawl.spiders.decision import (
     CarryOver,
     End,
@@ -53,33 +50,30 @@ from docscrawl.spiders.decision import (
     Inventory,
     Parse,
     Refetch,
-    ResponseFacts,
-    StoredPage,
     decide_parsed,
     decide_response,
 )
-from docscrawl.spiders.lifecycle import CrawlLifecycle
-from docscrawl.spiders.site_resources import SiteResources, latency_ms
+from docscrawl.spiders.lifecycle import (
+    JobRun,
+    Resume,
+    close_crawl,
+    open_session,
+    prepare_jobdir,
+    stop_non_html,
+)
+from docscrawl.spiders.links import PageLinks
+from docscrawl.spiders.offers import Offers
+from docscrawl.spiders.recrawl import header, refetch, response_facts
+from docscrawl.spiders.site_resources import ResourceCallbacks, SiteResources, latency_ms
 from docscrawl.vocab import Event, FailReason, Meta
 
 logger = logging.getLogger(__name__)
 
 TRACK = Meta.TRACK
 STATE_CANONICAL = Meta.STATE_CANONICAL
-REGION_TO_DISCOVERY = {
-    "sidebar_navigation": "sidebar",
-    "table_of_contents": "table_of_contents",
-    "main_content": "in_page",
-    "pagination": "pagination",
-    "breadcrumb": "breadcrumb",
-    "primary_navigation": "primary_navigation",
-    "footer_navigation": "footer_navigation",
-    "related_content": "in_page",
-    "unknown": "in_page",
-}
 
 
-class DocsSpider(CrawlLifecycle, SiteResources, scrapy.Spider):
+class DocsSpider(scrapy.Spider):
     """Crawl one documentation site (`-a site=URL`) into the contract's files."""
 
     name = "docs"
@@ -87,16 +81,15 @@ class DocsSpider(CrawlLifecycle, SiteResources, scrapy.Spider):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         self.raw_args = {k: v for k, v in kwargs.items() if k != "_job"}
         super().__init__(*args)
-        self.session: CrawlSession
         self.config: CrawlConfig
-        self._resume_retried: set[str] = set()
-        self._jobdir: Path | None = None
-        self._resume_run: tuple[str | None, bool] = (None, False)
         self.admission: Admission
-        self.offer = self._discover
-        # max_pages: candidates wait here and go out by navigation rank (discovery.budget)
-        self._budget: Budget | None = None
-        self._index_keys: set[str] = set()  # pages some page declares its index
+        self.job = JobRun()
+        # made once the spider is opened (`_on_opened`): the session and the parts
+        self.session: CrawlSession
+        self.resources: SiteResources
+        self.offers: Offers
+        self.links: PageLinks
+        self.resume: Resume
 
     @classmethod
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> Self:
@@ -107,127 +100,91 @@ class DocsSpider(CrawlLifecycle, SiteResources, scrapy.Spider):
         )
         spider.config = config
         spider.admission = build_admission(crawler.settings, config)
-        spider._prepare_jobdir(crawler)
+        spider.job = prepare_jobdir(crawler.settings, config,
+                                    resumable=spider.admission.resumable)
         crawler.signals.connect(spider._on_opened, signal=signals.spider_opened)
         crawler.signals.connect(spider._on_idle, signal=signals.spider_idle)
-        crawler.signals.connect(spider._on_headers, signal=signals.headers_received)
+        crawler.signals.connect(stop_non_html, signal=signals.headers_received)
         crawler.signals.connect(spider._on_closed, signal=signals.spider_closed)
         return spider
+
+    # -- the parts, and the signals -----------------------------------------------------
+
+    def _on_opened(self, spider: scrapy.Spider) -> None:
+        """The session opens; the parts are composed around it."""
+        session = self.session = open_session(self.crawler, self.config, self.job,
+                                              getattr(self, "state", None))
+        self.resources = SiteResources(session, self.admission, self.crawler, ResourceCallbacks(
+            robots=self.parse_robots, robots_failed=self.robots_failed,
+            sitemap=self.parse_sitemap, llms_txt=self.parse_llms_txt,
+            failed=self.resource_failed))
+        budget = (Budget() if self.config.max_pages is not None and not session.resumed
+                  and self.admission.budget_here else None)
+        self.offers = Offers(session, self.admission, self.resources.park, budget=budget)
+        self.links = PageLinks(session, template_warmup=self.settings.getbool(
+            "DOCSCRAWL_TEMPLATE_WARMUP", True))
+        self.resume = Resume(session, self.admission, self.offers, self.page_request)
+        self.admission.open(session, CrawlHooks(
+            schedule=self._schedule, page_request=self.page_request,
+            robots_known=self._robots_known))
+
+    def _on_idle(self, spider: scrapy.Spider) -> None:
+        """Distributed mode: an idle worker stays open while the shared crawl has work.
+        A max_pages crawl hands out the candidates that waited for the pages in flight.
+        A resumed crawl requests the pages the interrupted run left open, once idle."""
+        if self.admission.keep_open():
+            raise DontCloseSpider
+        requests = self.offers.release_when_idle() or self.resume.requests()
+        if requests:
+            for request in requests:
+                self._schedule(request)
+            raise DontCloseSpider
+
+    async def _on_closed(self, spider: scrapy.Spider, reason: str) -> None:
+        await close_crawl(self.admission, self.session, reason)
+
+    def _schedule(self, request: Request) -> None:
+        engine = self.crawler.engine
+        assert engine is not None
+        engine.crawl(request)
+
+    def _robots_known(self, origin: str) -> bool:
+        """True when the origin's robots.txt is known here; else request it (once)."""
+        asking = self.resources.robots_known(origin)
+        for request in asking or ():
+            self._schedule(request)
+        return asking is None
 
     async def start(self) -> AsyncIterator[Request]:
         """Seed the crawl; robots.txt of the seed's origin is fetched first."""
         seed = strip_fragment(self.session.config.site)
-        if (self.config.max_pages is not None and not self.session.resumed
-                and isinstance(self.admission, LocalAdmission)):
-            self._budget = Budget()
         if self.session.resumed:  # robots.txt is not kept: fetch it again (and sitemaps)
-            for request in self.robots_request_once(origin_of(seed)):
+            for request in self.resources.robots_request_once(origin_of(seed)):
                 yield request
-        for request in self._discover(seed, "seed", None, 0):
+        for request in self.offers.offer(seed, "seed", None, 0):
             yield request
 
-    # -- discovery ------------------------------------------------------------------
+    # -- site resources: Scrapy calls back the spider, its part answers -------------------
 
-    def _discover(
-        self, url: str, reason: str, source: str | None, depth: int, *,
-        lastmod: str | None = None, inherit: PageTrack | None = None,
-        rank: int | None = None,
-    ) -> list[Request]:
-        """Offer one discovered URL to the frontier and act on its verdict. A
-        `user:password@` in it is dropped first: never sent, never logged."""
-        url = without_userinfo(url)
-        verdict = self.session.frontier.offer(url, reason, source, depth, lastmod=lastmod,
-                                              inherit=inherit)
-        if verdict.first:
-            self.session.journal_offer(url, reason, source, depth, lastmod, inherit)
-            self.admission.discovered(url, {"reason": reason, "from": source})
-        if rank is None:
-            rank = link_rank(reason)
-        if verdict.action == Action.KNOWN:
-            if self._budget is not None and self._budget.promote(url, rank, depth):
-                return self._release()
-            return []
-        if verdict.action == Action.SKIP:
-            self.admission.refused(url, verdict, {"reason": reason, "from": source})
-            return []
-        return self._admit_or_park(url, reason, source, depth, lastmod, inherit, rank)
+    def parse_robots(self, response: Response) -> Iterable[Request]:
+        return self.resources.parse_robots(response)
 
-    def _admit_or_park(
-        self, url: str, reason: str, source: str | None, depth: int,
-        lastmod: str | None, inherit: PageTrack | None, rank: int,
-    ) -> list[Request]:
-        origin = origin_of(url)
-        if origin not in self.session.frontier.robots:
-            self._parked.setdefault(origin, []).append(
-                lambda: self._admit_or_park(url, reason, source, depth, lastmod, inherit, rank)
-            )
-            return self.robots_request_once(origin)
-        if self._budget is not None and inherit is None and self._needs_slot(url):
-            self._budget.hold(url, rank, depth, (url, reason, source, depth, lastmod))
-            return self._release()
-        return self._admit(url, reason, source, depth, lastmod, inherit)
+    def robots_failed(self, failure: Failure) -> Iterable[Request]:
+        return self.resources.robots_failed(failure)
 
-    def _admit(
-        self, url: str, reason: str, source: str | None, depth: int,
-        lastmod: str | None, inherit: PageTrack | None = None,
-        place: tuple[int, int] | None = None,
-    ) -> list[Request]:
-        """The frontier's last word on `url`: a skip, or the requests fetching it."""
-        verdict = self.session.frontier.admit(
-            url, reason, source, depth, lastmod=lastmod, inherit=inherit
-        )
-        discovery = {"reason": reason, "from": source}
-        if verdict.action == Action.SKIP:
-            self.admission.refused(url, verdict, discovery)
-            return []
-        assert verdict.track is not None
-        if place is not None and self._budget is not None:
-            self._budget.started(verdict.track.key, place)
-        return self.admission.admitted(url, verdict.track, inherited=inherit is not None,
-                                       discovery=discovery)
+    def parse_sitemap(self, response: Response) -> Iterable[Request]:
+        return self.resources.parse_sitemap(response, self.offers.offer)
 
-    # -- the max_pages budget (docscrawl.discovery.budget) ------------------------------
+    def parse_llms_txt(self, response: Response) -> Iterable[Request]:
+        return self.resources.parse_llms_txt(response, self.offers.offer)
 
-    def _needs_slot(self, url: str) -> bool:
-        """True when admitting `url` now would take a max_pages slot (robots.txt allows
-        it, no page claimed its key, slots are left): it waits for its turn instead."""
-        frontier = self.session.frontier
-        if frontier.max_pages is None or frontier.admitted >= frontier.max_pages:
-            return False
-        if frontier.robots_verdict(url) is not None:
-            return False
-        try:
-            return frontier.owner_of(frontier.page_key(url)) is None
-        except ValueError:
-            return False
+    def resource_failed(self, failure: Failure) -> None:
+        self.resources.resource_failed(failure)
 
-    def _release(self) -> list[Request]:
-        """Hand out the candidates whose turn came, while slots are left; once the budget
-        is spent, every candidate left is refused (`max_pages`)."""
-        budget = self._budget
-        if budget is None or not len(budget):
-            return []
-        frontier = self.session.frontier
-        requests: list[Request] = []
-        while frontier.max_pages is not None and frontier.admitted < frontier.max_pages:
-            taken = budget.take()
-            if taken is None:
-                return requests
-            place, offer = taken
-            requests.extend(self._admit(*offer, place=place))
-        for offer in budget.drain():
-            requests.extend(self._admit(*offer))
-        return requests
-
-    def _release_when_idle(self) -> list[Request]:
-        """The engine is idle: no page is in flight any more; the next rank may go."""
-        if self._budget is None:
-            return []
-        self._budget.settle()
-        return self._release()
-
-    def page_request(self, track: PageTrack, url: str) -> Request:
-        """The request fetching a claimed page (conditional when the state knows it)."""
+    def page_request(self, track: PageTrack) -> Request:
+        """The request fetching a claimed page, at its key (conditional when the state
+        knows it)."""
+        url = track.key
         meta: dict[str, Any] = {TRACK: track, "handle_httpstatus_all": True,
                                 "dont_redirect": True}
         row = self.session.incremental.row_for(url)
@@ -239,30 +196,16 @@ class DocsSpider(CrawlLifecycle, SiteResources, scrapy.Spider):
                        priority=-track.depth + (track.key in sample), meta=meta,
                        headers=headers)
 
-    def _sample_key(self, url: str) -> str | None:
-        """The frontier's key of an in-scope URL (template warm-up sample), else None."""
-        frontier = self.session.frontier
-        if not frontier.scope.decide(url).allowed:
-            return None
-        try:
-            return normalize_url(frontier.params.identify(url)[0])
-        except ValueError:
-            return None
-
-    # -- robots.txt -----------------------------------------------------------------
-
     # -- pages ------------------------------------------------------------------------
 
     def parse_page(self, response: Response) -> Iterable[Any]:
         """A page response: redirect, HTTP error, non-HTML, or an HTML page to extract.
         With a max_pages budget, the candidates whose turn came follow its links."""
-        track = self._live_track(response.meta[TRACK])
+        track = self.resume.live_track(response.meta[TRACK])
         if track is None:
             return
         yield from self._parse_page(track, response)
-        if self._budget is not None:
-            self._budget.answered(track.key)
-            yield from self._release()
+        yield from self.offers.answered(track.key)
 
     def _parse_page(self, track: PageTrack, response: Response) -> Iterable[Any]:
         """The glue: record the fetch, then act on `decide_response` / `decide_parsed`."""
@@ -271,7 +214,7 @@ class DocsSpider(CrawlLifecycle, SiteResources, scrapy.Spider):
         log.record(track.url, Event.FETCHED, status=response.status, fetch_mode=fetch_mode,
                    redirect_chain=track.redirect_chain, elapsed_ms=latency_ms(response),
                    size=len(response.body), response_url=response.url)
-        facts, row, lines = self._response_facts(response)
+        facts, row, lines = response_facts(self.session, response)
         decision = decide_response(facts)
         if isinstance(decision, Parse):
             yield from self._parse_html(track, response, facts.content_type, fetch_mode,
@@ -280,37 +223,11 @@ class DocsSpider(CrawlLifecycle, SiteResources, scrapy.Spider):
             assert row is not None and lines is not None
             yield from self._carry_over(track, response, row, decision.digest, lines)
         elif isinstance(decision, Refetch):
-            yield self._refetch(response)
+            yield refetch(response)
         elif isinstance(decision, FollowRedirect):
             yield from self._follow_redirect(track, response, decision.target)
         else:
             self._end(track, response, decision, fetch_mode)
-
-    def _response_facts(self, response: Response
-                        ) -> tuple[ResponseFacts, StateRow | None, CarriedLines | None]:
-        """What `decide_response` needs of a response, the state's row it asked about and
-        that page's lines in the previous output (None when they are gone)."""
-        conditional = STATE_CANONICAL in response.meta
-        row = (self.session.incremental.row_for(response.meta[STATE_CANONICAL])
-               if conditional else None)
-        digest = body_hash(response.body)
-        # The previous run's lines, read only when the page can be carried over (a 304, or
-        # the body the state holds): a changed page never needs them.
-        lines = (self.session.incremental.lines_for(row) if row is not None and (
-            response.status == 304 or row.body_hash == digest) else None)
-        if lines is not None and not self.session.templates.available(lines.page):
-            lines = None  # its template blocks are gone: fetched and extracted in full
-        location = response.headers.get("Location")
-        facts = ResponseFacts(
-            url=response.url, status=response.status, body=response.body, digest=digest,
-            content_type=(response.headers.get("Content-Type") or b"").decode("latin-1"),
-            location=location.decode("latin-1") if location else None,
-            is_text=isinstance(response, TextResponse),
-            download_stopped="download_stopped" in response.flags,
-            conditional=conditional,
-            stored=(StoredPage(row.body_hash, row.can_carry_over and lines is not None)
-                    if row is not None else None))
-        return facts, row, lines
 
     def _parse_html(self, track: PageTrack, response: Response, content_type: str,
                     fetch_mode: str, digest: str) -> Iterable[Any]:
@@ -336,13 +253,8 @@ class DocsSpider(CrawlLifecycle, SiteResources, scrapy.Spider):
         # string object, the track's own, rather than one more per page.
         page_url = track.url if response.url == track.url else response.url
         # Links first: in distributed mode they must be queued before the page's outcome.
-        found = self._found_links(track, root, structure)
-        if fetch_mode == "browser":  # client-side router links exist in a rendered DOM only
-            for url, region in hash_route_links(root, structure.base_url,
-                                                region_map=structure.regions):
-                reason = REGION_TO_DISCOVERY.get(region, "in_page")
-                found.append((url, reason, link_rank(reason)))
-        follow = self._follow(found, page_url, track.depth + 1)
+        found = self.links.found(track, root, structure, rendered=fetch_mode == "browser")
+        follow = self.offers.follow(found, page_url, track.depth + 1)
         if isinstance(after, Inventory):  # the `fetched` event ends the page
             self.session.log.settle(track.url)
             yield from follow
@@ -352,8 +264,8 @@ class DocsSpider(CrawlLifecycle, SiteResources, scrapy.Spider):
             final_url=response.url,
             status=response.status,
             content_type=content_type,
-            etag=_header(response, "ETag"),
-            last_modified=_header(response, "Last-Modified"),
+            etag=header(response, "ETag"),
+            last_modified=header(response, "Last-Modified"),
             fetch_mode=fetch_mode,
             retrieved_at=utc_now(),
             root=root,
@@ -384,17 +296,6 @@ class DocsSpider(CrawlLifecycle, SiteResources, scrapy.Spider):
         elif end.state == "kept":
             self.session.incremental.kept(track.key)
 
-    @staticmethod
-    def _refetch(response: Response) -> Request:
-        """A 304 for a page the state or the previous output no longer holds as it was:
-        the same request again, in full, without its conditional headers."""
-        return response.request.replace(
-            headers={key: value for key, value in response.request.headers.items()
-                     if key.lower() not in (b"if-none-match", b"if-modified-since")},
-            meta={key: value for key, value in response.meta.items()
-                  if key != STATE_CANONICAL},
-            dont_filter=True)
-
     def _carry_over(self, track: PageTrack, response: Response, row: StateRow,
                     digest: str | None, lines: CarriedLines) -> Iterable[Any]:
         """An unchanged page: its lines go out again as the previous output holds them;
@@ -402,54 +303,14 @@ class DocsSpider(CrawlLifecycle, SiteResources, scrapy.Spider):
         track.observe(response.url)
         # The links the page had when it was parsed, head links included: the re-crawl
         # reaches every page the page itself would lead to.
-        follow = self._follow(row.discovery_links or [], response.url, track.depth + 1)
+        follow = self.offers.follow(row.discovery_links or [], response.url, track.depth + 1)
         yield CarriedPage(
             track=track, row=row, lines=lines, final_url=response.url, status=response.status,
-            etag=_header(response, "ETag"), last_modified=_header(response, "Last-Modified"),
+            etag=header(response, "ETag"), last_modified=header(response, "Last-Modified"),
             fetch_mode="http", body_digest=digest, elapsed_ms=latency_ms(response),
             size=len(response.body),
         )
         yield from follow
-
-    def _found_links(self, track: PageTrack, root: Any,
-                     structure: PageStructure) -> list[FoundLink]:
-        """The links discovery follows from a parsed page, as (URL, discovery reason,
-        navigation rank): the declared canonical URL, then every link by region (head
-        links included). The body links of an index page rank last."""
-        base_url = structure.base_url
-        found: list[FoundLink] = []
-        for href in declared_indexes(root):
-            target = urljoin(base_url, href)
-            if is_crawlable_url(target):
-                self._index_keys.add(self._page_key(target))
-        on_index = track.key in self._index_keys or is_link_listing(structure.main_el)
-        canonical = canonical_href(root, base_url)
-        if canonical and is_crawlable_url(canonical):
-            found.append((strip_fragment(canonical), "canonical", link_rank("canonical")))
-        links = discovery_links(root, base_url, region_map=structure.regions)
-        if (track.depth == 0 and self.session.template_sample is None  # the seed
-                and self.settings.getbool("DOCSCRAWL_TEMPLATE_WARMUP", True)):
-            self.session.template_sample = sample_of(track.key, [lk.url for lk in links],
-                                                     self._sample_key)
-        for link in links:
-            reason = REGION_TO_DISCOVERY.get(link.region, "in_page")
-            found.append((link.url, reason, link_rank(reason, on_index_page=on_index)))
-        return found
-
-    def _page_key(self, url: str) -> str:
-        try:
-            return self.session.frontier.page_key(url)
-        except ValueError:
-            return url
-
-    def _follow(self, found: Iterable[FoundLink], page_url: str,
-                depth: int) -> list[Request]:
-        """Offer each found link to the frontier; the requests to make."""
-        follow: list[Request] = []
-        for url, reason, rank in found:
-            if is_crawlable_url(url):
-                follow.extend(self._discover(url, reason, page_url, depth, rank=rank))
-        return follow
 
     def _follow_redirect(self, track: PageTrack, response: Response, location: str, *,
                          reason: str = "redirect") -> Iterable[Request]:
@@ -466,7 +327,7 @@ class DocsSpider(CrawlLifecycle, SiteResources, scrapy.Spider):
                        rule=f"{len(chain)} hops (limit {limit}), next {target}",
                        status=response.status, redirect_chain=chain)
             return
-        refusal = self._redirect_refusal(target)
+        refusal = self.offers.redirect_refusal(target)
         if refusal is not None:
             reason, rule = refusal
             self.session.incremental.gone(track.key, reason)
@@ -474,28 +335,16 @@ class DocsSpider(CrawlLifecycle, SiteResources, scrapy.Spider):
                        redirect_chain=chain, redirect_to=target)
             return
         track.redirect_chain = chain
-        follow = self._discover(target, "redirect", response.url, track.depth, inherit=track)
-        self.admission.redirected(track, target, reason=reason, status=response.status,
-                                  chain=chain)
+        follow = self.offers.offer(target, "redirect", response.url, track.depth,
+                                   inherit=track)
+        self.admission.redirects.redirected(track.url, track.key, target, reason=reason,
+                                            status=response.status, chain=chain)
         yield from follow
-
-    def _redirect_refusal(self, target: str) -> tuple[str, str] | None:
-        """Why a redirect target may not be followed: offsite, private address, bad URL."""
-        frontier = self.session.frontier
-        if not is_crawlable_url(target):
-            return "offsite_redirect", f"redirect to a non-http URL: {target}"
-        decision = frontier.scope.decide(target)
-        if not decision.allowed:
-            return "offsite_redirect", f"{decision.rule} (redirect to {target})"
-        blocked = frontier.guard.check(urlsplit(target).hostname or "")
-        if blocked:
-            return "private_address", f"{blocked} (redirect to {target})"
-        return None
 
     def page_failed(self, failure: Failure) -> list[Request]:
         """Download errors: too large, DNS, timeouts, refused connections..."""
         request = failure.request  # type: ignore[attr-defined]
-        track = self._live_track(request.meta[TRACK])
+        track = self.resume.live_track(request.meta[TRACK])
         if track is None:
             return []
         reason, rule = classify_failure(failure)
@@ -510,12 +359,5 @@ class DocsSpider(CrawlLifecycle, SiteResources, scrapy.Spider):
         self.session.log.record(track.url, event, reason=reason, rule=rule,
                                 redirect_chain=track.redirect_chain)
         self.session.incremental.kept(track.key)
-        if self._budget is None:
-            return []
-        self._budget.answered(track.key)
-        return self._release()
+        return self.offers.answered(track.key)
 
-
-def _header(response: Response, name: str) -> str | None:
-    value = response.headers.get(name)
-    return value.decode("latin-1") if value else None

@@ -1,9 +1,8 @@
-"""The `docs` spider's life cycle: its signals (opened, idle, headers, closed) and the
-resume of a JOBDIR run.
+"""The `docs` spider's life cycle: a JOBDIR run found and resumed, the session opened,
+page bodies that are not HTML stopped, the crawl's end.
 
-A mixin of `DocsSpider`, as `SiteResources` is: Scrapy connects these handlers on the
-spider. What they need of the spider is the admission, the session and `page_request`;
-the crawl's policy stays in `docscrawl.spiders.docs`.
+The spider connects its signals and composes the parts; what they do lives here, as
+functions of plain values and `Resume`, a part holding what a resumed crawl retries.
 """
 
 from __future__ import annotations
@@ -12,11 +11,12 @@ import logging
 import os
 import shutil
 import stat
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import scrapy
-from scrapy.exceptions import DontCloseSpider, StopDownload
+from scrapy.exceptions import StopDownload
 from scrapy.http import Request
 from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.job import job_dir
@@ -32,34 +32,117 @@ from docscrawl.discovery.netguard import ALLOW_LINK_LOCAL_SETTING
 from docscrawl.discovery.pagetrack import PageTrack, track_from_fields
 from docscrawl.discovery.urls import normalize_url
 from docscrawl.runs import resumable_run_dir
-from docscrawl.spiders.admission import CrawlHooks
 from docscrawl.vocab import Event, Meta, SkipReason
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
+    from scrapy.settings import Settings
 
+    from docscrawl.admission.base import Admission
     from docscrawl.config import CrawlConfig
-    from docscrawl.spiders.admission import Admission
+    from docscrawl.spiders.offers import Offers
 
 logger = logging.getLogger(__name__)
 
 
-class CrawlLifecycle:
-    """Signal handlers and JOBDIR resume of the `docs` spider (a mixin)."""
+@dataclass(frozen=True, slots=True)
+class JobRun:
+    """The run a crawl continues: its JOBDIR (None without one, or in distributed mode),
+    and the unfinished run's id when it resumes one."""
 
-    crawler: Crawler
-    config: CrawlConfig
-    session: CrawlSession
-    admission: Admission
-    _resume_retried: set[str]
-    _jobdir: Path | None
-    _resume_run: tuple[str | None, bool]
-    # and, from the spider and SiteResources: page_request, _admit_or_park,
-    # _release_when_idle, robots_request_once
+    jobdir: Path | None = None
+    run_id: str | None = None
 
-    # -- resume (JOBDIR) ---------------------------------------------------------------
+    @property
+    def resume(self) -> bool:
+        return self.run_id is not None
 
-    def _live_track(self, track: PageTrack) -> PageTrack | None:
+
+def prepare_jobdir(settings: Settings, config: CrawlConfig, *, resumable: bool) -> JobRun:
+    """Before Scrapy's scheduler opens JOBDIR: find the unfinished run it holds (its
+    marker survives a kill -9; Scrapy's spider.state does not) and keep Scrapy's request
+    queue only after a clean pause. After a kill the queue files are torn (Scrapy
+    writes their index at close) and the resumed run requests the open pages itself."""
+    if settings.get("JOBDIR"):
+        make_private_jobdir(Path(settings["JOBDIR"]))
+    setting = job_dir(settings) if resumable else None
+    if not setting:
+        return JobRun()
+    jobdir = Path(setting)
+    marker = read_marker(jobdir) or {}
+    status = marker.get("status")
+    resume = bool(marker.get("run_id")) and status in ("running", "paused")
+    if resume and marker.get("out_dir") != str(config.out_dir):
+        logger.warning("docscrawl: JOBDIR %s belongs to a crawl into %s, not %s: "
+                       "starting a new run", jobdir, marker.get("out_dir"), config.out_dir)
+        resume = False
+    if resume and resumable_run_dir(config.out_dir, marker.get("run_dir")) is None:
+        logger.warning("docscrawl: JOBDIR %s: the interrupted run's directory is gone "
+                       "from %s: starting a new run", jobdir, config.out_dir)
+        resume = False
+    queue = jobdir / "requests.queue"
+    if queue.exists() and not (resume and status == "paused"):
+        logger.info("docscrawl: JOBDIR %s: dropping Scrapy's request queue (%s)", jobdir,
+                    "interrupted run" if resume else "new run")
+        shutil.rmtree(queue)
+    return JobRun(jobdir, str(marker["run_id"]) if resume else None)
+
+
+def open_session(crawler: Crawler, config: CrawlConfig, job: JobRun,
+                 state: Any) -> CrawlSession:
+    """The crawl's session, once the spider is opened (`state`: Scrapy's JOBDIR spider
+    state, which learns the run's id)."""
+    settings = crawler.settings
+    options = SessionOptions.from_settings(settings, jobdir=job.jobdir, run_id=job.run_id,
+                                           resume=job.resume)
+    session = CrawlSession(config, options, stats=crawler.stats,
+                           parts=CrawlParts.of(crawler))
+    session.frontier.guard.allow_link_local = settings.getbool(ALLOW_LINK_LOCAL_SETTING)
+    session.politeness = politeness_summary(settings)
+    if isinstance(state, dict):
+        state["docscrawl_run_id"] = session.incremental.run.run_id
+    logger.info("docscrawl: crawling %s into %s", config.site, config.out_dir)
+    return session
+
+
+def stop_non_html(headers: Any, body_length: int, request: Request, spider: Any) -> None:
+    """`headers_received`: stop downloading a page body as soon as its headers say it is
+    not HTML."""
+    if Meta.TRACK not in request.meta:
+        return
+    content_type = (headers.get("Content-Type") or b"").decode("latin-1")
+    if content_type and not is_html_type(content_type):
+        raise StopDownload(fail=False)
+
+
+async def close_crawl(admission: Admission, session: CrawlSession, reason: str) -> None:
+    """The admission closes first (distributed: its last Redis calls may still log),
+    then the session writes run.json."""
+    closing = admission.close()
+    if closing is not None:
+        await maybe_deferred_to_future(closing)
+    summary = session.finish(reason)
+    counts = summary.get("counts", {})
+    logger.info(
+        "docscrawl: %s pages written to %s (events %s, skipped %s)",
+        summary.get("pages_written"), session.out_dir,
+        _plain(counts.get("events")), _plain(counts.get("skip_reasons")),
+    )
+
+
+class Resume:
+    """The tracks of page responses, and what a resumed crawl asks for again (a part of
+    the spider: it gets the session, the admission, the offers and the page requests)."""
+
+    def __init__(self, session: CrawlSession, admission: Admission, offers: Offers,
+                 page_request: Callable[[PageTrack], Request]) -> None:
+        self.session = session
+        self.admission = admission
+        self.offers = offers
+        self.page_request = page_request
+        self._retried: set[str] = set()
+
+    def live_track(self, track: PageTrack) -> PageTrack | None:
         """The frontier's track for a page request; None when a resumed crawl already
         has the page's outcome (a request replayed from JOBDIR after it was re-issued).
 
@@ -78,20 +161,22 @@ class CrawlLifecycle:
             return None
         return track
 
-    def _resume_requests(self) -> list[Request]:
+    def requests(self) -> list[Request]:
         """URLs the interrupted run left without an outcome: requests in flight at a kill
         are not in Scrapy's queue, so their pages are requested again, and URLs that were
         between two steps finish them."""
         session = self.session
+        if not session.resumed:
+            return []
         frontier, log = session.frontier, session.log
         requests: list[Request] = []
         for url in session.resume_open:
-            if url in self._resume_retried or not log.is_open(url):
+            if url in self._retried or not log.is_open(url):
                 continue
-            self._resume_retried.add(url)
+            self._retried.add(url)
             owner = frontier.owner_of(normalize_url(url))
             if owner is not None and owner.url == url:
-                requests.append(self.page_request(owner, owner.key))
+                requests.append(self.page_request(owner))
                 continue
             if owner is not None:  # its duplicate_url skip was lost
                 owner.observe(url)
@@ -104,117 +189,10 @@ class CrawlLifecycle:
                 self.admission.refused(url, verdict, {"reason": "in_page", "from": None})
                 continue
             inherit = track_from_fields(offer["inherit"]) if offer.get("inherit") else None
-            requests.extend(self._admit_or_park(
+            requests.extend(self.offers.admit_or_park(
                 url, offer.get("reason") or "resume", offer.get("source"),
                 depth if depth is not None else 1, offer.get("lastmod"), inherit, BODY))
         return requests
-
-    # -- signals ----------------------------------------------------------------------
-
-    def _on_opened(self, spider: scrapy.Spider) -> None:
-        settings = self.crawler.settings
-        state = getattr(self, "state", None)  # Scrapy's JOBDIR spider state
-        run_id, resume = self._resume_run
-        options = SessionOptions.from_settings(
-            settings, jobdir=self._jobdir, run_id=run_id, resume=resume)
-        self.session = CrawlSession(self.config, options, stats=self.crawler.stats,
-                                    parts=CrawlParts.of(self.crawler))
-        self.session.frontier.guard.allow_link_local = settings.getbool(
-            ALLOW_LINK_LOCAL_SETTING)
-        self.session.politeness = politeness_summary(settings)
-        if isinstance(state, dict):
-            state["docscrawl_run_id"] = self.session.incremental.run.run_id
-        self.admission.open(self.session, CrawlHooks(
-            schedule=self._schedule, page_request=lambda track: self.page_request(track, track.key),
-            robots_known=self._robots_known))
-        logger.info("docscrawl: crawling %s into %s", self.config.site, self.config.out_dir)
-
-    def _prepare_jobdir(self, crawler: Crawler) -> None:
-        """Before Scrapy's scheduler opens JOBDIR: find the unfinished run it holds (its
-        marker survives a kill -9; Scrapy's spider.state does not) and keep Scrapy's request
-        queue only after a clean pause. After a kill the queue files are torn (Scrapy
-        writes their index at close) and the resumed run requests the open pages itself."""
-        if crawler.settings.get("JOBDIR"):
-            make_private_jobdir(Path(crawler.settings["JOBDIR"]))
-        setting = job_dir(crawler.settings) if self.admission.resumable else None
-        if not setting:
-            return
-        jobdir = self._jobdir = Path(setting)
-        marker = read_marker(jobdir) or {}
-        status = marker.get("status")
-        resume = bool(marker.get("run_id")) and status in ("running", "paused")
-        if resume and marker.get("out_dir") != str(self.config.out_dir):
-            logger.warning("docscrawl: JOBDIR %s belongs to a crawl into %s, not %s: "
-                           "starting a new run", jobdir, marker.get("out_dir"),
-                           self.config.out_dir)
-            resume = False
-        if resume and resumable_run_dir(self.config.out_dir, marker.get("run_dir")) is None:
-            logger.warning("docscrawl: JOBDIR %s: the interrupted run's directory is gone "
-                           "from %s: starting a new run", jobdir, self.config.out_dir)
-            resume = False
-        self._resume_run = (str(marker["run_id"]), True) if resume else (None, False)
-        queue = jobdir / "requests.queue"
-        if queue.exists() and not (resume and status == "paused"):
-            logger.info("docscrawl: JOBDIR %s: dropping Scrapy's request queue (%s)", jobdir,
-                        "interrupted run" if resume else "new run")
-            shutil.rmtree(queue)
-
-    def _on_idle(self, spider: scrapy.Spider) -> None:
-        """Distributed mode: an idle worker stays open while the shared crawl has work.
-        A max_pages crawl hands out the candidates that waited for the pages in flight.
-        A resumed crawl requests the pages the interrupted run left open, once idle."""
-        if self.admission.keep_open():
-            raise DontCloseSpider
-        budgeted = self._release_when_idle()  # max_pages: the next rank's turn
-        if budgeted:
-            for request in budgeted:
-                self._schedule(request)
-            raise DontCloseSpider
-        if self.session.resumed:
-            requests = self._resume_requests()
-            if requests:
-                for request in requests:
-                    self._schedule(request)
-                raise DontCloseSpider
-
-    def _on_headers(self, headers: Any, body_length: int, request: Request,
-                    spider: scrapy.Spider) -> None:
-        """Stop downloading a page body as soon as its headers say it is not HTML."""
-        if Meta.TRACK not in request.meta:
-            return
-        content_type = (headers.get("Content-Type") or b"").decode("latin-1")
-        if content_type and not is_html_type(content_type):
-            raise StopDownload(fail=False)
-
-    async def _on_closed(self, spider: scrapy.Spider, reason: str) -> None:
-        """The admission closes first (distributed: its last Redis calls may still log),
-        then the session writes run.json."""
-        closing = self.admission.close()
-        if closing is not None:
-            await maybe_deferred_to_future(closing)
-        self._finish(reason)
-
-    def _finish(self, reason: str) -> None:
-        summary = self.session.finish(reason)
-        counts = summary.get("counts", {})
-        logger.info(
-            "docscrawl: %s pages written to %s (events %s, skipped %s)",
-            summary.get("pages_written"), self.session.out_dir,
-            _plain(counts.get("events")), _plain(counts.get("skip_reasons")),
-        )
-
-    def _schedule(self, request: Request) -> None:
-        engine = self.crawler.engine
-        assert engine is not None
-        engine.crawl(request)
-
-    def _robots_known(self, origin: str) -> bool:
-        """True when the origin's robots.txt is known here; else request it (once)."""
-        if origin in self.session.frontier.robots:
-            return True
-        for request in self.robots_request_once(origin):
-            self._schedule(request)
-        return False
 
 
 def make_private_jobdir(path: Path) -> None:

@@ -1,15 +1,18 @@
 """The `docs` spider's site resources: robots.txt, sitemaps and llms.txt.
 
-A mixin of `DocsSpider` (Scrapy finds callbacks by name on the spider, so these stay
-spider methods): each origin's robots.txt is fetched before any page of it (pages found
-meanwhile are parked), and the seed origin's sitemaps and llms.txt once it is known.
+`SiteResources` is a part of the spider (composed by it, not inherited): each origin's
+robots.txt is fetched before any page of it (offers made meanwhile are parked until the
+frontier knows it), and the seed origin's sitemaps and llms.txt once it is known. Its
+requests call back the spider's methods (`ResourceCallbacks`: Scrapy stores a request's
+callback by its name on the spider in a JOBDIR), which hand the response back here.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any, Protocol
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
 from urllib.parse import urljoin, urlsplit
 
 from scrapy.http import Request, Response
@@ -26,8 +29,8 @@ from docscrawl.vocab import Event, FailReason
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
+    from docscrawl.admission.base import Admission
     from docscrawl.crawl.session import CrawlSession
-    from docscrawl.spiders.admission import Admission
 
 logger = logging.getLogger(__name__)
 
@@ -39,7 +42,7 @@ Parked = Callable[[], list[Request]]
 
 
 class Offer(Protocol):
-    """The spider's way in for a discovered URL (`DocsSpider._discover`)."""
+    """Where a URL listed by a sitemap or llms.txt goes (`Offers.offer`)."""
 
     def __call__(self, url: str, reason: str, source: str | None, depth: int, *,
                  lastmod: str | None = None) -> list[Request]: ...
@@ -51,20 +54,42 @@ def latency_ms(response: Response) -> float | None:
     return latency * 1000 if latency is not None else None
 
 
+@dataclass(frozen=True, slots=True)
+class ResourceCallbacks:
+    """The spider's callbacks for the requests of this part (each hands back here)."""
+
+    robots: Callable[[Response], Iterable[Request]]
+    robots_failed: Callable[[Failure], Iterable[Request]]
+    sitemap: Callable[[Response], Iterable[Request]]
+    llms_txt: Callable[[Response], Iterable[Request]]
+    failed: Callable[[Failure], None]
+
+
 class SiteResources:
-    """robots.txt, sitemaps and llms.txt for `DocsSpider`."""
+    """robots.txt, sitemaps and llms.txt of one crawl (see module docstring)."""
 
-    session: CrawlSession
-    admission: Admission
-    crawler: Crawler
-    offer: Offer  # set by the spider: sitemap and llms.txt entries go where links go
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(self, session: CrawlSession, admission: Admission, crawler: Crawler,
+                 callbacks: ResourceCallbacks) -> None:
+        self.session = session
+        self.admission = admission
+        self.crawler = crawler  # its downloader honours Crawl-delay
+        self.callbacks = callbacks
         self._parked: dict[str, list[Parked]] = {}  # origin -> offers waiting for robots
         self._robots_requested: set[str] = set()
         self._sitemaps_requested: set[str] = set()
         self._site_resources_started = False
+
+    def park(self, origin: str, retry: Parked) -> list[Request]:
+        """`retry` runs once the origin's robots.txt is known; its request, the first time."""
+        self._parked.setdefault(origin, []).append(retry)
+        return self.robots_request_once(origin)
+
+    def robots_known(self, origin: str) -> list[Request] | None:
+        """None when the frontier knows the origin's robots.txt; else the requests asking
+        for it (none when it was asked for already)."""
+        if self.session.frontier.robots_known(origin):
+            return None
+        return self.robots_request_once(origin)
 
     def robots_request_once(self, origin: str) -> list[Request]:
         """The request for an origin's robots.txt, the first time it is asked for."""
@@ -76,8 +101,8 @@ class SiteResources:
     def _robots_request(self, url: str, origin: str, *, hops: int) -> Request:
         return Request(
             url,
-            callback=self.parse_robots,
-            errback=self.robots_failed,
+            callback=self.callbacks.robots,
+            errback=self.callbacks.robots_failed,
             priority=1000,
             meta={"robots_origin": origin, "robots_hops": hops,
                   "handle_httpstatus_all": True, "dont_redirect": True},
@@ -157,7 +182,8 @@ class SiteResources:
                 yield from self._sitemap_request(url, "sitemap", depth=0)
         for url in dict.fromkeys([origin + "/llms.txt", prefix + "llms.txt"]):
             if self._resource_allowed(url):
-                yield Request(url, callback=self.parse_llms_txt, errback=self.resource_failed,
+                yield Request(url, callback=self.callbacks.llms_txt,
+                              errback=self.callbacks.failed,
                               priority=500, meta={"handle_httpstatus_all": True})
 
     def _resource_allowed(self, url: str) -> bool:
@@ -177,11 +203,12 @@ class SiteResources:
         if depth > MAX_SITEMAP_DEPTH or not self._resource_allowed(url):
             return
         self._sitemaps_requested.add(url)
-        yield Request(url, callback=self.parse_sitemap, errback=self.resource_failed,
+        yield Request(url, callback=self.callbacks.sitemap,
+                      errback=self.callbacks.failed,
                       priority=500, meta={"handle_httpstatus_all": True,
                                           "sitemap_reason": reason, "sitemap_depth": depth})
 
-    def parse_sitemap(self, response: Response) -> Iterable[Request]:
+    def parse_sitemap(self, response: Response, offer: Offer) -> Iterable[Request]:
         """Sitemaps are hints: every entry is offered like any discovered link."""
         self._log_resource(response, "sitemap")
         if response.status != 200:
@@ -194,13 +221,13 @@ class SiteResources:
                 if sitemap.kind == "sitemapindex":
                     yield from self._sitemap_request(entry.loc, reason, depth=depth + 1)
                 else:
-                    yield from self.offer(strip_fragment(entry.loc), reason, response.url, 1,
+                    yield from offer(strip_fragment(entry.loc), reason, response.url, 1,
                                           lastmod=entry.lastmod)
         except SitemapError as exc:  # entries read before the error are kept: hints
             self.session.log.record(response.url, Event.FAILED, reason=FailReason.PARSE_ERROR,
                                     rule=str(exc), parser="sitemap", status=response.status)
 
-    def parse_llms_txt(self, response: Response) -> Iterable[Request]:
+    def parse_llms_txt(self, response: Response, offer: Offer) -> Iterable[Request]:
         """Links listed in /llms.txt."""
         self._log_resource(response, "llms_txt")
         if response.status != 200:
@@ -208,7 +235,7 @@ class SiteResources:
         text = response.body.decode("utf-8", errors="replace")
         for url in parse_llms_txt(text, base_url=response.url):
             if is_crawlable_url(url):
-                yield from self.offer(strip_fragment(url), "llms_txt", response.url, 1)
+                yield from offer(strip_fragment(url), "llms_txt", response.url, 1)
 
     def resource_failed(self, failure: Failure) -> None:
         """A sitemap or llms.txt that could not be fetched (not a page: no terminal)."""

@@ -1,4 +1,4 @@
-"""Redirects in distributed mode end as in one process (docscrawl.distributed.redirects): two real
+"""Redirects in distributed mode end as in one process (docscrawl.redirects.redis): two real
 workers on a real redis-server crawl the fault server's redirect cases (loops, a 25-hop
 chain, 13 hops to a page, redirects to a 404, to a forbidden page, to a page linked
 directly, offsite); each URL ends once, in the outcome FAULTS states and the single-process

@@ -11,9 +11,9 @@ from pathlib import Path
 from redis.asyncio import Redis
 
 from docscrawl.crawl.crawllog import CrawlLog
-from docscrawl.distributed.redirects import SharedRedirects
 from docscrawl.distributed.serial import Serial
 from docscrawl.jsonl import JsonlWriter
+from docscrawl.redirects.redis import SharedRedirects
 
 A, B, C, D = (f"https://d.example/{name}" for name in "abcd")
 

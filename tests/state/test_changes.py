@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from docscrawl.incremental.changes import compute_change, removed_pages
-from docscrawl.incremental.state import StateRow, StateStore
+from docscrawl.incremental.rows import StateRow
+from docscrawl.incremental.state import StateStore
 
 URL = "https://docs.example.test/guide/"
 

@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 
 from docscrawl.incremental.carry import copied_lines
+from docscrawl.incremental.rows import LinePointer
 from docscrawl.incremental.schema import APPLICATION_ID, SCHEMA_VERSION
-from docscrawl.incremental.state import DB_NAME, LinePointer, StateError, StateStore
+from docscrawl.incremental.state import DB_NAME, StateError, StateStore
 
 URL = "https://docs.example.test/guide/"
 

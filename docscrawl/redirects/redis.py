@@ -1,7 +1,7 @@
 """Redirect waits shared by the workers of a distributed crawl (Redis).
 
 In one process, a redirect source waits in the crawl log for the outcome of the page its
-chain leads to (`docscrawl.crawl.redirectwait`). With several workers, the target may be
+chain leads to (`docscrawl.redirects.local`). With several workers, the target may be
 fetched by another worker, before or after the source: the wait moves to Redis, keyed by
 the target's page key (its normalized URL, the key pages are claimed under), so each
 source ends once, with the same event and fields as in one process:
@@ -29,11 +29,13 @@ from __future__ import annotations
 import json
 from collections import deque
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from docscrawl.crawl.crawllog import CrawlLog
-from docscrawl.crawl.redirectwait import Outcome, Waiter, source_outcome
+from docscrawl.redirects.base import Outcome, Waiter, source_outcome
 from docscrawl.vocab import Event, FailReason
+
+if TYPE_CHECKING:
+    from docscrawl.crawl.crawllog import CrawlLog
 
 __all__ = ["KEY_NAMES", "SharedRedirects"]
 
@@ -95,7 +97,7 @@ return found
 
 
 class SharedRedirects:
-    """One worker's side of the shared redirect waits (see module docstring).
+    """`Redirects` of one worker: its side of the shared waits (see module docstring).
 
     `client` is an asyncio Redis client: the script calls are coroutines, run as jobs of the
     worker's `Serial` (`submit`), so none blocks the reactor and they keep the order of the

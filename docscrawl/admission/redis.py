@@ -1,4 +1,4 @@
-"""`RedisAdmission`: the spider's admission in distributed mode (see spiders/admission.py).
+"""`RedisAdmission`: the spider's admission in distributed mode (see `docscrawl.admission`).
 
 A URL is logged `discovered` by the first worker of the crawl that finds it (the others
 stay *quiet* about it), claimed and queued once (`max_pages` is one crawl-wide budget), and
@@ -26,12 +26,13 @@ if TYPE_CHECKING:
     from scrapy.http import Request
     from scrapy.settings import Settings
 
+    from docscrawl.admission.base import CrawlHooks
     from docscrawl.config import CrawlConfig
     from docscrawl.crawl.session import CrawlSession
     from docscrawl.discovery.frontier import Verdict
     from docscrawl.discovery.pagetrack import PageTrack
     from docscrawl.distributed.streams import Claim
-    from docscrawl.spiders.admission import CrawlHooks
+    from docscrawl.redirects.redis import SharedRedirects
 
 SITE_RESOURCES = "resource:site"  # claimed by the one worker that reads sitemaps, llms.txt
 
@@ -50,6 +51,7 @@ class RedisAdmission:
     """Admission through the shared crawl in Redis (see module docstring)."""
 
     resumable = False  # the shared crawl is the resume: no JOBDIR
+    budget_here = False  # max_pages is one crawl-wide budget, counted in Redis
 
     def __init__(self, shared: AsyncSharedFrontier, worker_id: str, *, max_pages: int | None,
                  quiet_seconds: float, concurrency: int, url_limit: int = 0) -> None:
@@ -132,12 +134,11 @@ class RedisAdmission:
         else:
             log.hand_off(url)  # queued: whichever worker takes it ends it
 
-    def redirected(self, track: PageTrack, target: str, *, reason: str, status: int,
-                   chain: tuple[str, ...]) -> None:
-        # Another worker may end the target: the source waits for it in Redis.
+    @property
+    def redirects(self) -> SharedRedirects:
+        """Another worker may end a redirect target: its sources wait for it in Redis."""
         assert self.worker.redirects is not None, "open() first"
-        self.worker.redirects.redirected(track.url, track.key, target, reason=reason,
-                                         status=status, chain=chain)
+        return self.worker.redirects
 
     def site_resources(self, requests: Callable[[], Iterable[Request]]) -> Iterable[Request]:
         async def job() -> None:

@@ -1,0 +1,120 @@
+"""What the incremental state holds, as values: a page's row (`StateRow`), where its lines
+are in a published run (`LinePointer`), a run (`Run`), and the links discovery followed
+from a page (`FoundLink`, stored compressed). The database is `docscrawl.incremental.state`.
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+# The `pages` columns a `LinePointer` is read from, and every column a `StateRow` is.
+POINTER_COLUMNS = ("source", "page_at", "page_len", "structure_at", "structure_len",
+                   "chunks_at", "chunks_len", "lines_crc")
+PAGE_COLUMNS = (
+    "canonical_url, etag, last_modified, content_hash, body_hash, chunk_ids, page_record,"
+    " chunk_records, last_seen_run, updated_at, structure_record, discovery_links, "
+    + ", ".join(POINTER_COLUMNS)
+)
+# One link a page leads discovery to: (URL, discovery reason such as `sidebar`, navigation
+# rank, `docscrawl.discovery.budget`).
+FoundLink = tuple[str, str, int]
+# Discovery links as stored: zlib-compressed JSON (bytes), or JSON text in older rows.
+StoredLinks = bytes | str
+
+
+def pack_links(links: Iterable[FoundLink]) -> bytes:
+    """Discovery links as stored: a page's links repeat the site's navigation, which
+    compresses about tenfold."""
+    text = json.dumps([list(link) for link in links], ensure_ascii=False, separators=(",", ":"))
+    return zlib.compress(text.encode(), 6)
+
+
+def unpack_links(stored: StoredLinks) -> list[FoundLink]:
+    text = zlib.decompress(stored).decode() if isinstance(stored, bytes) else stored
+    return [(url, reason, rank) for url, reason, rank in json.loads(text)]
+
+
+@dataclass(frozen=True, slots=True)
+class LinePointer:
+    """Where a page's lines are in a published run (`source`, a row of `sources`): its
+    pages.jsonl line, structure.jsonl line and chunks.jsonl lines (contiguous), each as a
+    byte offset and length in the uncompressed file; `crc` is the CRC-32 of the three,
+    in that order, so that a file changed since is never taken for the page."""
+
+    source: int
+    page_at: int
+    page_len: int
+    structure_at: int
+    structure_len: int
+    chunks_at: int
+    chunks_len: int
+    crc: int
+
+
+@dataclass(frozen=True, slots=True)
+class StateRow:
+    """What the state knows about one canonical URL.
+
+    `lines`: where the page's lines are in the output that last published it. Rows
+    stored by schema 3 or older hold a copy of the lines instead (`page_record_json`,
+    `chunk_records_jsonl`, `structure_record_json`), read until the next published crawl
+    points them at its output.
+    """
+
+    canonical_url: str
+    etag: str | None
+    last_modified: str | None
+    content_hash: str | None
+    body_hash: str | None  # hash of the raw response body, when the caller stored one
+    chunk_ids: list[str]
+    page_record_json: str | None
+    chunk_records_jsonl: str | None
+    last_seen_run: str | None
+    updated_at: str | None
+    structure_record_json: str | None = None  # schema 2 and 3 only
+    discovery_links_stored: StoredLinks | None = None  # schema 3; None in rows before
+    lines: LinePointer | None = None  # schema 4
+
+    @property
+    def discovery_links(self) -> list[FoundLink] | None:
+        """The links discovery followed from the page when it was parsed, head links
+        included (`[url, reason, rank]`), or None for rows stored without them."""
+        if self.discovery_links_stored is None:
+            return None
+        return unpack_links(self.discovery_links_stored)
+
+    @property
+    def has_copy(self) -> bool:
+        """A row of an older schema holding its page's lines itself."""
+        return (self.page_record_json is not None and self.chunk_records_jsonl is not None
+                and self.structure_record_json is not None)
+
+    @property
+    def can_carry_over(self) -> bool:
+        """True when the page's lines can be written again without re-extraction, and its
+        links followed (rows of older schemas lack some: such pages are fetched and
+        extracted in full once)."""
+        return (self.lines is not None or self.has_copy) and (
+            self.discovery_links_stored is not None)
+
+    @classmethod
+    def from_sql(cls, row: tuple[Any, ...]) -> StateRow:
+        (url, etag, modified, digest, body, ids, record, chunks, seen, updated, structure,
+         links, *pointer) = row
+        lines = None if pointer[0] is None or None in pointer else LinePointer(*pointer)
+        return cls(url, etag, modified, digest, body, json.loads(ids or "[]"), record, chunks,
+                   seen, updated, structure, links, lines)
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """One crawl run; `complete` is None until it finishes."""
+
+    run_id: str
+    started_at: str
+    finished_at: str | None
+    complete: bool | None
