@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeAlias
 from urllib.parse import urljoin
 
 from lxml import etree
@@ -44,7 +44,7 @@ __all__ = [
     "visible_text",
 ]
 
-Element = etree._Element
+Element: TypeAlias = etree._Element
 
 # --- heuristics as data -------------------------------------------------------------
 
