@@ -15,8 +15,9 @@ import tempfile
 import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from io import BufferedIOBase
 from pathlib import Path
-from typing import IO, Any, TextIO
+from typing import Any, TextIO
 
 logger = logging.getLogger(__name__)
 
@@ -191,7 +192,7 @@ def jsonl_path(directory: Path, name: str) -> Path:
     return resolve_jsonl(directory / name)
 
 
-def open_jsonl(path: Path) -> IO[bytes]:
+def open_jsonl(path: Path) -> BufferedIOBase:
     """A JSONL file opened for reading bytes, decompressed when it is a .gz (seekable in
     uncompressed offsets either way)."""
     path = resolve_jsonl(path)
@@ -200,7 +201,7 @@ def open_jsonl(path: Path) -> IO[bytes]:
     return path.open("rb")
 
 
-def _raw_lines(handle: IO[bytes], path: Path) -> Iterator[bytes]:
+def _raw_lines(handle: BufferedIOBase, path: Path) -> Iterator[bytes]:
     """The lines of an open JSONL file; a damaged gzip stream raises `BadGzip` after the
     lines before the damage."""
     lineno = 0

@@ -185,9 +185,9 @@ def roll_back_unlogged(out_dir: Path, logged: set[str]) -> set[str]:
     last one). Its lines are removed from all three files; the page is fetched again.
     Returns the canonical URLs rolled back.
     """
-    partial = {canonical for record in read_jsonl(out_dir / "pages.jsonl")
-               if (canonical := record.get("canonical_url")) not in logged}
-    partial.discard(None)  # type: ignore[arg-type]
+    partial: set[str] = {
+        canonical for record in read_jsonl(out_dir / "pages.jsonl")
+        if (canonical := record.get("canonical_url")) is not None and canonical not in logged}
     # structure/chunk lines of a page whose pages line was torn off count too
     for name in ("structure.jsonl", "chunks.jsonl"):
         for record in read_jsonl(out_dir / name):

@@ -117,7 +117,8 @@ class CrawlSession:
         if resumed_dir is None:
             remove_stale_runs(self.out_dir)
         self.run_dir = resumed_dir or new_run_dir(self.out_dir)
-        replay = prepare_resume(self.run_dir, self.jobdir) if self.resumed else None
+        replay = (prepare_resume(self.run_dir, jobdir)
+                  if self.resumed and jobdir is not None else None)
         append = self.resumed
         # What grows with the site is kept on disk (docscrawl.crawl.ledger), not in memory.
         self.ledger = Ledger.open()

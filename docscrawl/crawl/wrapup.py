@@ -96,8 +96,9 @@ def _mark_aggregates(session: CrawlSession) -> int:
         return 0
     renames = resolve_renames(session.renames)
     back = {new: old for old, new in renames.items()}
-    written = ((back.get(r.get("canonical_url"), r.get("canonical_url")),
-                r.get("markdown") or "") for r in read_jsonl(session.run_dir / "pages.jsonl"))
+    written = ((back.get(url, url), r.get("markdown") or "")
+               for r in read_jsonl(session.run_dir / "pages.jsonl")
+               if (url := r.get("canonical_url")) is not None)
     verdicts = session.aggregates.confirm(verdicts, written)
     if not verdicts:
         return 0

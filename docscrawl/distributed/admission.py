@@ -87,7 +87,7 @@ class RedisAdmission:
                 await redirects.refused_target(url, verdict.reason, verdict.rule)
             if url in self._quiet and not await self._must_tell(url, discovery):
                 return
-            extra = {"param_rule": verdict.detail} if verdict.detail else {}
+            extra: dict[str, Any] = {"param_rule": verdict.detail} if verdict.detail else {}
             self.session.log.record(url, Event.SKIPPED, reason=verdict.reason, rule=verdict.rule,
                                     **extra)
             await self.shared.told(url)

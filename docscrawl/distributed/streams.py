@@ -46,6 +46,12 @@ class Step:
 
 Plan = Generator[Step, list[Any], T]
 
+
+def _range_of(stream: str, entry_id: str) -> Command:
+    """The command reading the one entry `entry_id` of `stream`."""
+    return lambda p: p.xrange(stream, entry_id, entry_id, count=1)
+
+
 GROUP = "workers"
 QUEUE = "(queue)"  # pseudo consumer holding tasks given back, taken before new ones
 GIVEN_BACK_IDLE_MS = 10 ** 12  # idle time of a given-back task: any XAUTOCLAIM takes it
@@ -384,8 +390,7 @@ class Plans:
         """The tasks (still in the stream) of these ids."""
         if not task_ids:
             return []
-        replies = yield Step([lambda p, i=i: p.xrange(self.stream, i, i, count=1)
-                              for i in task_ids])
+        replies = yield Step([_range_of(self.stream, i) for i in task_ids])
         return [_task(entry_id, fields, 0) for reply in replies for entry_id, fields in reply]
 
     def dead_tasks(self) -> Plan[list[dict[str, Any]]]:

@@ -289,9 +289,12 @@ def _first_str(value: Any) -> str | None:
 
 
 def _position(value: Any) -> float | None:
+    if isinstance(value, (int, float)):
+        return float(value)
+    text = _first_str(value)
     try:
-        return float(_first_str(value) if not isinstance(value, (int, float)) else value)
-    except (TypeError, ValueError):
+        return float(text) if text is not None else None
+    except ValueError:
         return None
 
 

@@ -196,9 +196,9 @@ def _discovery(members: list[PageSummary], urls: dict[str, None],
         for item in summary.discovery:
             track.add_discovery(item.get("reason") or "", item.get("from"))
     for url in urls:
-        item = first_found.get(url)
-        if item:
-            track.add_discovery(item.get("reason") or "", item.get("from"))
+        first = first_found.get(url)
+        if first:
+            track.add_discovery(first.get("reason") or "", first.get("from"))
     for item in redirects:
         track.add_discovery(item["reason"], item["from"])
     return track.discovery_records()

@@ -82,7 +82,7 @@ class LocalAdmission:
         self.session.log.discovered(url, discovery)
 
     def refused(self, url: str, verdict: Verdict, discovery: dict[str, Any]) -> None:
-        extra = {"param_rule": verdict.detail} if verdict.detail else {}
+        extra: dict[str, Any] = {"param_rule": verdict.detail} if verdict.detail else {}
         self.session.log.record(url, Event.SKIPPED, reason=verdict.reason, rule=verdict.rule,
                                 **extra)
 
@@ -94,7 +94,7 @@ class LocalAdmission:
     def redirected(self, track: PageTrack, target: str, *, reason: str, status: int,
                    chain: tuple[str, ...]) -> None:
         owner = self.session.frontier.track_for(target)
-        page = owner and (owner.record_canonical or owner.merged_into)
+        page = (owner.record_canonical or owner.merged_into) if owner is not None else None
         self.session.log.redirected(track.url, owner.url if owner is not None else target,
                                     reason=reason, status=status, chain=chain, page=page)
 

@@ -63,6 +63,9 @@ from docscrawl.vocab import Event, FailReason, Meta
 
 logger = logging.getLogger(__name__)
 
+# what a held candidate is admitted with: url, reason, source, depth, lastmod
+Offer = tuple[str, str, str | None, int, str | None]
+
 TRACK = Meta.TRACK
 STATE_CANONICAL = Meta.STATE_CANONICAL
 REGION_TO_DISCOVERY = {
@@ -94,7 +97,7 @@ class DocsSpider(CrawlLifecycle, SiteResources, scrapy.Spider):
         self.admission: Admission
         self.offer = self._discover
         # max_pages: candidates wait here and go out by navigation rank (discovery.budget)
-        self._budget: Budget | None = None
+        self._budget: Budget[Offer] | None = None
         self._index_keys: set[str] = set()  # pages some page declares its index
 
     @classmethod
@@ -118,7 +121,7 @@ class DocsSpider(CrawlLifecycle, SiteResources, scrapy.Spider):
         seed = strip_fragment(self.session.config.site)
         if (self.config.max_pages is not None and not self.session.resumed
                 and isinstance(self.admission, LocalAdmission)):
-            self._budget = Budget()
+            self._budget = Budget[Offer]()
         if self.session.resumed:  # robots.txt is not kept: fetch it again (and sitemaps)
             for request in self.robots_request_once(origin_of(seed)):
                 yield request
@@ -273,6 +276,7 @@ class DocsSpider(CrawlLifecycle, SiteResources, scrapy.Spider):
         facts, row, lines = self._response_facts(response)
         decision = decide_response(facts)
         if isinstance(decision, Parse):
+            assert isinstance(response, TextResponse)  # Parse: decide_response saw is_text
             yield from self._parse_html(track, response, facts.content_type, fetch_mode,
                                         decision.digest)
         elif isinstance(decision, CarryOver):
@@ -311,7 +315,7 @@ class DocsSpider(CrawlLifecycle, SiteResources, scrapy.Spider):
                     if row is not None else None))
         return facts, row, lines
 
-    def _parse_html(self, track: PageTrack, response: Response, content_type: str,
+    def _parse_html(self, track: PageTrack, response: TextResponse, content_type: str,
                     fetch_mode: str, digest: str) -> Iterable[Any]:
         """An HTML page: parse it once, follow its links, hand it to the pipelines."""
         root = response_root(response)
@@ -366,7 +370,7 @@ class DocsSpider(CrawlLifecycle, SiteResources, scrapy.Spider):
         )
         # The item holds the tree now, and the extraction pipeline lets it go: nothing here
         # may keep it alive while the pipelines run (the response lives on until then).
-        root = structure = None
+        del root, structure
         response._cached_selector = None
         yield page
         yield from follow
@@ -387,8 +391,10 @@ class DocsSpider(CrawlLifecycle, SiteResources, scrapy.Spider):
     def _refetch(response: Response) -> Request:
         """A 304 for a page the state or the previous output no longer holds as it was:
         the same request again, in full, without its conditional headers."""
-        return response.request.replace(
-            headers={key: value for key, value in response.request.headers.items()
+        request = response.request
+        assert request is not None  # a response the engine hands a callback has its request
+        return request.replace(
+            headers={key: value for key, value in request.headers.items()
                      if key.lower() not in (b"if-none-match", b"if-modified-since")},
             meta={key: value for key, value in response.meta.items()
                   if key != STATE_CANONICAL},

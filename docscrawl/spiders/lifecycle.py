@@ -53,8 +53,14 @@ class CrawlLifecycle:
     _resume_retried: set[str]
     _jobdir: Path | None
     _resume_run: tuple[str | None, bool]
-    # and, from the spider and SiteResources: page_request, _admit_or_park,
-    # _release_when_idle, robots_request_once
+
+    if TYPE_CHECKING:  # from the spider and SiteResources
+        def page_request(self, track: PageTrack, url: str) -> Request: ...
+        def _admit_or_park(self, url: str, reason: str, source: str | None, depth: int,
+                           lastmod: str | None, inherit: PageTrack | None,
+                           rank: int) -> list[Request]: ...
+        def _release_when_idle(self) -> list[Request]: ...
+        def robots_request_once(self, origin: str) -> list[Request]: ...
 
     # -- resume (JOBDIR) ---------------------------------------------------------------
 
