@@ -13,7 +13,7 @@ import logging
 import os
 import tempfile
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from io import BufferedIOBase
 from pathlib import Path
@@ -33,7 +33,7 @@ def dumps_value(value: Any) -> str:
     return _ENCODER.encode(value)
 
 
-def dumps_line(record: dict[str, Any], encoded: dict[str, str] | None = None) -> str:
+def dumps_line(record: Mapping[str, Any], encoded: Mapping[str, str] | None = None) -> str:
     """One JSON line (UTF-8 characters kept, no NaN).
 
     `encoded` maps keys of `record` to their values already encoded with `dumps_value`:
@@ -61,7 +61,7 @@ class JsonlWriter:
         self._file: TextIO | None = open_nofollow(path, append=append)
         self.count = 0
 
-    def write(self, record: dict[str, Any]) -> None:
+    def write(self, record: Mapping[str, Any]) -> None:
         """Write one record as one line and flush it to the OS."""
         if self._file is None:
             raise ValueError(f"{self.path} is closed")

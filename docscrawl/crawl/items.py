@@ -3,9 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from docscrawl.discovery.pagetrack import PageTrack
+
+if TYPE_CHECKING:
+    from lxml import etree
+
+    from docscrawl.extract.model import PageExtract
+    from docscrawl.extract.page import PageStructure
+    from docscrawl.incremental.carry import CarriedLines
+    from docscrawl.incremental.state import StateRow
 
 
 @dataclass(slots=True, repr=False)
@@ -20,13 +28,13 @@ class FetchedPage:
     last_modified: str | None
     fetch_mode: str  # http or browser
     retrieved_at: str
-    root: Any  # lxml root element of the parsed page (parsel Selector.root)
+    root: etree._Element  # the parsed page (parsel Selector.root)
     elapsed_ms: float | None = None
     size: int | None = None
     render_reason: str | None = None
-    structure: Any = None  # PageStructure computed by the spider for link discovery
+    structure: PageStructure | None = None  # computed by the spider for link discovery
     body_digest: str | None = None  # hash of the raw body (incremental state)
-    extract: Any = None  # PageExtract, set by the extract pipeline
+    extract: PageExtract | None = None  # set by the extract stage, dropped once written
     content_hash: str | None = None
     canonical_url: str | None = None
     warnings: list[dict[str, str]] = field(default_factory=list)
@@ -36,6 +44,13 @@ class FetchedPage:
     # locators of the page's regions the template learner found repeated across pages
     # (`pipelines.templates`): their links go to templates.jsonl (`export.templates`)
     template_locators: frozenset[str] = frozenset()
+
+    @property
+    def extracted(self) -> PageExtract:
+        """`extract`, for the stages after extraction (which always set it)."""
+        if self.extract is None:
+            raise ValueError(f"{self!r} was not extracted (or was already written)")
+        return self.extract
 
     def __repr__(self) -> str:
         return f"<FetchedPage {self.track.url} -> {self.final_url} ({self.status})>"
@@ -48,8 +63,8 @@ class CarriedPage:
     extraction."""
 
     track: PageTrack
-    row: Any  # docscrawl.incremental.state.StateRow
-    lines: Any  # docscrawl.incremental.carry.CarriedLines: what is written again
+    row: StateRow
+    lines: CarriedLines  # what is written again
     final_url: str
     status: int
     etag: str | None

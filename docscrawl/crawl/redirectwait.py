@@ -10,9 +10,9 @@ back along the chain with the source's own `redirect_chain` (`failed` `http_404`
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 __all__ = ["Outcome", "RedirectWaits", "Waiter", "merged_chain", "source_outcome"]
 
@@ -42,7 +42,7 @@ class Outcome:
     chain: tuple[str, ...] = ()
 
     @classmethod
-    def of_line(cls, line: dict[str, Any]) -> Outcome:
+    def of_line(cls, line: Mapping[str, Any]) -> Outcome:
         """The outcome a crawl-log line states."""
         event = line["event"]
         page = None
@@ -60,7 +60,18 @@ def merged_chain(first: Iterable[str], then: Iterable[str]) -> tuple[str, ...]:
     return chain + tuple(url for url in dict.fromkeys(then) if url not in chain)
 
 
-def source_outcome(waiter: Waiter, target: Outcome) -> tuple[str, dict[str, Any]]:
+class SourceEnd(TypedDict, total=False):
+    """The crawl-log fields (`CrawlLog.record`'s) a redirect's source ends with."""
+
+    reason: str | None
+    rule: str | None
+    status: int | None
+    redirect_chain: tuple[str, ...]
+    duplicate_of: str
+    redirect_to: str
+
+
+def source_outcome(waiter: Waiter, target: Outcome) -> tuple[str, SourceEnd]:
     """The terminal event (and its fields) of a source whose target ended as `target`."""
     if target.page is not None:
         return "duplicate", {"reason": waiter.reason, "duplicate_of": target.page,

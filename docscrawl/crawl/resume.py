@@ -23,8 +23,10 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
+from docscrawl.chunking.chunker import ChunkRecord
+from docscrawl.export.records import PageRecord
 from docscrawl.jsonl import dumps_line, read_jsonl, replacing
 from docscrawl.vocab import TERMINAL
 
@@ -201,15 +203,17 @@ def roll_back_unlogged(out_dir: Path, logged: set[str]) -> set[str]:
 
 
 def records_of(out_dir: Path, canonicals: set[str]) -> tuple[
-        dict[str, dict[str, Any]], dict[str, list[dict[str, Any]]]]:
-    """Full page records and chunk records of a few canonical URLs (state repair)."""
-    pages = {r["canonical_url"]: r for r in read_jsonl(out_dir / "pages.jsonl")
+        dict[str, PageRecord], dict[str, list[ChunkRecord]]]:
+    """Full page records and chunk records of a few canonical URLs (state repair): the
+    lines this run wrote, read back."""
+    pages = {r["canonical_url"]: cast(PageRecord, r)
+             for r in read_jsonl(out_dir / "pages.jsonl")
              if r.get("canonical_url") in canonicals}
-    chunks: dict[str, list[dict[str, Any]]] = {c: [] for c in canonicals}
+    chunks: dict[str, list[ChunkRecord]] = {c: [] for c in canonicals}
     for record in read_jsonl(out_dir / "chunks.jsonl"):
         canonical = _record_canonical(record)
         if canonical in chunks:
-            chunks[canonical].append(record)
+            chunks[canonical].append(cast(ChunkRecord, record))
     return pages, chunks
 
 

@@ -28,7 +28,7 @@ rule (nothing pending for a quiet period, measured on the server clock).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -153,7 +153,7 @@ def missing_group(exc: BaseException) -> bool:
     return "NOGROUP" in text or "no such key" in text
 
 
-def task_json(task: dict[str, Any]) -> str:
+def task_json(task: Mapping[str, Any]) -> str:
     """The stored form of a task (its `task_id` and `deliveries` are Redis's, not stored)."""
     if not isinstance(task.get("url"), str) or not task["url"]:
         raise ValueError(f"a task needs a 'url': {task!r}")
@@ -210,7 +210,7 @@ class Plans:
         (reply,) = yield Step([command])
         return reply
 
-    def claim_and_push(self, normalized: str, owner: str, task: dict[str, Any],
+    def claim_and_push(self, normalized: str, owner: str, task: Mapping[str, Any],
                        max_pages: int | None, takes_slot: bool) -> Plan[Claim]:
         k = self.keys
         args = [normalized, owner, task_json(task), "" if max_pages is None else int(max_pages),
@@ -223,7 +223,7 @@ class Plans:
             return Claim("duplicate", owner=str(value))
         return Claim("max_pages")
 
-    def push(self, task: dict[str, Any]) -> Plan[str]:
+    def push(self, task: Mapping[str, Any]) -> Plan[str]:
         k = self.keys
         (task_id,) = yield Step([self._script(PUSH_SCRIPT, [k["tasks"], k["state"], k["stats"]],
                                               [task_json(task)])])

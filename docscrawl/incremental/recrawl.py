@@ -13,10 +13,11 @@ from collections import Counter
 from collections.abc import MutableSet
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
+from docscrawl.chunking.chunker import ChunkRecord
+from docscrawl.export.records import PageRecord
 from docscrawl.incremental.carry import CarriedLines, PreviousOutput, index_output
-from docscrawl.incremental.changes import compute_change, removed_pages
+from docscrawl.incremental.changes import ChangeRecord, compute_change, removed_pages
 from docscrawl.incremental.state import FoundLink, Run, StateRow, StateStore
 from docscrawl.jsonl import JsonlWriter
 
@@ -86,9 +87,9 @@ class Incremental:
             headers["If-Modified-Since"] = row.last_modified
         return headers
 
-    def fresh(self, record: dict[str, Any], chunks: list[dict[str, Any]], *,
+    def fresh(self, record: PageRecord, chunks: list[ChunkRecord], *,
               body_digest: str | None, extra_urls: list[str],
-              links: list[FoundLink] | None = None) -> dict[str, Any]:
+              links: list[FoundLink] | None = None) -> ChangeRecord:
         """A newly extracted page: compare with state, write its changes line, store it.
         (A page that moved to a new canonical URL reports the old one `moved`.)
 
@@ -178,7 +179,7 @@ class Incremental:
         self.close()
         return pointed
 
-    def _report(self, line: dict[str, Any]) -> None:
+    def _report(self, line: ChangeRecord) -> None:
         if line["canonical_url"] in self._reported:
             return
         self._reported.add(line["canonical_url"])

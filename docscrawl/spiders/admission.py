@@ -24,9 +24,10 @@ if TYPE_CHECKING:
     from scrapy.settings import Settings
 
     from docscrawl.config import CrawlConfig
+    from docscrawl.crawl.crawllog import EventExtras
     from docscrawl.crawl.session import CrawlSession
     from docscrawl.discovery.frontier import Verdict
-    from docscrawl.discovery.pagetrack import PageTrack
+    from docscrawl.discovery.pagetrack import DiscoveryRecord, PageTrack
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,14 +46,14 @@ class Admission(Protocol):
 
     def open(self, session: CrawlSession, hooks: CrawlHooks) -> None: ...
 
-    def discovered(self, url: str, discovery: dict[str, Any]) -> None:
+    def discovered(self, url: str, discovery: DiscoveryRecord) -> None:
         """`url` was seen for the first time by this process."""
 
-    def refused(self, url: str, verdict: Verdict, discovery: dict[str, Any]) -> None:
+    def refused(self, url: str, verdict: Verdict, discovery: DiscoveryRecord) -> None:
         """The frontier refused `url` (a skip)."""
 
     def admitted(self, url: str, track: PageTrack, *, inherited: bool,
-                 discovery: dict[str, Any]) -> list[Request]:
+                 discovery: DiscoveryRecord) -> list[Request]:
         """The frontier admitted `url` (claimed as `track`): requests to fetch it here."""
 
     def redirected(self, track: PageTrack, target: str, *, reason: str, status: int,
@@ -78,16 +79,16 @@ class LocalAdmission:
         self.session = session
         self.hooks = hooks
 
-    def discovered(self, url: str, discovery: dict[str, Any]) -> None:
+    def discovered(self, url: str, discovery: DiscoveryRecord) -> None:
         self.session.log.discovered(url, discovery)
 
-    def refused(self, url: str, verdict: Verdict, discovery: dict[str, Any]) -> None:
-        extra: dict[str, Any] = {"param_rule": verdict.detail} if verdict.detail else {}
+    def refused(self, url: str, verdict: Verdict, discovery: DiscoveryRecord) -> None:
+        extra: EventExtras = {"param_rule": verdict.detail} if verdict.detail else {}
         self.session.log.record(url, Event.SKIPPED, reason=verdict.reason, rule=verdict.rule,
                                 **extra)
 
     def admitted(self, url: str, track: PageTrack, *, inherited: bool,
-                 discovery: dict[str, Any]) -> list[Request]:
+                 discovery: DiscoveryRecord) -> list[Request]:
         self.session.journal_claim(track, inherited=inherited)
         return [self.hooks.page_request(track)]
 

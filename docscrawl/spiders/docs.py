@@ -30,7 +30,7 @@ from docscrawl.crawl.template_warmup import sample_of
 from docscrawl.discovery.budget import Budget, declared_indexes, is_link_listing, link_rank
 from docscrawl.discovery.frontier import Action, origin_of
 from docscrawl.discovery.hashroutes import hash_route_links
-from docscrawl.discovery.pagetrack import PageTrack
+from docscrawl.discovery.pagetrack import DiscoveryRecord, PageTrack
 from docscrawl.discovery.refresh import meta_refresh_target
 from docscrawl.discovery.urls import (
     is_crawlable_url,
@@ -178,7 +178,7 @@ class DocsSpider(CrawlLifecycle, SiteResources, scrapy.Spider):
         verdict = self.session.frontier.admit(
             url, reason, source, depth, lastmod=lastmod, inherit=inherit
         )
-        discovery = {"reason": reason, "from": source}
+        discovery: DiscoveryRecord = {"reason": reason, "from": source}
         if verdict.action == Action.SKIP:
             self.admission.refused(url, verdict, discovery)
             return []
