@@ -63,11 +63,13 @@ class ChunkMetadata(TypedDict):
     block_part: list[int] | None  # [part, of] when it is part of any split block
     anchor: str | None
     sections: NotRequired[list[ChunkSection]]
+    # added to the written line at the end of the crawl (`docscrawl.export.linkgraph`)
+    inbound_links: NotRequired[list[dict[str, Any]]]
+    inbound_count: NotRequired[int]
 
 
 class ChunkRecord(TypedDict):
-    """One chunks.jsonl line as `chunk_page` makes it (the end of the crawl may add
-    fields to the written line: `docscrawl.export.linkgraph`)."""
+    """One chunks.jsonl line."""
 
     id: str
     page_id: str

@@ -63,6 +63,7 @@ class PageRecord(TypedDict):
     render_reason: str | None
     depth: int
     body_hash: NotRequired[str | None]  # the raw body's hash, set by the export stage
+    aggregate_of: NotRequired[list[str]]  # set at the end of the crawl (`crawl.finalize`)
 
 
 class StructureRecord(TypedDict):
