@@ -218,8 +218,8 @@ class CrawlLog:
             "duplicate_of": duplicate_of,
             "elapsed_ms": round(elapsed_ms, 1) if elapsed_ms is not None else None,
             "bytes": size,
+            **extra,
         }
-        line.update(extra)
         self._writer.write(_redacted(line))
         self._count(event, reason, url, rule)
         if event in TERMINAL:  # outcome first: a worker publishes it before its task's ack

@@ -104,7 +104,7 @@ class Incremental:
             self._report(compute_change(old, None, [], removed_reason="moved"))
             self.store.forget([old.canonical_url])
         self._report(change)
-        http = record.get("http") or {}
+        http = record["http"]
         self.store.upsert_page(
             canonical, run_id=self.run.run_id, etag=http.get("etag"),
             last_modified=http.get("last_modified"), content_hash=record["content_hash"],
