@@ -53,12 +53,14 @@ venv-deps:  # Debian's python3 without ensurepip
 demo: setup
 	$(BIN)/python -m docscrawl.demo.run
 
-test: setup system-deps  # lint first: CI (`.ci/run` = make test) checks style too
-	$(BIN)/ruff check docscrawl tests benchmarks
+test: setup system-deps lint  # lint first: CI (`.ci/run` = make test) checks style and types too
 	$(BIN)/python -m pytest -q
 
+# ruff (style) and mypy (types; its settings and the untyped third-party modules it
+# skips are in pyproject.toml's [tool.mypy])
 lint: setup
 	$(BIN)/ruff check docscrawl tests benchmarks
+	$(BIN)/mypy
 
 clean:
 	rm -rf output build *.egg-info

@@ -13,10 +13,11 @@ import logging
 import os
 import tempfile
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
+from io import BufferedIOBase
 from pathlib import Path
-from typing import IO, Any, TextIO
+from typing import Any, TextIO
 
 logger = logging.getLogger(__name__)
 
@@ -32,7 +33,7 @@ def dumps_value(value: Any) -> str:
     return _ENCODER.encode(value)
 
 
-def dumps_line(record: dict[str, Any], encoded: dict[str, str] | None = None) -> str:
+def dumps_line(record: Mapping[str, Any], encoded: Mapping[str, str] | None = None) -> str:
     """One JSON line (UTF-8 characters kept, no NaN).
 
     `encoded` maps keys of `record` to their values already encoded with `dumps_value`:
@@ -60,7 +61,7 @@ class JsonlWriter:
         self._file: TextIO | None = open_nofollow(path, append=append)
         self.count = 0
 
-    def write(self, record: dict[str, Any]) -> None:
+    def write(self, record: Mapping[str, Any]) -> None:
         """Write one record as one line and flush it to the OS."""
         if self._file is None:
             raise ValueError(f"{self.path} is closed")
@@ -191,7 +192,7 @@ def jsonl_path(directory: Path, name: str) -> Path:
     return resolve_jsonl(directory / name)
 
 
-def open_jsonl(path: Path) -> IO[bytes]:
+def open_jsonl(path: Path) -> BufferedIOBase:
     """A JSONL file opened for reading bytes, decompressed when it is a .gz (seekable in
     uncompressed offsets either way)."""
     path = resolve_jsonl(path)
@@ -200,7 +201,7 @@ def open_jsonl(path: Path) -> IO[bytes]:
     return path.open("rb")
 
 
-def _raw_lines(handle: IO[bytes], path: Path) -> Iterator[bytes]:
+def _raw_lines(handle: BufferedIOBase, path: Path) -> Iterator[bytes]:
     """The lines of an open JSONL file; a damaged gzip stream raises `BadGzip` after the
     lines before the damage."""
     lineno = 0

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from docscrawl.config import CrawlConfig
     from docscrawl.crawl.session import CrawlSession
     from docscrawl.discovery.frontier import Verdict
-    from docscrawl.discovery.pagetrack import PageTrack
+    from docscrawl.discovery.pagetrack import DiscoveryRecord, PageTrack
     from docscrawl.redirects.base import Redirects
 
 
@@ -32,18 +32,22 @@ class Admission(Protocol):
 
     resumable: bool  # JOBDIR pause/resume applies
     budget_here: bool  # max_pages is counted in this process (candidates ranked here)
-    redirects: Redirects  # where redirect sources wait (once opened)
+    @property
+    def redirects(self) -> Redirects:
+        """Where redirect sources wait (once opened)."""
+        ...
+
 
     def open(self, session: CrawlSession, hooks: CrawlHooks) -> None: ...
 
-    def discovered(self, url: str, discovery: dict[str, Any]) -> None:
+    def discovered(self, url: str, discovery: DiscoveryRecord) -> None:
         """`url` was seen for the first time by this process."""
 
-    def refused(self, url: str, verdict: Verdict, discovery: dict[str, Any]) -> None:
+    def refused(self, url: str, verdict: Verdict, discovery: DiscoveryRecord) -> None:
         """The frontier refused `url` (a skip)."""
 
     def admitted(self, url: str, track: PageTrack, *, inherited: bool,
-                 discovery: dict[str, Any]) -> list[Request]:
+                 discovery: DiscoveryRecord) -> list[Request]:
         """The frontier admitted `url` (claimed as `track`): requests to fetch it here."""
 
     def site_resources(self, requests: Callable[[], Iterable[Request]]) -> Iterable[Request]:

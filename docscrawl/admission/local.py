@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from docscrawl.redirects.local import LocalRedirects
 from docscrawl.vocab import Event
@@ -12,9 +12,10 @@ if TYPE_CHECKING:
     from scrapy.http import Request
 
     from docscrawl.admission.base import CrawlHooks
+    from docscrawl.crawl.crawllog import EventExtras
     from docscrawl.crawl.session import CrawlSession
     from docscrawl.discovery.frontier import Verdict
-    from docscrawl.discovery.pagetrack import PageTrack
+    from docscrawl.discovery.pagetrack import DiscoveryRecord, PageTrack
 
 
 class LocalAdmission:
@@ -28,16 +29,16 @@ class LocalAdmission:
         self.hooks = hooks
         self.redirects = LocalRedirects(session)  # the crawl log ends redirect sources
 
-    def discovered(self, url: str, discovery: dict[str, Any]) -> None:
+    def discovered(self, url: str, discovery: DiscoveryRecord) -> None:
         self.session.log.discovered(url, discovery)
 
-    def refused(self, url: str, verdict: Verdict, discovery: dict[str, Any]) -> None:
-        extra = {"param_rule": verdict.detail} if verdict.detail else {}
+    def refused(self, url: str, verdict: Verdict, discovery: DiscoveryRecord) -> None:
+        extra: EventExtras = {"param_rule": verdict.detail} if verdict.detail else {}
         self.session.log.record(url, Event.SKIPPED, reason=verdict.reason, rule=verdict.rule,
                                 **extra)
 
     def admitted(self, url: str, track: PageTrack, *, inherited: bool,
-                 discovery: dict[str, Any]) -> list[Request]:
+                 discovery: DiscoveryRecord) -> list[Request]:
         self.session.journal_claim(track, inherited=inherited)
         return [self.hooks.page_request(track)]
 

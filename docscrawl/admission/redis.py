@@ -28,9 +28,10 @@ if TYPE_CHECKING:
 
     from docscrawl.admission.base import CrawlHooks
     from docscrawl.config import CrawlConfig
+    from docscrawl.crawl.crawllog import EventExtras
     from docscrawl.crawl.session import CrawlSession
     from docscrawl.discovery.frontier import Verdict
-    from docscrawl.discovery.pagetrack import PageTrack
+    from docscrawl.discovery.pagetrack import DiscoveryRecord, PageTrack
     from docscrawl.distributed.streams import Claim
     from docscrawl.redirects.redis import SharedRedirects
 
@@ -73,7 +74,7 @@ class RedisAdmission:
                              url_limit=self.url_limit)
         self.worker.open()
 
-    def discovered(self, url: str, discovery: dict[str, Any]) -> None:
+    def discovered(self, url: str, discovery: DiscoveryRecord) -> None:
         async def job() -> None:
             if await self.shared.first_discovery(url):
                 self.session.log.discovered(url, discovery)
@@ -81,7 +82,7 @@ class RedisAdmission:
                 self._quiet.add(url)  # so this worker still tries to, silently
         self.serial.submit(job)
 
-    def refused(self, url: str, verdict: Verdict, discovery: dict[str, Any]) -> None:
+    def refused(self, url: str, verdict: Verdict, discovery: DiscoveryRecord) -> None:
         async def job() -> None:
             redirects = self.worker.redirects
             if (redirects is not None and discovery.get("reason") == "redirect"
@@ -89,14 +90,14 @@ class RedisAdmission:
                 await redirects.refused_target(url, verdict.reason, verdict.rule)
             if url in self._quiet and not await self._must_tell(url, discovery):
                 return
-            extra = {"param_rule": verdict.detail} if verdict.detail else {}
+            extra: EventExtras = {"param_rule": verdict.detail} if verdict.detail else {}
             self.session.log.record(url, Event.SKIPPED, reason=verdict.reason, rule=verdict.rule,
                                     **extra)
             await self.shared.told(url)
         self.serial.submit(job)
 
     def admitted(self, url: str, track: PageTrack, *, inherited: bool,
-                 discovery: dict[str, Any]) -> list[Request]:
+                 discovery: DiscoveryRecord) -> list[Request]:
         task = task_from_track(track)  # now: the track may change before the job runs
 
         async def job() -> None:
@@ -113,7 +114,7 @@ class RedisAdmission:
         self.serial.submit(job)
         return []
 
-    async def _must_tell(self, url: str, discovery: dict[str, Any]) -> bool:
+    async def _must_tell(self, url: str, discovery: DiscoveryRecord) -> bool:
         """For a URL another worker discovered first: True when that worker never wrote
         its story (killed in between); this worker then logs its discovery and outcome."""
         if not await self.shared.untold(url):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from docscrawl.chunking.units import (
     Piece,
@@ -25,14 +25,59 @@ from docscrawl.chunking.volatile import normalize_for_hash
 from docscrawl.dedup.content import normalize_markdown, sha256_id
 from docscrawl.extract.model import PageExtract
 
-__all__ = ["DEFAULT_TARGET_TOKENS", "chunk_id", "chunk_label", "chunk_page", "count_tokens",
-           "section_citation"]
+__all__ = ["DEFAULT_TARGET_TOKENS", "ChunkMetadata", "ChunkRecord", "ChunkSection", "chunk_id",
+           "chunk_label", "chunk_page", "count_tokens", "section_citation"]
 
 DEFAULT_TARGET_TOKENS = 400
 MAX_FACTOR = 2  # default hard maximum: MAX_FACTOR * target
 TAIL_FRACTION = 4  # a last split part under target/4 joins the previous one when it fits
 TINY_FRACTION = 10  # a section under target/10 tokens may share a chunk with its neighbours
 _FENCE_LANG = re.compile(r"^(?:`{3,}|~{3,})([^\s`]+)", re.M)
+
+
+class ChunkSection(TypedDict):
+    """One section a chunk holds (`metadata.sections`, when it holds more than one)."""
+
+    heading_path: list[str]
+    anchor: str | None
+    block_range: list[int]  # [first, last] block ordinal
+
+
+class ChunkMetadata(TypedDict):
+    """A chunk's `metadata`: where it comes from and what it cites (the contract's names)."""
+
+    source_url: str  # the canonical URL, with the section's anchor when it has one
+    canonical_url: str
+    title: str | None
+    version: str | None
+    heading_path: list[str]
+    breadcrumbs: list[str]
+    region: str
+    chunk_index: int
+    block_range: list[int]  # [first, last] block ordinal
+    retrieved_at: str
+    content_hash: str
+    has_code: bool
+    code_languages: list[str]
+    table_part: list[int] | None  # [part, of] when the chunk is part of a split table
+    block_part: list[int] | None  # [part, of] when it is part of any split block
+    anchor: str | None
+    sections: NotRequired[list[ChunkSection]]
+    # added to the written line at the end of the crawl (`docscrawl.export.linkgraph`)
+    inbound_links: NotRequired[list[dict[str, Any]]]
+    inbound_count: NotRequired[int]
+
+
+class ChunkRecord(TypedDict):
+    """One chunks.jsonl line."""
+
+    id: str
+    page_id: str
+    text: str
+    markdown: str
+    token_count: int
+    oversized: bool
+    metadata: ChunkMetadata
 
 
 @dataclass(slots=True)
@@ -234,7 +279,7 @@ def chunk_page(
     content_hash: str,
     target_tokens: int = DEFAULT_TARGET_TOKENS,
     max_tokens: int | None = None,
-) -> list[dict[str, Any]]:
+) -> list[ChunkRecord]:
     """The page's chunks.jsonl records, in page order (fields as in the contract, plus
     `token_count`, `oversized`, `metadata.table_part` and `metadata.block_part`)."""
     if target_tokens < 1:
@@ -244,7 +289,7 @@ def chunk_page(
     tree = section_tree(blocks, target=target_tokens, hard_max=hard_max)
     groups = [g for g in _plan(tree, target_tokens, hard_max) if g.pieces]
     owner = {p.ordinal: s for s in _walk(tree) for p in s.pieces}
-    records: list[dict[str, Any]] = []
+    records: list[ChunkRecord] = []
     seen: dict[str, int] = {}
     for index, group in enumerate(groups):
         markdown = "\n\n".join(p.markdown for p in group.pieces)
@@ -290,9 +335,9 @@ def chunk_page(
     return records
 
 
-def _sections(pieces: list[Piece], owner: dict[int, Section]) -> list[dict[str, Any]]:
+def _sections(pieces: list[Piece], owner: dict[int, Section]) -> list[ChunkSection]:
     """The sections a chunk holds, in order: heading path, anchor, block range."""
-    held: dict[int, dict[str, Any]] = {}
+    held: dict[int, ChunkSection] = {}
     for piece in pieces:
         section = owner[piece.ordinal]
         entry = held.get(id(section))

@@ -32,15 +32,15 @@ class Command(ScrapyCrawlCommand):
     """Scrapy's crawl command plus an up-front check of the `docs` spider's arguments, and
     a non-zero exit status when the crawl ended for a reason that is a failure."""
 
-    _crawler: Crawler | None = None
+    _docs_crawler: Crawler | None = None  # Scrapy's own `_crawler` is typed as never None
 
     def _create_crawler(self, spidercls: type[Spider] | str) -> Crawler:
-        self._crawler = super()._create_crawler(spidercls)
-        return self._crawler
+        self._docs_crawler = super()._create_crawler(spidercls)
+        return self._docs_crawler
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         super().run(args, opts)
-        stats = self._crawler.stats if self._crawler is not None else None
+        stats = self._docs_crawler.stats if self._docs_crawler is not None else None
         reason = stats.get_value("finish_reason") if stats is not None else None
         if reason in FAILED_FINISH_REASONS and not self.exitcode:
             self.exitcode = 1

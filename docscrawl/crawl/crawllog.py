@@ -11,17 +11,54 @@ import logging
 from collections import Counter
 from collections.abc import Callable, Iterable, MutableSet
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
+from docscrawl.discovery.pagetrack import DiscoveryRecord
 from docscrawl.discovery.urls import redact_userinfo
 from docscrawl.jsonl import JsonlWriter
 from docscrawl.redirects.base import Outcome, Waiter, source_outcome
 from docscrawl.redirects.local import RedirectWaits
 from docscrawl.vocab import TERMINAL, Event, FailReason
 
+if TYPE_CHECKING:
+    from scrapy.statscollectors import StatsCollector
+
 logger = logging.getLogger(__name__)
 
 RECENT_OUTCOMES = 4096  # terminal outcomes kept for redirects to URLs that already ended
+
+
+class EventExtras(TypedDict, total=False):
+    """Fields some events carry besides the contract's (additions: v1 readers ignore them);
+    `CrawlLog.record` takes no other."""
+
+    page_id: str  # extracted, unchanged: the page record written
+    canonical_url: str  # extracted, unchanged
+    chunks: int  # extracted: how many chunks were written
+    parsed: bool  # unchanged: parsed before its content hash was found unchanged
+    param_rule: str  # skipped: the fragment-parameter rule behind the verdict
+    response_url: str  # fetched: the URL that answered
+    redirect_to: str  # a redirect's source that ended with its target's outcome
+    attempts: int  # rendered: browser attempts it took
+
+
+class CrawlEvent(EventExtras):
+    """One crawl_log.jsonl line (the contract's fields, always present, then the extras
+    of its kind of event)."""
+
+    ts: str
+    url: str
+    event: str  # vocab.Event
+    reason: str | None
+    rule: str | None
+    discovery: DiscoveryRecord | None
+    status: int | None
+    redirect_chain: list[str]
+    fetch_mode: str | None  # http, browser
+    parser: str | None
+    duplicate_of: str | None
+    elapsed_ms: float | None
+    bytes: int | None
 
 
 def utc_now() -> str:
@@ -32,7 +69,7 @@ def utc_now() -> str:
 class CrawlLog:
     """Writes crawl_log.jsonl and counts events, skip reasons and failure reasons."""
 
-    def __init__(self, writer: JsonlWriter, *, stats: Any = None,
+    def __init__(self, writer: JsonlWriter, *, stats: StatsCollector | None = None,
                  open_urls: MutableSet[str] | None = None,
                  closed: MutableSet[str] | None = None) -> None:
         """`open_urls`, `closed`: where to keep the URLs discovered without and with their
@@ -135,7 +172,7 @@ class CrawlLog:
         event, fields = source_outcome(waiter, outcome)
         self.record(source, event, **fields)
 
-    def discovered(self, url: str, discovery: dict[str, Any]) -> None:
+    def discovered(self, url: str, discovery: DiscoveryRecord) -> None:
         """Log the first discovery of `url`."""
         self._open.add(url)
         self.record(url, Event.DISCOVERED, discovery=discovery)
@@ -147,7 +184,7 @@ class CrawlLog:
         *,
         reason: str | None = None,
         rule: str | None = None,
-        discovery: dict[str, Any] | None = None,
+        discovery: DiscoveryRecord | None = None,
         status: int | None = None,
         redirect_chain: Iterable[str] = (),
         fetch_mode: str | None = None,
@@ -155,7 +192,7 @@ class CrawlLog:
         duplicate_of: str | None = None,
         elapsed_ms: float | None = None,
         size: int | None = None,
-        **extra: Any,
+        **extra: Unpack[EventExtras],
     ) -> bool:
         """Write one event. Returns False (and writes nothing) for a second terminal event."""
         if event in TERMINAL:
@@ -168,7 +205,7 @@ class CrawlLog:
             if url in self._open:
                 self._open.discard(url)
                 self._closed.add(url)
-        line = {
+        line: CrawlEvent = {
             "ts": utc_now(),
             "url": url,
             "event": event,
@@ -182,8 +219,8 @@ class CrawlLog:
             "duplicate_of": duplicate_of,
             "elapsed_ms": round(elapsed_ms, 1) if elapsed_ms is not None else None,
             "bytes": size,
+            **extra,
         }
-        line.update(extra)
         self._writer.write(_redacted(line))
         self._count(event, reason, url, rule)
         if event in TERMINAL:  # outcome first: a worker publishes it before its task's ack

@@ -55,6 +55,8 @@ def page_updater(grown: Mapping[str, dict[str, Any]], renames: dict[str, str],
     that URL, `relabels`), grown observed URLs and discovery."""
     def update(record: dict[str, Any]) -> dict[str, Any]:
         old = record.get("canonical_url")
+        if old is None:
+            return record
         new = renames.get(old, old)
         if new != old:
             record["canonical_url"], record["id"] = new, sha256_id(new)
@@ -82,8 +84,8 @@ def page_ref_updater(renames: dict[str, str],
     def update(record: dict[str, Any]) -> dict[str, Any]:
         meta = record.get("metadata")
         old = record.get("canonical_url") or (meta or {}).get("canonical_url")
-        new = renames.get(old)
-        if new is None:
+        new = renames.get(old) if old is not None else None
+        if old is None or new is None:
             return record
         record["page_id"] = sha256_id(new)
         if "canonical_url" in record:
@@ -328,8 +330,9 @@ def _mark_aggregates(parts: CrawlParts, found: dict[str, list[str]]) -> int:
         return 0
     renames = parts.dedup.resolved_renames()
     back = {new: old for old, new in renames.items()}
-    written = ((back.get(r.get("canonical_url"), r.get("canonical_url")),
-                r.get("markdown") or "") for r in read_jsonl(outputs.path("pages.jsonl")))
+    written = ((back.get(url, url), r.get("markdown") or "")
+               for r in read_jsonl(outputs.path("pages.jsonl"))
+               if (url := r.get("canonical_url")) is not None)
     verdicts = aggregates.confirm(verdicts, written)
     if not verdicts:
         return 0

@@ -24,7 +24,7 @@ class HeadersTooLarge(Exception):
     """A response head over the limit; the message names the limit."""
 
 
-class _BoundedHeadParser(_LENIENT):  # type: ignore[misc, valid-type]
+class _BoundedHeadParser(_LENIENT):
     """Scrapy's lenient parser that counts the head's bytes (the count is the only state it
     adds; Scrapy swaps the class of a parser Twisted made, so it lives in `__dict__`)."""
 
@@ -46,10 +46,10 @@ def install_head_limit(max_bytes: int) -> None:
     http11._LenientHTTPClientParser = _BoundedHeadParser  # type: ignore[misc]
 
 
-def head_too_large(exc: BaseException) -> HeadersTooLarge | None:
+def head_too_large(exc: BaseException | None) -> HeadersTooLarge | None:
     """The HeadersTooLarge inside a failed download's exception, if that was its cause."""
     seen: set[int] = set()
-    pending: list[BaseException] = [exc]
+    pending: list[BaseException] = [exc] if exc is not None else []
     while pending:
         current = pending.pop()
         if id(current) in seen:

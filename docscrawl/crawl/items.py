@@ -4,11 +4,19 @@ carried over), and how a stage ends a page's story early (`PageEnded`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from scrapy.exceptions import DropItem
 
 from docscrawl.discovery.pagetrack import PageTrack
+
+if TYPE_CHECKING:
+    from lxml import etree
+
+    from docscrawl.extract.model import PageExtract
+    from docscrawl.extract.page import PageStructure
+    from docscrawl.incremental.carry import CarriedLines
+    from docscrawl.incremental.rows import StateRow
 
 
 @dataclass(slots=True, repr=False)
@@ -23,13 +31,13 @@ class FetchedPage:
     last_modified: str | None
     fetch_mode: str  # http or browser
     retrieved_at: str
-    root: Any  # lxml root element of the parsed page (parsel Selector.root)
+    root: etree._Element  # the parsed page (parsel Selector.root)
     elapsed_ms: float | None = None
     size: int | None = None
     render_reason: str | None = None
-    structure: Any = None  # PageStructure computed by the spider for link discovery
+    structure: PageStructure | None = None  # computed by the spider for link discovery
     body_digest: str | None = None  # hash of the raw body (incremental state)
-    extract: Any = None  # PageExtract, set by the extract pipeline
+    extract: PageExtract | None = None  # set by the extract stage, dropped once written
     content_hash: str | None = None
     canonical_url: str | None = None
     warnings: list[dict[str, str]] = field(default_factory=list)
@@ -39,6 +47,13 @@ class FetchedPage:
     # locators of the page's regions the template learner found repeated across pages
     # (`extract.template.pipeline`): their links go to templates.jsonl (`export.templates`)
     template_locators: frozenset[str] = frozenset()
+
+    @property
+    def extracted(self) -> PageExtract:
+        """`extract`, for the stages after extraction (which always set it)."""
+        if self.extract is None:
+            raise ValueError(f"{self!r} was not extracted (or was already written)")
+        return self.extract
 
     def __repr__(self) -> str:
         return f"<FetchedPage {self.track.url} -> {self.final_url} ({self.status})>"
@@ -51,8 +66,8 @@ class CarriedPage:
     extraction."""
 
     track: PageTrack
-    row: Any  # docscrawl.incremental.rows.StateRow
-    lines: Any  # docscrawl.incremental.carry.CarriedLines: what is written again
+    row: StateRow
+    lines: CarriedLines  # what is written again
     final_url: str
     status: int
     etag: str | None

@@ -240,7 +240,7 @@ class ContentGroup:
     declared: bool  # the canonical came from a rel=canonical
 
 
-GroupKey = tuple[str | None, str]  # (documentation version or None, content hash)
+GroupKey = tuple[str | None, str | None]  # (documentation version or None, content hash)
 
 
 class ContentGroups:

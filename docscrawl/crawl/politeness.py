@@ -37,7 +37,7 @@ def autothrottle_wanted(mode: str, site: str) -> bool:
 
 def apply_politeness(settings: Settings, site: str) -> None:
     """Set AUTOTHROTTLE_ENABLED for this crawl, unless the command line already did."""
-    if settings.getpriority("AUTOTHROTTLE_ENABLED") >= SETTINGS_PRIORITIES["cmdline"]:
+    if (settings.getpriority("AUTOTHROTTLE_ENABLED") or 0) >= SETTINGS_PRIORITIES["cmdline"]:
         return
     wanted = autothrottle_wanted(settings.get("DOCSCRAWL_AUTOTHROTTLE"), site)
     settings.set("AUTOTHROTTLE_ENABLED", wanted, priority="spider")

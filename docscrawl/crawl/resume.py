@@ -23,8 +23,11 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
+from docscrawl.chunking.chunker import ChunkRecord
+from docscrawl.discovery.pagetrack import TrackFields
+from docscrawl.export.records import PageRecord
 from docscrawl.jsonl import JsonlWriter, dumps_line, read_jsonl, replacing, write_json_atomic
 from docscrawl.vocab import TERMINAL
 
@@ -185,9 +188,9 @@ def roll_back_unlogged(out_dir: Path, logged: set[str]) -> set[str]:
     last one). Its lines are removed from all three files; the page is fetched again.
     Returns the canonical URLs rolled back.
     """
-    partial = {canonical for record in read_jsonl(out_dir / "pages.jsonl")
-               if (canonical := record.get("canonical_url")) not in logged}
-    partial.discard(None)  # type: ignore[arg-type]
+    partial: set[str] = {
+        canonical for record in read_jsonl(out_dir / "pages.jsonl")
+        if (canonical := record.get("canonical_url")) is not None and canonical not in logged}
     # structure/chunk lines of a page whose pages line was torn off count too
     for name in ("structure.jsonl", "chunks.jsonl"):
         for record in read_jsonl(out_dir / name):
@@ -201,15 +204,17 @@ def roll_back_unlogged(out_dir: Path, logged: set[str]) -> set[str]:
 
 
 def records_of(out_dir: Path, canonicals: set[str]) -> tuple[
-        dict[str, dict[str, Any]], dict[str, list[dict[str, Any]]]]:
-    """Full page records and chunk records of a few canonical URLs (state repair)."""
-    pages = {r["canonical_url"]: r for r in read_jsonl(out_dir / "pages.jsonl")
+        dict[str, PageRecord], dict[str, list[ChunkRecord]]]:
+    """Full page records and chunk records of a few canonical URLs (state repair): the
+    lines this run wrote, read back."""
+    pages = {r["canonical_url"]: cast(PageRecord, r)
+             for r in read_jsonl(out_dir / "pages.jsonl")
              if r.get("canonical_url") in canonicals}
-    chunks: dict[str, list[dict[str, Any]]] = {c: [] for c in canonicals}
+    chunks: dict[str, list[ChunkRecord]] = {c: [] for c in canonicals}
     for record in read_jsonl(out_dir / "chunks.jsonl"):
         canonical = _record_canonical(record)
         if canonical in chunks:
-            chunks[canonical].append(record)
+            chunks[canonical].append(cast(ChunkRecord, record))
     return pages, chunks
 
 
@@ -284,13 +289,13 @@ class JobJournal:
         self._journal = JsonlWriter(jobdir / FRONTIER_JOURNAL, append=append)
 
     def offer(self, url: str, reason: str, source: str | None, depth: int,
-              lastmod: str | None, inherit: dict[str, Any] | None) -> None:
+              lastmod: str | None, inherit: TrackFields | None) -> None:
         """A first-seen URL, before its `discovered` event (`inherit`: track fields)."""
         self._journal.write({"kind": "offer", "url": url, "reason": reason,
                              "source": source, "depth": depth, "lastmod": lastmod,
                              "inherit": inherit})
 
-    def claim(self, track: dict[str, Any], *, inherited: bool) -> None:
+    def claim(self, track: TrackFields, *, inherited: bool) -> None:
         """A claimed page fetch (its track's fields), before its request exists."""
         self._journal.write({"kind": "claim", "track": track, "inherited": inherited})
 

@@ -69,7 +69,7 @@ class DiskQueueScheduler(Scheduler):
             return super().enqueue_request(request)
         from twisted.internet import reactor  # the crawl's reactor, installed by now
 
-        call = reactor.callLater(wait, self._release, request)  # type: ignore[attr-defined]
+        call = reactor.callLater(wait, self._release, request)
         self._waiting[id(request)] = (request, call)
         return True
 

@@ -66,13 +66,13 @@ class DedupPipeline:
             return self._carried(item)
         if not isinstance(item, FetchedPage):
             return item
-        digest = content_hash(item.extract.markdown)
+        digest = content_hash(item.extracted.markdown)
         item.content_hash = digest
         stored = self._stored_unchanged(item, digest)
         if stored is not None:  # same content as last crawl: keep its canonical and chunks
             return self._carried(stored)
-        key = (page_version_key(item.extract.version.evidence, item.final_url), digest)
-        choice = choose_canonical(item.final_url, item.extract.canonical_href,
+        key = (page_version_key(item.extracted.version.evidence, item.final_url), digest)
+        choice = choose_canonical(item.final_url, item.extracted.canonical_href,
                                   self.parts.frontier.scope)
         group = self._groups.get(key)
         if group is not None:
@@ -153,7 +153,7 @@ class DedupPipeline:
                                                              declared=group.declared):
             self._taken.discard(group.canonical)
             self._taken.add(choice.url)
-            fields = {"version": as_dict(item.extract.version), "title": item.extract.title}
+            fields = {"version": as_dict(item.extracted.version), "title": item.extracted.title}
             self.parts.dedup.rename_canonical(group.canonical, choice.url, fields)
             self.parts.resume.journal_rename(group.canonical, choice.url, fields)
             group.canonical, group.declared = choice.url, choice.declared

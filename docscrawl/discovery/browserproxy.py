@@ -190,7 +190,7 @@ class GuardProxy:
             raise OSError(f"{host} does not resolve")
         guard = self._guard()
         for address in addresses if guard is not None else ():
-            rule = guard.connect_check(host, address)
+            rule = guard.connect_check(host, address) if guard is not None else None
             if rule is not None:  # one private answer refuses the host (AddressGuard.check)
                 self.refused.append((host, rule))
                 logger.info("docscrawl: browser request to %s refused: %s", host, rule)

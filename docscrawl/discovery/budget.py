@@ -28,7 +28,7 @@ from __future__ import annotations
 import heapq
 import itertools
 from collections.abc import Hashable
-from typing import Any
+from typing import Generic, TypeVar
 
 from lxml import etree
 
@@ -84,13 +84,17 @@ def phase_of(rank: int) -> int:
     return max(rank - 1, 0)
 
 
-class Budget:
-    """Candidates waiting for a `max_pages` slot, and the pages in flight."""
+Offer = TypeVar("Offer")
+
+
+class Budget(Generic[Offer]):
+    """Candidates waiting for a `max_pages` slot, and the pages in flight; `Offer` is what
+    the caller admits a candidate with, handed back as it was given."""
 
     def __init__(self) -> None:
         self._heap: list[tuple[int, int, int, int, str]] = []
         self._best: dict[str, tuple[int, int]] = {}  # url -> (rank, depth) now
-        self._offers: dict[str, Any] = {}  # url -> what to admit it with
+        self._offers: dict[str, Offer] = {}  # url -> what to admit it with
         self._seq = itertools.count()
         self._flying: dict[Hashable, tuple[int, int]] = {}  # page key -> (phase, depth)
         self.held_total = 0
@@ -101,7 +105,7 @@ class Budget:
     def __contains__(self, url: str) -> bool:
         return url in self._offers
 
-    def hold(self, url: str, rank: int, depth: int, offer: Any) -> None:
+    def hold(self, url: str, rank: int, depth: int, offer: Offer) -> None:
         """Keep `url` as a candidate (`offer`: what `take` gives back to admit it)."""
         if url in self._offers:
             self.promote(url, rank, depth)
@@ -122,7 +126,7 @@ class Budget:
         self._best[url] = (rank, depth)
         heapq.heappush(self._heap, (*_order(rank, depth), next(self._seq), url))
 
-    def take(self) -> tuple[tuple[int, int], Any] | None:
+    def take(self) -> tuple[tuple[int, int], Offer] | None:
         """The next candidate to admit, as ((phase, depth), offer), or None while the
         best one left must wait for the pages in flight."""
         while self._heap:
@@ -145,10 +149,10 @@ class Budget:
             return depth <= min(d for _, d in flying) + 1
         return all(p >= phase for p, _ in flying)
 
-    def drain(self) -> list[Any]:
+    def drain(self) -> list[Offer]:
         """Every candidate left (the budget is spent: they are refused), best first."""
         flying, self._flying = self._flying, {}
-        offers = []
+        offers: list[Offer] = []
         while (taken := self.take()) is not None:
             offers.append(taken[1])
         self._flying = flying

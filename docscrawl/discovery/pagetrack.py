@@ -6,8 +6,8 @@ read and extend it (ways found, observed URLs, what its written record listed).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Iterable, Mapping
+from typing import Any, TypedDict
 
 from docscrawl.discovery.urls import normalize_url
 
@@ -38,12 +38,16 @@ def shared_pair(reason: str, source: str | None) -> Discovery:
     return known
 
 
-def discovery_entries(records: Iterable[dict[str, Any]]) -> list[Discovery]:
+# One way a page was found, as pages.jsonl and the crawl log write it.
+DiscoveryRecord = TypedDict("DiscoveryRecord", {"reason": str, "from": str | None})
+
+
+def discovery_entries(records: Iterable[Mapping[str, Any]]) -> list[Discovery]:
     """`{"reason", "from"}` records (as in pages.jsonl) as compact entries."""
     return [(d.get("reason") or "", d.get("from")) for d in records]
 
 
-def discovery_records(entries: Iterable[Discovery]) -> list[dict[str, Any]]:
+def discovery_records(entries: Iterable[Discovery]) -> list[DiscoveryRecord]:
     """Compact entries as pages.jsonl `discovery` records."""
     return [{"reason": reason, "from": source} for reason, source in entries]
 
@@ -137,7 +141,7 @@ class PageTrack:
             return
         self._found = (*found, shared_pair(reason, source))
 
-    def discovery_records(self) -> list[dict[str, Any]]:
+    def discovery_records(self) -> list[DiscoveryRecord]:
         """The ways this page was found, as pages.jsonl `discovery` records."""
         return discovery_records(self.discovery)
 
@@ -168,7 +172,21 @@ class PageTrack:
         return self.written_observed is not None
 
 
-def track_fields(track: PageTrack) -> dict[str, Any]:
+class TrackFields(TypedDict):
+    """A track as the frontier journal of a JOBDIR crawl writes it (`track_fields`)."""
+
+    url: str
+    key: str
+    depth: int
+    discovery: list[DiscoveryRecord]
+    observed: list[str]
+    sitemap_lastmod: str | None
+    redirect_chain: list[str]
+    fetched_url: str | None
+    discovery_dropped: int
+
+
+def track_fields(track: PageTrack) -> TrackFields:
     """A track as JSON-able fields (the frontier journal of a JOBDIR crawl)."""
     return {
         "url": track.url, "key": track.key, "depth": track.depth,
@@ -179,8 +197,8 @@ def track_fields(track: PageTrack) -> dict[str, Any]:
     }
 
 
-def track_from_fields(fields: dict[str, Any]) -> PageTrack:
-    """The inverse of `track_fields`."""
+def track_from_fields(fields: Mapping[str, Any]) -> PageTrack:
+    """The inverse of `track_fields` (read back from the journal: fields may be missing)."""
     track = PageTrack(
         url=fields["url"], key=fields.get("key") or normalize_url(fields["url"]),
         depth=int(fields.get("depth") or 0),

@@ -23,7 +23,7 @@ def _consumers(plans: Plans) -> Plan[tuple[dict[str, int], dict[str, Any]]]:
         if missing_group(exc):
             return {}, {}
         raise
-    group = next((g for g in groups if g.get("name") == GROUP), {})
+    group: dict[str, Any] = next((g for g in groups if g.get("name") == GROUP), {})
     return {c["name"]: int(c["pending"]) for c in consumers}, group
 
 

@@ -28,7 +28,7 @@ claim-and-queue with the budget, and the end-of-crawl rule.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -52,6 +52,12 @@ class Step:
 
 
 Plan = Generator[Step, list[Any], T]
+
+
+def _range_of(stream: str, entry_id: str) -> Command:
+    """The command reading the one entry `entry_id` of `stream`."""
+    return lambda p: p.xrange(stream, entry_id, entry_id, count=1)
+
 
 GROUP = "workers"
 QUEUE = "(queue)"  # pseudo consumer holding tasks given back, taken before new ones
@@ -86,7 +92,7 @@ def missing_group(exc: BaseException) -> bool:
     return "NOGROUP" in text or "no such key" in text
 
 
-def task_json(task: dict[str, Any]) -> str:
+def task_json(task: Mapping[str, Any]) -> str:
     """The stored form of a task (its `task_id` and `deliveries` are Redis's, not stored)."""
     if not isinstance(task.get("url"), str) or not task["url"]:
         raise ValueError(f"a task needs a 'url': {task!r}")
@@ -143,7 +149,7 @@ class Plans:
         (reply,) = yield Step([command])
         return reply
 
-    def claim_and_push(self, normalized: str, owner: str, task: dict[str, Any],
+    def claim_and_push(self, normalized: str, owner: str, task: Mapping[str, Any],
                        max_pages: int | None, takes_slot: bool) -> Plan[Claim]:
         k = self.keys
         args = [normalized, owner, task_json(task), "" if max_pages is None else int(max_pages),
@@ -156,7 +162,7 @@ class Plans:
             return Claim("duplicate", owner=str(value))
         return Claim("max_pages")
 
-    def push(self, task: dict[str, Any]) -> Plan[str]:
+    def push(self, task: Mapping[str, Any]) -> Plan[str]:
         k = self.keys
         (task_id,) = yield Step([self._script(PUSH_SCRIPT, [k["tasks"], k["state"], k["stats"]],
                                               [task_json(task)])])
@@ -323,8 +329,7 @@ class Plans:
         """The tasks (still in the stream) of these ids."""
         if not task_ids:
             return []
-        replies = yield Step([lambda p, i=i: p.xrange(self.stream, i, i, count=1)
-                              for i in task_ids])
+        replies = yield Step([_range_of(self.stream, i) for i in task_ids])
         return [_task(entry_id, fields, 0) for reply in replies for entry_id, fields in reply]
 
     def dead_tasks(self) -> Plan[list[dict[str, Any]]]:

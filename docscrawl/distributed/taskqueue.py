@@ -18,6 +18,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import time
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from docscrawl.distributed import status
@@ -116,7 +117,7 @@ class _Shared:
         """Who claimed a normalized URL, if anyone."""
         return self._one(lambda p: p.hget(self.keys["claims"], normalized_url))
 
-    def claim_and_push(self, normalized_url: str, owner: str, task: dict[str, Any], *,
+    def claim_and_push(self, normalized_url: str, owner: str, task: Mapping[str, Any], *,
                        max_pages: int | None = None, takes_slot: bool = True) -> Any:
         """Claim and queue in one step (a `Claim`). `max_pages` is the crawl-wide page
         budget; `takes_slot=False` for a task that continues another page's slot."""
@@ -125,7 +126,7 @@ class _Shared:
 
     # -- tasks -----------------------------------------------------------------------------
 
-    def push(self, task: dict[str, Any]) -> Any:
+    def push(self, task: Mapping[str, Any]) -> Any:
         """Queue one page task; its task id. Prefer `claim_and_push` in the admission path."""
         return self._run(self.plans.push(task))
 

@@ -9,13 +9,13 @@ Whether a well-formed task may be fetched is the crawl's admission policy
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from docscrawl.discovery.urls import is_crawlable_url
 
 if TYPE_CHECKING:
-    from docscrawl.discovery.pagetrack import PageTrack
+    from docscrawl.discovery.pagetrack import DiscoveryRecord, PageTrack
 
 MAX_URL_CHARS = 65_536  # one URL field (the crawl's own limit is URLLENGTH_LIMIT)
 MAX_ENTRIES = 1_000  # entries of one list field (discovery, observed, redirect_chain)
@@ -33,7 +33,20 @@ class BadTask(ValueError):
         self.url = url
 
 
-def task_from_track(track: PageTrack) -> dict[str, Any]:
+class Task(TypedDict):
+    """A queued task as `task_from_track` writes it (`FIELDS` checks one read back)."""
+
+    url: str
+    key: str
+    depth: int
+    discovery: list[DiscoveryRecord]
+    lastmod: str | None
+    redirect_chain: list[str]
+    fetched_url: str | None
+    observed: list[str]
+
+
+def task_from_track(track: PageTrack) -> Task:
     """The task that lets any worker fetch a claimed page (redirect data included)."""
     return {
         "url": track.url,
@@ -47,7 +60,7 @@ def task_from_track(track: PageTrack) -> dict[str, Any]:
     }
 
 
-def track_from_task(task: dict[str, Any]) -> PageTrack:
+def track_from_task(task: Mapping[str, Any]) -> PageTrack:
     """Rebuild, in the worker that took it, the track of a task made by `task_from_track`.
     Raises `BadTask` for any other payload."""
     from docscrawl.discovery.pagetrack import PageTrack, discovery_entries

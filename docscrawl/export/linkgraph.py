@@ -117,7 +117,7 @@ class LinkGraph:
             if not isinstance(source, str) or not isinstance(links, list):
                 continue
             ids = _field(line, "template_ids") if templates is not None else None
-            if ids:
+            if ids and templates is not None:
                 links = join_links({"links": links, "template_ids": ids,
                                     "template_offsets": _field(line, "template_offsets")},
                                    templates)

@@ -24,7 +24,7 @@ from scrapy.crawler import Crawler
 from docscrawl.chunking.chunker import chunk_page
 from docscrawl.crawl.items import CarriedPage, FetchedPage, PageEnded
 from docscrawl.crawl.stage import CrawlParts
-from docscrawl.export.records import SHARED_FIELDS, page_id, page_records
+from docscrawl.export.records import SHARED_FIELDS, PageRecord, page_id, page_records
 from docscrawl.incremental.rows import StateRow
 from docscrawl.jsonl import dumps_line, dumps_value
 from docscrawl.vocab import Event, UnchangedReason
@@ -67,12 +67,12 @@ class ExportPipeline:
             return item
         return self._write_fresh(item)
 
-    def _write_fresh(self, item: FetchedPage) -> dict[str, Any]:
+    def _write_fresh(self, item: FetchedPage) -> PageRecord:
         outputs = self.parts.outputs
         keep = outputs.templates.keep(item.template_locators) if self.template_links else None
         record, structure, blocks = page_records(item, keep)
         record["body_hash"] = item.body_digest
-        ext = item.extract
+        ext = item.extracted
         chunks = chunk_page(
             ext, page_id=record["id"], canonical_url=record["canonical_url"],
             title=ext.title, version=ext.version.value,
@@ -81,7 +81,7 @@ class ExportPipeline:
             target_tokens=self.chunk_tokens, max_tokens=self.chunk_max,
         )
         # Each record is serialized once (the state keeps no copy: it points at the output).
-        shared = {key: dumps_value(record[key])  # encoded once
+        shared: dict[str, str] = {key: dumps_value(record[key])  # encoded once
                   for key in SHARED_FIELDS if key in record}
         record_line = dumps_line(record, shared)
         outputs.templates.write(blocks)  # before the first line that references them

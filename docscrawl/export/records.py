@@ -3,12 +3,94 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal, NotRequired, TypedDict
 
 from docscrawl.crawl.items import FetchedPage
 from docscrawl.dedup.content import sha256_id
+from docscrawl.discovery.pagetrack import DiscoveryRecord
 from docscrawl.export.templates import TemplateBlock, split_links
-from docscrawl.extract.model import PageExtract
+
+# A dataclass of `docscrawl.extract.model` as `as_dict` writes it: its fields, by name.
+FieldDict = dict[str, Any]
+
+
+class HttpFacts(TypedDict):
+    """A page record's `http`: what the server answered."""
+
+    status: int
+    content_type: str
+    etag: str | None
+    last_modified: str | None
+
+
+class PageRecord(TypedDict):
+    """One pages.jsonl line as the crawl writes it (the contract's names). The end of
+    the crawl may change some fields of the written line (`finalize.PAGE_LEADING_FIELDS`)."""
+
+    id: str
+    canonical_url: str
+    observed_urls: list[str]
+    discovery: list[DiscoveryRecord]
+    sitemap_lastmod: str | None
+    fetched_url: str
+    final_url: str
+    redirect_chain: list[str]
+    title: str | None
+    main_heading: str | None
+    description: str | None
+    language: str | None
+    generator: str | None
+    version: FieldDict  # VersionInfo
+    breadcrumbs: list[FieldDict]  # Breadcrumb
+    breadcrumb_source: str
+    breadcrumb_observations: dict[str, list[FieldDict]]  # "visible", "jsonld": Breadcrumb
+    navigation_path: list[str]
+    section_path: list[str]
+    headings: list[FieldDict]  # Heading
+    fragment_ids: list[str]
+    markdown: str
+    code_blocks: list[FieldDict]  # CodeBlock
+    links: list[FieldDict]  # Link
+    template_ids: NotRequired[list[str]]  # only on a page with template blocks
+    template_offsets: NotRequired[list[int]]
+    regions: list[FieldDict]  # Region
+    fetch_mode: str
+    http: HttpFacts
+    discovery_truncated: int
+    retrieved_at: str
+    content_hash: str
+    warnings: list[FieldDict]  # ExtractionWarning
+    render_reason: str | None
+    depth: int
+    body_hash: NotRequired[str | None]  # the raw body's hash, set by the export stage
+    aggregate_of: NotRequired[list[str]]  # set at the end of the crawl (`crawl.finalize`)
+
+
+class StructureRecord(TypedDict):
+    """One structure.jsonl line: the page's block tree and what it shares with its page
+    record (`SHARED_FIELDS`)."""
+
+    page_id: str
+    canonical_url: str
+    main_locator: str | None
+    blocks: list[FieldDict]  # Block
+    regions: list[FieldDict]
+    links: list[FieldDict]
+    template_ids: NotRequired[list[str]]
+    template_offsets: NotRequired[list[int]]
+    headings: list[FieldDict]
+    warnings: list[FieldDict]
+
+
+class _Shared(TypedDict):
+    """The lists both records of a page hold (`SHARED_FIELDS`), converted once."""
+
+    links: list[FieldDict]
+    template_ids: list[str]
+    template_offsets: list[int]
+    regions: list[FieldDict]
+    headings: list[FieldDict]
+    warnings: list[FieldDict]
 
 
 def page_id(canonical_url: str) -> str:
@@ -16,7 +98,7 @@ def page_id(canonical_url: str) -> str:
     return sha256_id(canonical_url)
 
 
-def as_dict(obj: Any) -> dict[str, Any]:
+def as_dict(obj: Any) -> FieldDict:
     """A slotted extraction dataclass as a dict of its fields, one level deep.
 
     `dataclasses.asdict` deep-copies every value; records are serialized at once and
@@ -32,36 +114,38 @@ def as_dict(obj: Any) -> dict[str, Any]:
     return out
 
 
-def as_dicts(items: list[Any]) -> list[dict[str, Any]]:
+def as_dicts(items: list[Any]) -> list[FieldDict]:
     """`as_dict` of each item."""
     return [as_dict(item) for item in items]
 
 
 # Fields pages.jsonl and structure.jsonl both hold, as the same (shared) lists.
-SHARED_FIELDS = ("links", "template_ids", "template_offsets", "regions", "headings",
-                 "warnings")
+SharedField = Literal["links", "template_ids", "template_offsets", "regions", "headings",
+                      "warnings"]
+SHARED_FIELDS: tuple[SharedField, ...] = ("links", "template_ids", "template_offsets",
+                                          "regions", "headings", "warnings")
 
 
 def page_records(page: FetchedPage,
                  keep: Callable[[str, TemplateBlock], bool] | None = None,
-                 ) -> tuple[dict[str, Any], dict[str, Any], list[TemplateBlock]]:
+                 ) -> tuple[PageRecord, StructureRecord, list[TemplateBlock]]:
     """The page's pages.jsonl and structure.jsonl lines, and the template blocks they
     reference (`export.templates`: the links of the page's template regions, written
     once per site, those `keep` chooses; None keeps every link inline). The lists both
     records hold (SHARED_FIELDS) are converted once and shared."""
-    links = as_dicts(page.extract.links)
+    links = as_dicts(page.extracted.links)
     blocks: list[TemplateBlock] = []
     offsets: list[int] = []
     if keep is not None:
-        candidates = [r.locator for r in page.extract.regions if r.region != "main_content"]
+        candidates = [r.locator for r in page.extracted.regions if r.region != "main_content"]
         links, blocks, offsets = split_links(links, candidates, keep)
-    shared = {
+    shared: _Shared = {
         "links": links,
         "template_ids": [block.template_id for block in blocks],
         "template_offsets": offsets,
-        "regions": as_dicts(page.extract.regions),
-        "headings": as_dicts(page.extract.headings),
-        "warnings": as_dicts(page.extract.warnings) + page.warnings,
+        "regions": as_dicts(page.extracted.regions),
+        "headings": as_dicts(page.extracted.headings),
+        "warnings": as_dicts(page.extracted.warnings) + page.warnings,
     }
     record, structure = _page_record(page, shared), _structure_record(page, shared)
     if not blocks:  # no template block: the records as before (no empty fields to carry)
@@ -70,9 +154,9 @@ def page_records(page: FetchedPage,
     return record, structure, blocks
 
 
-def _page_record(page: FetchedPage, shared: dict[str, Any]) -> dict[str, Any]:
+def _page_record(page: FetchedPage, shared: _Shared) -> PageRecord:
     """One pages.jsonl line, as in the contract."""
-    ext: PageExtract = page.extract
+    ext = page.extracted
     track = page.track
     assert page.canonical_url is not None and page.content_hash is not None
     return {
@@ -123,9 +207,9 @@ def _page_record(page: FetchedPage, shared: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _structure_record(page: FetchedPage, shared: dict[str, Any]) -> dict[str, Any]:
+def _structure_record(page: FetchedPage, shared: _Shared) -> StructureRecord:
     """One structure.jsonl line: the page's block tree, regions, links, headings, warnings."""
-    ext: PageExtract = page.extract
+    ext = page.extracted
     assert page.canonical_url is not None
     return {
         "page_id": page_id(page.canonical_url),

@@ -24,7 +24,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -155,7 +155,7 @@ class TemplateLinks(Mapping[str, list[dict[str, Any]]]):
     def __getitem__(self, key: str) -> list[dict[str, Any]]:
         return self._load()[key]
 
-    def __iter__(self):  # type: ignore[no-untyped-def]
+    def __iter__(self) -> Iterator[str]:
         return iter(self._load())
 
     def __len__(self) -> int:

@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeAlias
 from urllib.parse import urljoin
 
 from lxml import etree
@@ -44,7 +44,7 @@ __all__ = [
     "visible_text",
 ]
 
-Element = etree._Element
+Element: TypeAlias = etree._Element
 
 # --- heuristics as data -------------------------------------------------------------
 
@@ -289,9 +289,12 @@ def _first_str(value: Any) -> str | None:
 
 
 def _position(value: Any) -> float | None:
+    if isinstance(value, (int, float)):
+        return float(value)
+    text = _first_str(value)
     try:
-        return float(_first_str(value) if not isinstance(value, (int, float)) else value)
-    except (TypeError, ValueError):
+        return float(text) if text is not None else None
+    except ValueError:
         return None
 
 

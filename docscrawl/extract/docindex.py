@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeAlias
 
 from lxml import etree
 from lxml.cssselect import CSSSelector
@@ -21,7 +21,7 @@ from docscrawl.extract.profiles import BARE_TAG, find_tag
 
 __all__ = ["DocIndex", "select_all"]
 
-Element = etree._Element
+Element: TypeAlias = etree._Element
 INLINE_SCRIPT_CHARS = 4000
 
 

@@ -268,7 +268,7 @@ def _label_at(
         if isinstance(sibling.tag, str) and _is_label_element(sibling):
             return True, _label_of(sibling)
         sibling = sibling.getprevious()
-    if anc is stop:
+    if stop is not None and anc is stop:
         aria = (anc.get("aria-label") or "").strip()
         return True, " ".join(aria.split()) or None
     return False, None

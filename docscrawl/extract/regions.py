@@ -437,11 +437,11 @@ def classify(
             main_seen = True
         if el in blocked or el in kinds:
             continue
-        kind, named = _generic_kind(el, main_el, after_main=main_seen, base_url=base_url)
+        generic, named = _generic_kind(el, main_el, after_main=main_seen, base_url=base_url)
         # Only a named, specific region (breadcrumb, toc...) splits one classified around it.
-        nests = named and kind in NESTING_KINDS
-        if kind and (nests or not any(anc in kinds for anc in el.iterancestors())):
-            kinds[el] = kind
+        nests = named and generic in NESTING_KINDS
+        if generic and (nests or not any(anc in kinds for anc in el.iterancestors())):
+            kinds[el] = generic
     paging = paging_anchors(root)
     for el in _pagination_containers(blocked, paging):
         kinds.setdefault(el, "pagination")

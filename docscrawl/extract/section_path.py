@@ -10,13 +10,15 @@ with the current page's own label. `[]` when no sidebar has an active item.
 
 from __future__ import annotations
 
+from typing import TypeAlias
+
 from lxml import etree
 
 from docscrawl.extract.breadcrumbs import DocIndex, normalize_ws, select_all, visible_text
 
 __all__ = ["active_sidebar_trail"]
 
-Element = etree._Element
+Element: TypeAlias = etree._Element
 
 # Active-item markers, strongest first; the deepest match in a sidebar wins.
 ACTIVE_ITEMS: tuple[str, ...] = (

@@ -128,7 +128,7 @@ class TableRendering:
 
     def grid(self, rows: list[etree._Element], head_count: int) -> list[list[str]]:
         """Cell Markdown per row: rowspan filled; colspan text once (repeated in headers)."""
-        spans: dict[int, list] = {}  # column -> [rows left, text]
+        spans: dict[int, list[Any]] = {}  # column -> [rows left, text]
         grid: list[list[str]] = []
         for index, tr in enumerate(rows):
             row: list[str] = []

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, TypeAlias
 
 from lxml import etree
 
@@ -61,7 +61,7 @@ __all__ = [
     "verdict",
 ]
 
-Element = etree._Element
+Element: TypeAlias = etree._Element
 
 RTD_FLYOUT_RE = re.compile(r"\bv:\s*([\w.\-]+)")  # "Read the Docs v: latest"
 SOURCES = ("url", "canonical", "selector", "banner", "meta", "sidebar", "title")

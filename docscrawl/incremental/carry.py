@@ -26,8 +26,9 @@ import tempfile
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
+from io import BufferedIOBase
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from docscrawl.incremental.rows import LinePointer, StateRow
 from docscrawl.incremental.state import StateStore
@@ -71,7 +72,7 @@ def copied_lines(row: StateRow) -> CarriedLines | None:
 # ---- indexing a published run --------------------------------------------------------
 
 
-def _open_lines(path: Path) -> IO[bytes] | None:
+def _open_lines(path: Path) -> BufferedIOBase | None:
     """A file of a run, uncompressed (`NAME` or `NAME.gz`), or None when it is missing."""
     if path.is_file():
         return path.open("rb")
@@ -202,7 +203,7 @@ class _Reader:
         self._scratch: Path | None = None
         if not path.is_file() and path.with_name(name + ".gz").is_file():
             path = self._scratch = _decompressed(path.with_name(name + ".gz"), scratch)
-        self._handle: IO[bytes] | None = path.open("rb") if path.is_file() else None
+        self._handle: BufferedIOBase | None = path.open("rb") if path.is_file() else None
 
     def size(self) -> int:
         return 0 if self._handle is None else os.fstat(self._handle.fileno()).st_size

@@ -5,7 +5,7 @@ Pure functions over `docscrawl.incremental.state` rows; no Scrapy.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from docscrawl.incremental.rows import Run, StateRow
 from docscrawl.incremental.state import StateStore
@@ -16,6 +16,18 @@ CHANGE_KINDS = ("added", "changed", "unchanged", "removed")
 UNREACHABLE = "unreachable"
 
 
+class ChangeRecord(TypedDict):
+    """One changes.jsonl line."""
+
+    canonical_url: str
+    change: str  # one of CHANGE_KINDS
+    old_content_hash: str | None
+    new_content_hash: str | None
+    chunk_ids_to_add: list[str]
+    chunk_ids_to_delete: list[str]
+    removed_reason: NotRequired[str]  # `removed` only
+
+
 def compute_change(
     old: StateRow | None,
     new_hash: str | None,
@@ -23,7 +35,7 @@ def compute_change(
     *,
     canonical_url: str | None = None,
     removed_reason: str | None = None,
-) -> dict[str, Any]:
+) -> ChangeRecord:
     """One changes.jsonl line for a page (`removed_reason`: why a gone page is removed).
 
     `old` is the state row before this run (None: never seen); `new_hash` None means the page
@@ -47,7 +59,7 @@ def compute_change(
         delete = [i for i in old_ids if i not in kept_new]
         same = new_hash == old.content_hash and not add and not delete
         change = "unchanged" if same else "changed"
-    line = {
+    line: ChangeRecord = {
         "canonical_url": url,
         "change": change,
         "old_content_hash": old.content_hash if old is not None else None,
@@ -60,7 +72,7 @@ def compute_change(
     return line
 
 
-def removed_pages(store: StateStore, run: Run | str, complete: bool) -> list[dict[str, Any]]:
+def removed_pages(store: StateStore, run: Run | str, complete: bool) -> list[ChangeRecord]:
     """`removed` lines for pages known in state but not seen in `run`.
 
     An incomplete run (interrupted, `max_pages` or `max_depth` limited, failures that hid

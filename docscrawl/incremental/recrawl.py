@@ -13,10 +13,11 @@ from collections import Counter
 from collections.abc import MutableSet
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
+from docscrawl.chunking.chunker import ChunkRecord
+from docscrawl.export.records import PageRecord
 from docscrawl.incremental.carry import CarriedLines, PreviousOutput, index_output
-from docscrawl.incremental.changes import compute_change, removed_pages
+from docscrawl.incremental.changes import ChangeRecord, compute_change, removed_pages
 from docscrawl.incremental.rows import FoundLink, Run, StateRow
 from docscrawl.incremental.state import StateStore
 from docscrawl.jsonl import JsonlWriter
@@ -87,9 +88,9 @@ class Incremental:
             headers["If-Modified-Since"] = row.last_modified
         return headers
 
-    def fresh(self, record: dict[str, Any], chunks: list[dict[str, Any]], *,
+    def fresh(self, record: PageRecord, chunks: list[ChunkRecord], *,
               body_digest: str | None, extra_urls: list[str],
-              links: list[FoundLink] | None = None) -> dict[str, Any]:
+              links: list[FoundLink] | None = None) -> ChangeRecord:
         """A newly extracted page: compare with state, write its changes line, store it.
         (A page that moved to a new canonical URL reports the old one `moved`.)
 
@@ -104,7 +105,7 @@ class Incremental:
             self._report(compute_change(old, None, [], removed_reason="moved"))
             self.store.forget([old.canonical_url])
         self._report(change)
-        http = record.get("http") or {}
+        http = record["http"]
         self.store.upsert_page(
             canonical, run_id=self.run.run_id, etag=http.get("etag"),
             last_modified=http.get("last_modified"), content_hash=record["content_hash"],
@@ -179,7 +180,7 @@ class Incremental:
         self.close()
         return pointed
 
-    def _report(self, line: dict[str, Any]) -> None:
+    def _report(self, line: ChangeRecord) -> None:
         if line["canonical_url"] in self._reported:
             return
         self._reported.add(line["canonical_url"])

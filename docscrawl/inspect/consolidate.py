@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from docscrawl.dedup.canonical import rank
-from docscrawl.discovery.pagetrack import PageTrack
+from docscrawl.discovery.pagetrack import DiscoveryRecord, PageTrack
 from docscrawl.discovery.urls import normalize_url
 
 __all__ = ["MergePlan", "PageSummary", "plan_merge"]
@@ -63,7 +63,7 @@ class MergedPage:
     canonical_url: str
     kept: tuple[int, str]  # (part, page id) of the record written
     observed_urls: list[str]
-    discovery: list[dict[str, Any]]
+    discovery: list[DiscoveryRecord]
     members: list[tuple[int, str]] = field(default_factory=list)  # every (part, page id)
 
 
@@ -189,16 +189,16 @@ def _build(union: _Union, summaries: list[PageSummary], aliases: list[tuple[str,
 
 def _discovery(members: list[PageSummary], urls: dict[str, None],
                first_found: dict[str, dict[str, Any]],
-               redirects: list[dict[str, Any]]) -> list[dict[str, Any]]:
+               redirects: list[dict[str, Any]]) -> list[DiscoveryRecord]:
     """The ways found of the merged page, bounded like one crawl's (`PageTrack`)."""
     track = PageTrack("", "", 0)
     for summary in sorted(members, key=lambda s: (s.part, s.line)):
         for item in summary.discovery:
             track.add_discovery(item.get("reason") or "", item.get("from"))
     for url in urls:
-        item = first_found.get(url)
-        if item:
-            track.add_discovery(item.get("reason") or "", item.get("from"))
+        first = first_found.get(url)
+        if first:
+            track.add_discovery(first.get("reason") or "", first.get("from"))
     for item in redirects:
         track.add_discovery(item["reason"], item["from"])
     return track.discovery_records()

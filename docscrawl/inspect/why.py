@@ -152,7 +152,8 @@ def _common_prefix(a: str, b: str) -> str:
     return a[:index]
 
 
-def _scan_pages(out: OutputDir, names: set[str]) -> tuple[list[dict[str, Any]], list[dict]]:
+def _scan_pages(out: OutputDir, names: set[str]
+                ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     pages: list[dict[str, Any]] = []
     linkers: list[dict[str, Any]] = []
     for page in out.records("pages.jsonl"):
@@ -188,7 +189,8 @@ def _scan_chunks(out: OutputDir, page_ids: set[str]) -> tuple[list[str], int]:
     return ids, count
 
 
-def would_apply(out: OutputDir, url: str, robots: dict[str, dict[str, Any]]) -> list[dict]:
+def would_apply(out: OutputDir, url: str, robots: dict[str, dict[str, Any]]
+                ) -> list[dict[str, Any]]:
     """The admission rules of the crawl, replayed on a URL it never discovered."""
     args = out.run.get("arguments") or {}
     site = str(args.get("site") or out.run.get("site"))

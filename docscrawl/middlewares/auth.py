@@ -17,12 +17,15 @@ back to the scheduler, whose disk queue (`JOBDIR`, or a temporary one) pickles t
 from __future__ import annotations
 
 import base64
-from typing import Any, Self
+from typing import TYPE_CHECKING, Self
 
 from scrapy.crawler import Crawler
 from scrapy.http import Request, Response
 
 from docscrawl.discovery.frontier import origin_of
+
+if TYPE_CHECKING:
+    from docscrawl.config import CrawlConfig
 
 
 class SiteCredentialsMiddleware:
@@ -68,7 +71,7 @@ class SiteCredentialsMiddleware:
             request.headers.pop(name, None)
 
 
-def site_credentials(config: Any) -> dict[str, str]:
+def site_credentials(config: CrawlConfig | None) -> dict[str, str]:
     """The headers that carry the crawl's credentials (none without a config). A rendered
     page gets them from the browser guard (`docscrawl.render.middleware`), request by
     request, never through the Scrapy request that Playwright would carry across redirects."""

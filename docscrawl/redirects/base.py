@@ -3,7 +3,7 @@ and the source's terminal event made from it (see the package docstring)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -35,7 +35,7 @@ class Outcome:
     chain: tuple[str, ...] = ()
 
     @classmethod
-    def of_line(cls, line: dict[str, Any]) -> Outcome:
+    def of_line(cls, line: Mapping[str, Any]) -> Outcome:
         """The outcome a crawl-log line states."""
         event = line["event"]
         page = None

@@ -21,7 +21,7 @@ class LocalRedirects:
     def redirected(self, source: str, source_key: str, target: str, *, reason: str,
                    status: int | None, chain: tuple[str, ...]) -> None:
         owner = self.session.frontier.track_for(target)
-        page = owner and (owner.record_canonical or owner.merged_into)
+        page = (owner.record_canonical or owner.merged_into) if owner is not None else None
         self.session.log.redirected(source, owner.url if owner is not None else target,
                                     reason=reason, status=status, chain=chain, page=page)
 

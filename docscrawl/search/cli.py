@@ -12,6 +12,7 @@ import argparse
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 from docscrawl.search.context import (
     DEFAULT_BUDGET,
@@ -27,7 +28,7 @@ EMBEDDER_HELP = ("semantic model: wordllama (default), sentence-transformers:NAM
                  "fastembed:NAME or none (env DOCSCRAWL_EMBEDDER)")
 
 
-def add_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_commands(commands: argparse._SubParsersAction[Any]) -> None:
     """Register the search subcommands on the `docscrawl` parser."""
     search = commands.add_parser(
         "search", help="search a crawl's chunks, with citations",

@@ -93,7 +93,8 @@ def windows(body: str, size: int = WINDOW_CHARS) -> list[str]:
             pieces.append(line[:cut])
             line = line[cut:]
         pieces.append(line)
-    found, current = [], ""
+    found: list[str] = []
+    current = ""
     for piece in pieces:
         if current and len(current) + len(piece) > size and len(found) < MAX_WINDOWS - 1:
             found.append(current)

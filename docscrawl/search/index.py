@@ -310,7 +310,7 @@ class SearchIndex:
         position = {name: i for i, name in enumerate(names)}
         full = (np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float16)
                 .reshape(len(rows), -1) if rows else np.zeros((0, 1), dtype=np.float16))
-        arrays = {"rowids": np.array([r[0] for r in rows], dtype=np.int64),
+        arrays: dict[str, np.ndarray] = {"rowids": np.array([r[0] for r in rows], dtype=np.int64),
                   "versions": np.array([position[r[1] or ""] for r in rows], dtype=np.int32),
                   "coarse": np.ascontiguousarray(full[:, :self._coarse_dims(full)],
                                                  dtype=np.float32),

@@ -316,12 +316,12 @@ class SiteVocabulary:
 
         for source, parts in self.found.items():
             for prefix, entries, inside in parts:
-                resolved = [(*self._page(source, link), term, own, text, top)
-                            for term, own, link, text, top in entries]
                 # links into the index itself (letter jumps, a class list on its own page)
                 # and off the crawl say nothing about a place on the site
-                resolved = [r for r in resolved
-                            if r[0] and not (r[0] == source and r[1] in inside)]
+                resolved = [(page, fragment, term, own, text, top)
+                            for term, own, link, text, top in entries
+                            for page, fragment in (self._page(source, link),)
+                            if page and not (page == source and fragment in inside)]
                 novel = [r for r in resolved if _norm(r[3]) not in self.names.get(r[0], ())]
                 top = [r for r in resolved if r[5]]
                 if not novel or sum(r in novel for r in top) < NOVEL_SHARE * len(top):
@@ -331,9 +331,9 @@ class SiteVocabulary:
                     add(page, fragment, term)
                     self.labels.setdefault((page, fragment), set()).add(text)
         for source, term, link in self.summaries:
-            page, fragment = self._page(source, link)
-            if page and page != source:
-                add(page, fragment, term)
+            target, fragment = self._page(source, link)
+            if target and target != source:
+                add(target, fragment, term)
         return by_page
 
 
@@ -363,9 +363,9 @@ def assign(chunks: list[ChunkView], fragments: dict[str, list[str]],
         return {}
     text = _PageText(chunks)
     by_anchor: dict[str, ChunkView] = {}
-    for chunk in chunks:  # a long section's chunks share its anchor: the first one
-        for anchor in chunk.anchors:
-            by_anchor.setdefault(anchor, chunk)
+    for first in chunks:  # a long section's chunks share its anchor: the first one
+        for anchor in first.anchors:
+            by_anchor.setdefault(anchor, first)
     given: dict[str, list[str]] = {}
     for fragment, found in fragments.items():
         chunk = by_anchor.get(fragment) if fragment else chunks[0]

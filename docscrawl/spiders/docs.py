@@ -24,7 +24,7 @@ import scrapy
 from scrapy import signals
 from scrapy.crawler import Crawler
 from scrapy.exceptions import DontCloseSpider
-from scrapy.http import Request, Response
+from scrapy.http import Request, Response, TextResponse
 from scrapy.utils.response import get_base_url
 from twisted.python.failure import Failure
 
@@ -62,7 +62,7 @@ from docscrawl.spiders.lifecycle import (
     stop_non_html,
 )
 from docscrawl.spiders.links import PageLinks
-from docscrawl.spiders.offers import Offers
+from docscrawl.spiders.offers import Offer, Offers
 from docscrawl.spiders.recrawl import header, refetch, response_facts
 from docscrawl.spiders.site_resources import ResourceCallbacks, SiteResources, latency_ms
 from docscrawl.vocab import Event, FailReason, Meta
@@ -118,7 +118,7 @@ class DocsSpider(scrapy.Spider):
             robots=self.parse_robots, robots_failed=self.robots_failed,
             sitemap=self.parse_sitemap, llms_txt=self.parse_llms_txt,
             failed=self.resource_failed))
-        budget = (Budget() if self.config.max_pages is not None and not session.resumed
+        budget = (Budget[Offer]() if self.config.max_pages is not None and not session.resumed
                   and self.admission.budget_here else None)
         self.offers = Offers(session, self.admission, self.resources.park, budget=budget)
         self.links = PageLinks(session, template_warmup=self.settings.getbool(
@@ -217,6 +217,7 @@ class DocsSpider(scrapy.Spider):
         facts, row, lines = response_facts(self.session, response)
         decision = decide_response(facts)
         if isinstance(decision, Parse):
+            assert isinstance(response, TextResponse)  # Parse: decide_response saw is_text
             yield from self._parse_html(track, response, facts.content_type, fetch_mode,
                                         decision.digest)
         elif isinstance(decision, CarryOver):
@@ -229,7 +230,7 @@ class DocsSpider(scrapy.Spider):
         else:
             self._end(track, response, decision, fetch_mode)
 
-    def _parse_html(self, track: PageTrack, response: Response, content_type: str,
+    def _parse_html(self, track: PageTrack, response: TextResponse, content_type: str,
                     fetch_mode: str, digest: str) -> Iterable[Any]:
         """An HTML page: parse it once, follow its links, hand it to the pipelines."""
         root = response_root(response)
@@ -279,7 +280,7 @@ class DocsSpider(scrapy.Spider):
         )
         # The item holds the tree now, and the extraction pipeline lets it go: nothing here
         # may keep it alive while the pipelines run (the response lives on until then).
-        root = structure = None
+        del root, structure
         response._cached_selector = None
         yield page
         yield from follow

@@ -24,11 +24,14 @@ if TYPE_CHECKING:
     from docscrawl.admission.base import Admission
     from docscrawl.crawl.session import CrawlSession
     from docscrawl.discovery.frontier import Verdict
-    from docscrawl.discovery.pagetrack import PageTrack
+    from docscrawl.discovery.pagetrack import DiscoveryRecord, PageTrack
     from docscrawl.incremental.rows import FoundLink
 
 # An origin and the offer to make again once its robots.txt is known: the requests to make
 # now (its robots.txt, the first time).
+# what a held candidate is admitted with: url, reason, source, depth, lastmod
+Offer = tuple[str, str, "str | None", int, "str | None"]
+
 Park = Callable[[str, Callable[[], list["Request"]]], list["Request"]]
 
 
@@ -36,7 +39,7 @@ class Offers:
     """Discovered URLs to requests, through the frontier, the budget and the admission."""
 
     def __init__(self, session: CrawlSession, admission: Admission, park: Park, *,
-                 budget: Budget | None) -> None:
+                 budget: Budget[Offer] | None) -> None:
         self.session = session
         self.frontier = session.frontier
         self.admission = admission
@@ -99,7 +102,7 @@ class Offers:
         verdict = self.frontier.admit(
             url, reason, source, depth, lastmod=lastmod, inherit=inherit
         )
-        discovery = {"reason": reason, "from": source}
+        discovery: DiscoveryRecord = {"reason": reason, "from": source}
         if verdict.action == Action.SKIP:
             self.admission.refused(url, verdict, discovery)
             return []

@@ -54,8 +54,10 @@ def response_facts(session: CrawlSession, response: Response
 def refetch(response: Response) -> Request:
     """A 304 for a page the state or the previous output no longer holds as it was:
     the same request again, in full, without its conditional headers."""
-    return response.request.replace(
-        headers={key: value for key, value in response.request.headers.items()
+    request = response.request
+    assert request is not None  # a response the engine hands a callback has its request
+    return request.replace(
+        headers={key: value for key, value in request.headers.items()
                  if key.lower() not in (b"if-none-match", b"if-modified-since")},
         meta={key: value for key, value in response.meta.items()
               if key != STATE_CANONICAL},

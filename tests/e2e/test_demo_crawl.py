@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import NotRequired, get_origin, get_type_hints
 
 import pytest
 
+from docscrawl.chunking.chunker import ChunkMetadata, ChunkRecord
+from docscrawl.crawl.crawllog import CrawlEvent
 from docscrawl.demo.run import DEMO_MAX_BYTES
 from docscrawl.demo.server import FixtureServer
-from tests.conftest import CrawlOutput, assert_log_invariants, crawl
+from docscrawl.export.records import PageRecord, StructureRecord
+from tests.conftest import CrawlOutput, assert_log_invariants, crawl, read_jsonl
 
 pytestmark = pytest.mark.e2e
 
@@ -178,3 +182,38 @@ def test_meta_refresh_is_a_redirect(demo: CrawlOutput) -> None:
     assert (event["event"], event["reason"]) == ("duplicate", "meta_refresh")
     install = demo.page("/docs/guide/install.html")
     assert any(u.endswith("/docs/guide/setup.html") for u in install["observed_urls"])
+
+
+
+def _keys(record_type: type) -> tuple[set[str], set[str]]:
+    """(required, optional) fields of a TypedDict; `NotRequired[...]` read from its type
+    hints (under `from __future__ import annotations` Python 3.11 counts them required)."""
+    hints = get_type_hints(record_type, include_extras=True)
+    optional = {name for name, hint in hints.items() if get_origin(hint) is NotRequired}
+    optional |= set(record_type.__optional_keys__)  # type: ignore[attr-defined]
+    return set(hints) - optional, optional
+
+
+@pytest.mark.parametrize(("name", "record_type"), [
+    ("pages.jsonl", PageRecord), ("structure.jsonl", StructureRecord),
+    ("chunks.jsonl", ChunkRecord), ("crawl_log.jsonl", CrawlEvent),
+])
+def test_written_lines_have_the_fields_their_type_names(
+    demo: CrawlOutput, name: str, record_type: type,
+) -> None:
+    """The record types (what mypy checks the code against) describe the real output: every
+    field a line holds is named, every required one is there."""
+    required, optional = _keys(record_type)
+    lines = read_jsonl(demo.out / name)
+    assert lines
+    for line in lines:
+        assert required <= line.keys() <= required | optional, (
+            name, sorted(required - line.keys()), sorted(line.keys() - required - optional))
+
+
+def test_written_chunk_metadata_has_the_fields_its_type_names(demo: CrawlOutput) -> None:
+    required, optional = _keys(ChunkMetadata)
+    for chunk in read_jsonl(demo.out / "chunks.jsonl"):
+        meta = chunk["metadata"]
+        assert required <= meta.keys() <= required | optional, (
+            sorted(required - meta.keys()), sorted(meta.keys() - required - optional))

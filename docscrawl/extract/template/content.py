@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from lxml import etree
 
 from docscrawl.extract.markdown import MainRender
-from docscrawl.extract.model import Block, ExtractionWarning, Link, Region
+from docscrawl.extract.model import Block, CodeBlock, ExtractionWarning, Heading, Link, Region
 from docscrawl.extract.regions import RegionMap
 from docscrawl.extract.template.table import (
     SHAPE_LINK_SHARE,
@@ -118,7 +118,10 @@ def without_blocks(render: MainRender, ordinals: set[int]) -> MainRender:
     records of `render` are updated in place (they belong to that one rendering).
     """
     keep: list[Block] = []
-    headings, code_blocks, links, warnings = [], [], [], []
+    headings: list[Heading] = []
+    code_blocks: list[CodeBlock] = []
+    links: list[Link] = []
+    warnings: list[ExtractionWarning] = []
     gone: dict[str, list[list[str]]] = {}  # first entry -> paths of the headings taken out
     start = (0, 0, 0, 0)
     renumber: dict[int, int] = {}
@@ -158,7 +161,8 @@ def without_blocks(render: MainRender, ordinals: set[int]) -> MainRender:
     for block in keep:
         block.ordinal = renumber[block.ordinal]
     if gone:
-        for record in (*keep, *code_blocks, *links):
+        placed: list[Block | CodeBlock | Link] = [*keep, *code_blocks, *links]
+        for record in placed:
             record.heading_path = path(record.heading_path)
         for heading in headings:
             heading.path = path(heading.path)

@@ -79,9 +79,10 @@ class TemplateTracker:
             if r.signature and r.region not in NEVER_TEMPLATE and r.link_count >= self.min_links
         ]
         for region in candidates:
-            entry = self._entries.get(region.signature)
+            signature = region.signature or ""  # never empty here: candidates have one
+            entry = self._entries.get(signature)
             if entry is None:
-                entry = self._entries[region.signature] = _Entry()
+                entry = self._entries[signature] = _Entry()
             if entry.last_url != page_url:  # one page counts once per signature
                 entry.pages += 1
                 entry.last_url = page_url
