@@ -136,7 +136,7 @@ class SearchIndex:
         self.vocab: dict[str, Vocab] = {}   # chunk id -> its vocabulary, while refreshing
         self.identity: tuple[int, int] | None = None  # the index file's, when opened
         self.embedded = 0  # chunks embedded by this object (progress lines)
-        self._codec: LineCodec | None = None  # the `meta` table's, once read or learned
+        self._codec: tuple[str, LineCodec] | None = None  # the `meta` table's, as stored
 
     def replaced(self) -> bool:
         """True when the index file is gone or another one is at its path (`docscrawl
@@ -508,16 +508,18 @@ class SearchIndex:
         self.db.execute("DELETE FROM chunks WHERE rowid=?", (rowid,))
 
     def codec(self) -> LineCodec:
-        """The compression of the stored lines: the `meta` table's dictionary, or, on
-        an index's first build, one learned from chunks.jsonl's first lines."""
-        if self._codec is None:
-            stored = self.meta("line_dict")
-            if stored is not None:
-                self._codec = LineCodec.load(stored)
-            else:
-                self._codec = LineCodec.learn(self._chunk_lines())
-                self.set_meta("line_dict", self._codec.dump())
-        return self._codec
+        """The compression of the stored lines: the `meta` table's dictionary (read in
+        the caller's transaction: another process's rebuild makes a new one), or, on an
+        index's first build, one learned from chunks.jsonl's first lines."""
+        stored = self.meta("line_dict")
+        if stored is None:
+            codec = LineCodec.learn(self._chunk_lines())
+            stored = codec.dump()
+            self.set_meta("line_dict", stored)
+            self._codec = (stored, codec)
+        elif self._codec is None or self._codec[0] != stored:
+            self._codec = (stored, LineCodec.load(stored))
+        return self._codec[1]
 
     def fts_values(self, rowid: int) -> tuple[list[tuple[str, ...]], str]:
         """What chunk `rowid` was indexed with: its FTS rows (one per window) and its

@@ -92,3 +92,27 @@ def test_an_update_deletes_a_chunks_words_as_a_fresh_build_would(
         assert fresh.count() == len(lines) - 2 + 1
     finally:
         fresh.close()
+
+
+def test_an_open_index_reads_the_lines_of_an_index_rebuilt_meanwhile(
+        demo: tuple[Path, Path, str], tmp_path: Path) -> None:
+    """Another process rebuilds the index in place (its tables made anew: a new
+    dictionary, learned from other first lines): an index object opened before reads the
+    new rows with the new dictionary, never with the one it read first."""
+    out = _copy(demo[1], tmp_path)
+    index = SearchIndex.open(out, embedder="none")
+    searcher = Searcher(index)
+    try:
+        assert searcher.search("configure timeout setting").hits
+        path = (out / "chunks.jsonl").resolve()
+        lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+        path.write_text("".join(reversed(lines)), encoding="utf-8")
+        other = sqlite3.connect(out / INDEX_NAME, isolation_level=None)
+        other.execute("UPDATE meta SET value='0' WHERE key='schema'")  # an older schema
+        other.close()
+        SearchIndex.open(out, embedder="none").close()  # the other process's rebuild
+        chunks = {c["id"]: c for c in read_jsonl(out / "chunks.jsonl")}
+        hits = searcher.search("configure timeout setting").hits
+        assert hits and all(hit.record == chunks[hit.record["id"]] for hit in hits)
+    finally:
+        index.close()
