@@ -6,7 +6,7 @@ away (the ids changes.jsonl lists; diffing them also covers several crawls betwe
 searches) and chunks whose inbound links changed are touched, so an unchanged re-crawl
 costs one pass over the chunk ids.
 
-Tables: `chunks` (one row per chunk: its JSON line and FTS rows compressed (`store`),
+Tables: `chunks` (one row per chunk: its JSON line and FTS rows, compressed (`store`),
 version, page, flags, vector),
 `pages` (canonical URL, byte offset of its line in pages.jsonl, aggregate_of),
 `aliases` (observed URL -> canonical), `fts` (FTS5 over code-aware terms: version token,
@@ -51,7 +51,7 @@ from docscrawl.search.fields import (
     index_fields,
 )
 from docscrawl.search.sitevocab import ChunkView, SiteVocabulary, assign, might_hold
-from docscrawl.search.store import LineCodec, pack_rows, unpack_rows
+from docscrawl.search.store import LineCodec, pack_chunk, unpack_line, unpack_rows
 from docscrawl.search.versions import choose_default, default_aliases
 
 logger = logging.getLogger(__name__)
@@ -208,8 +208,7 @@ class SearchIndex:
             CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
             CREATE TABLE chunks(rowid INTEGER PRIMARY KEY, chunk_id TEXT UNIQUE,
                 page_url TEXT, version TEXT, inbound_sig TEXT, line BLOB, vec BLOB,
-                heading_terms TEXT, has_code INTEGER, region TEXT, section_key TEXT,
-                fts_rows BLOB);
+                heading_terms TEXT, has_code INTEGER, region TEXT, section_key TEXT);
             CREATE INDEX chunks_page ON chunks(page_url);
             CREATE TABLE pages(url TEXT PRIMARY KEY, offset INTEGER, version TEXT,
                 title TEXT, aggregate_of TEXT);
@@ -524,13 +523,13 @@ class SearchIndex:
     def fts_values(self, rowid: int) -> tuple[list[tuple[str, ...]], str]:
         """What chunk `rowid` was indexed with: its FTS rows (one per window) and its
         `vocab` terms ("": none)."""
-        row = self.db.execute("SELECT fts_rows FROM chunks WHERE rowid=?", (rowid,)).fetchone()
+        row = self.db.execute("SELECT line FROM chunks WHERE rowid=?", (rowid,)).fetchone()
         return unpack_rows(self.codec(), row[0]) if row else ([], "")
 
     def lines(self, rowids: list[int]) -> dict[int, str]:
         """The JSON lines of the chunks `rowids` (a search's results)."""
         codec = self.codec()
-        return {rowid: codec.unpack(blob) for rowid, blob in self.db.execute(
+        return {rowid: unpack_line(codec, blob) for rowid, blob in self.db.execute(
             f"SELECT rowid, line FROM chunks WHERE rowid IN ({','.join('?' * len(rowids))})",
             rowids)}
 
@@ -558,11 +557,9 @@ class SearchIndex:
             blob = vectors[i].tobytes() if vectors is not None else None
             cur = self.db.execute(
                 "INSERT INTO chunks(chunk_id, page_url, version, inbound_sig, line, vec, "
-                "heading_terms, has_code, region, section_key, fts_rows) "
-                "VALUES(?,?,?,?,?,?,?,?,?,?,?)",
+                "heading_terms, has_code, region, section_key) VALUES(?,?,?,?,?,?,?,?,?,?)",
                 (record.get("id"), meta.get("canonical_url"), meta.get("version"), sig,
-                 codec.pack(line), blob, *fields.rank,
-                 pack_rows(codec, fields.rows, fields.vocab)))
+                 pack_chunk(codec, line, fields.rows, fields.vocab), blob, *fields.rank))
             first = int(cur.lastrowid or 0) * WINDOW_SLOTS
             self.db.executemany(
                 "INSERT INTO fts(rowid, ver, title, headings, anchors, body) "

@@ -3,10 +3,10 @@
 A chunk's JSON line is read only for the results a search returns, and its FTS rows
 only to delete them from the contentless FTS tables (FTS5 `content=''` keeps no copy of
 the text it indexes; deleting a row takes the values it was indexed with). Both are
-stored zlib-compressed with a preset dictionary (`LineCodec`): the site's own first
-lines, so that the field names, URLs and template words every chunk line repeats cost a
-few bytes each instead of their length. One chunk line compresses about 3.5x alone and
-5-6x with the dictionary (measured on four corpus sites, docs/performance.md).
+stored in one zlib stream (`pack_chunk`) with a preset dictionary (`LineCodec`): the
+site's own first lines, so that the field names, URLs and template words every chunk
+line repeats cost a few bytes each instead of their length. One chunk line compresses
+about 3.5x alone and 5-6x with the dictionary (four corpus sites, docs/performance.md).
 
 The dictionary is made once per index (the first build), kept in the `meta` table and
 used for every row after, so an incremental update never needs to recompress.
@@ -67,11 +67,18 @@ class LineCodec:
 FtsRows = list[tuple[str, ...]]
 
 
-def pack_rows(codec: LineCodec, rows: FtsRows, vocab: str) -> bytes:
-    """A chunk's FTS rows and vocabulary terms, as they were indexed (to delete them)."""
-    return codec.pack(json.dumps([rows, vocab], ensure_ascii=False, separators=(",", ":")))
+def pack_chunk(codec: LineCodec, line: str, rows: FtsRows, vocab: str) -> bytes:
+    """A chunk's JSON line, then (after a newline, which a JSON line never holds) the FTS
+    rows and vocabulary terms it was indexed with, in one compressed blob: the rows repeat
+    the line's text, which the one stream stores once."""
+    extra = json.dumps([rows, vocab], ensure_ascii=False, separators=(",", ":"))
+    return codec.pack(line + "\n" + extra)
+
+
+def unpack_line(codec: LineCodec, blob: bytes) -> str:
+    return codec.unpack(blob).split("\n", 1)[0]
 
 
 def unpack_rows(codec: LineCodec, blob: bytes) -> tuple[FtsRows, str]:
-    rows, vocab = json.loads(codec.unpack(blob))
+    rows, vocab = json.loads(codec.unpack(blob).split("\n", 1)[1])
     return [tuple(row) for row in rows], str(vocab)
