@@ -3,6 +3,7 @@
     python -m benchmarks.bytes --outputs /tmp/bytes flask-docs git-docs   # read outputs
     python -m benchmarks.bytes --outputs /tmp/bytes --crawl flask-docs    # crawl first
     python -m benchmarks.bytes --outputs /tmp/bytes --crawl --arg compress=gzip git-docs
+    python -m benchmarks.bytes --outputs /tmp/bytes --as-gzip git-docs   # a plain crawl, gzipped
 
 For each corpus site (`../shared/corpus/real-sites.sh`), read the output folder
 OUTPUTS/NAME (crawling it first with `--crawl`: render=never, `--max-pages` pages): the
@@ -12,20 +13,26 @@ bytes of every file of the published run, of the state (`state.sqlite3`,
 ratios output/HTML without state and index (the target is <= 1.5) and with both (<= 3);
 and, per JSONL file, the bytes each top-level field takes on disk as written (key, value
 and separator; uncompressed), so that `links` against `markdown` is a figure, not a guess.
+With `--as-gzip`, a plain output is measured as `compress=gzip` would have published it:
+a copy whose published files are compressed by the crawler's own `compress_jsonl` (the
+same bytes as a `compress=gzip` crawl of that run, without crawling the site twice).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import subprocess
 import sys
+import tempfile
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from docscrawl.jsonl import dumps_value, jsonl_path, read_jsonl
+from docscrawl.jsonl import compress_jsonl, dumps_value, jsonl_path, read_jsonl
 from docscrawl.runs import published_dir
+from docscrawl.vocab import OUTPUT_FILES
 
 ROOT = Path(__file__).resolve().parent.parent
 SITES_SCRIPT = ROOT.parent / "shared" / "corpus" / "real-sites.sh"
@@ -95,6 +102,18 @@ def measure(out: Path) -> dict[str, Any]:
                           if html else None)}
 
 
+def measure_gzipped(out: Path) -> dict[str, Any]:
+    """The figures of `out` as `compress=gzip` publishes it (a compressed copy)."""
+    with tempfile.TemporaryDirectory(prefix="bytes-gz-") as scratch:
+        copy = Path(scratch) / out.name
+        shutil.copytree(out, copy, symlinks=True)
+        run = published_dir(copy)
+        for name in OUTPUT_FILES:
+            if (run / name).is_file():
+                compress_jsonl(run / name)
+        return measure(copy)
+
+
 def mb(count: float) -> str:
     return f"{count / 1e6:.2f}"
 
@@ -130,6 +149,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="a spider argument for --crawl (NAME=VALUE), repeatable")
     parser.add_argument("--top", type=int, default=6, help="fields shown per file")
     parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument("--as-gzip", action="store_true",
+                        help="measure each output as compress=gzip would publish it")
     parser.add_argument("--sites-script", type=Path, default=SITES_SCRIPT,
                         help="the corpus script (default: ../shared/corpus/real-sites.sh)")
     args = parser.parse_args(argv)
@@ -143,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
         if not out.is_dir():
             print(f"{name}: no output at {out} (use --crawl)", file=sys.stderr)
             continue
-        results[name] = measure(out)
+        results[name] = measure_gzipped(out) if args.as_gzip else measure(out)
         print(report(name, results[name], args.top), end="\n\n")
     html = sum(r["html"] for r in results.values())
     if html:

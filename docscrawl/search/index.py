@@ -6,14 +6,16 @@ away (the ids changes.jsonl lists; diffing them also covers several crawls betwe
 searches) and chunks whose inbound links changed are touched, so an unchanged re-crawl
 costs one pass over the chunk ids.
 
-Tables: `chunks` (one row per chunk: its JSON line, version, page, flags, vector),
+Tables: `chunks` (one row per chunk: its JSON line and FTS rows, compressed (`store`),
+version, page, flags, vector),
 `pages` (canonical URL, byte offset of its line in pages.jsonl, aggregate_of),
 `aliases` (observed URL -> canonical), `fts` (FTS5 over code-aware terms: version token,
 title, heading path and breadcrumbs, inbound anchor text, body; one row per
 window of a long chunk, rowid = chunk rowid * WINDOW_SLOTS + window), `vocab` (FTS5: what
 the site's indexes and summary tables call a chunk, `sitevocab`; rowid = chunk rowid; a
 table of its own so its words do not change the rarity of the chunks' own words) and
-`meta`.
+`meta`. Both FTS tables are contentless (`content=''`): ranking reads only their index,
+and a chunk's text is read from its compressed line.
 """
 
 from __future__ import annotations
@@ -49,12 +51,13 @@ from docscrawl.search.fields import (
     index_fields,
 )
 from docscrawl.search.sitevocab import ChunkView, SiteVocabulary, assign, might_hold
+from docscrawl.search.store import LineCodec, pack_chunk, unpack_line, unpack_rows
 from docscrawl.search.versions import choose_default, default_aliases
 
 logger = logging.getLogger(__name__)
 
 INDEX_NAME = "search.sqlite3"
-SCHEMA = 10
+SCHEMA = 11  # 11: lines compressed, FTS contentless (docs/performance.md, the search index)
 BATCH = 512
 # bm25 weights per FTS column: version token, title, headings, anchors, body.
 BM25_WEIGHTS = (0.0, 2.0, 3.0, 1.5, 1.0)
@@ -133,6 +136,7 @@ class SearchIndex:
         self.vocab: dict[str, Vocab] = {}   # chunk id -> its vocabulary, while refreshing
         self.identity: tuple[int, int] | None = None  # the index file's, when opened
         self.embedded = 0  # chunks embedded by this object (progress lines)
+        self._codec: tuple[str, LineCodec] | None = None  # the `meta` table's, as stored
 
     def replaced(self) -> bool:
         """True when the index file is gone or another one is at its path (`docscrawl
@@ -203,16 +207,16 @@ class SearchIndex:
         db.executescript(f"""
             CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
             CREATE TABLE chunks(rowid INTEGER PRIMARY KEY, chunk_id TEXT UNIQUE,
-                page_url TEXT, version TEXT, inbound_sig TEXT, line TEXT, vec BLOB,
+                page_url TEXT, version TEXT, inbound_sig TEXT, line BLOB, vec BLOB,
                 heading_terms TEXT, has_code INTEGER, region TEXT, section_key TEXT);
             CREATE INDEX chunks_page ON chunks(page_url);
             CREATE TABLE pages(url TEXT PRIMARY KEY, offset INTEGER, version TEXT,
                 title TEXT, aggregate_of TEXT);
             CREATE TABLE aliases(url TEXT PRIMARY KEY, canonical TEXT);
             CREATE VIRTUAL TABLE fts USING fts5(ver, title, headings, anchors, body,
-                tokenize="porter unicode61 remove_diacritics 2");
+                content='', tokenize="porter unicode61 remove_diacritics 2");
             CREATE VIRTUAL TABLE vocab USING fts5(ver, terms,
-                tokenize="porter unicode61 remove_diacritics 2");
+                content='', tokenize="porter unicode61 remove_diacritics 2");
             INSERT INTO fts(fts, rank) VALUES('rank', 'bm25({", ".join(map(str, BM25_WEIGHTS))})');
         """)
         self.set_meta("schema", str(SCHEMA))
@@ -282,14 +286,18 @@ class SearchIndex:
             self.set_meta("signature", signature)
             self.db.execute("COMMIT")
         except UnreadableJsonl as exc:  # a truncated .jsonl.gz: one line naming it
-            self.db.execute("ROLLBACK")
+            self._rollback()
             raise IndexError_(str(exc)) from None
         except BaseException:
-            self.db.execute("ROLLBACK")
+            self._rollback()
             raise
         logger.info("docscrawl: search index %s: %d added, %d deleted, %d relinked",
                     self.out, built.added, built.deleted, built.relinked)
         return built
+
+    def _rollback(self) -> None:
+        self.db.execute("ROLLBACK")
+        self._codec = None  # a dictionary learned in the transaction is not kept
 
     def vector_files(self) -> dict[str, Path]:
         """The numpy files a search maps: row ids, version ids, coarse and full vectors."""
@@ -422,8 +430,8 @@ class SearchIndex:
         self.affixes = SiteAffixes.learn(titles)
         learned = json.dumps(sorted(self.affixes.segments))
         if self.meta("title_affixes") != learned:
-            self.db.execute("DELETE FROM fts")
-            self.db.execute("DELETE FROM vocab")
+            self.db.execute("INSERT INTO fts(fts) VALUES('delete-all')")
+            self.db.execute("INSERT INTO vocab(vocab) VALUES('delete-all')")
             self.db.execute("DELETE FROM chunks")
             self.set_meta("title_affixes", learned)
 
@@ -481,13 +489,49 @@ class SearchIndex:
                   f"({self.embedder.name if self.embedder else ''})", file=sys.stderr, flush=True)
 
     def _delete(self, chunk_id: str) -> None:
-        row = self.db.execute("SELECT rowid FROM chunks WHERE chunk_id=?", (chunk_id,)).fetchone()
-        if row:
-            first = row[0] * WINDOW_SLOTS
-            self.db.execute("DELETE FROM fts WHERE rowid BETWEEN ? AND ?",
-                            (first, first + WINDOW_SLOTS - 1))
-            self.db.execute("DELETE FROM vocab WHERE rowid=?", row)
-            self.db.execute("DELETE FROM chunks WHERE rowid=?", row)
+        """A chunk's row and its FTS rows (a contentless table deletes a row given the
+        values it was indexed with: the ones `_write` kept)."""
+        row = self.db.execute("SELECT rowid FROM chunks WHERE chunk_id=?",
+                              (chunk_id,)).fetchone()
+        if row is None:
+            return
+        rowid = row[0]
+        rows, vocab = self.fts_values(rowid)
+        first = rowid * WINDOW_SLOTS
+        self.db.executemany(
+            "INSERT INTO fts(fts, rowid, ver, title, headings, anchors, body) "
+            "VALUES('delete',?,?,?,?,?,?)", [(first + i, *r) for i, r in enumerate(rows)])
+        if vocab:
+            self.db.execute("INSERT INTO vocab(vocab, rowid, ver, terms) "
+                            "VALUES('delete',?,?,?)", (rowid, rows[0][0], vocab))
+        self.db.execute("DELETE FROM chunks WHERE rowid=?", (rowid,))
+
+    def codec(self) -> LineCodec:
+        """The compression of the stored lines: the `meta` table's dictionary (read in
+        the caller's transaction: another process's rebuild makes a new one), or, on an
+        index's first build, one learned from chunks.jsonl's first lines."""
+        stored = self.meta("line_dict")
+        if stored is None:
+            codec = LineCodec.learn(self._chunk_lines())
+            stored = codec.dump()
+            self.set_meta("line_dict", stored)
+            self._codec = (stored, codec)
+        elif self._codec is None or self._codec[0] != stored:
+            self._codec = (stored, LineCodec.load(stored))
+        return self._codec[1]
+
+    def fts_values(self, rowid: int) -> tuple[list[tuple[str, ...]], str]:
+        """What chunk `rowid` was indexed with: its FTS rows (one per window) and its
+        `vocab` terms ("": none)."""
+        row = self.db.execute("SELECT line FROM chunks WHERE rowid=?", (rowid,)).fetchone()
+        return unpack_rows(self.codec(), row[0]) if row else ([], "")
+
+    def lines(self, rowids: list[int]) -> dict[int, str]:
+        """The JSON lines of the chunks `rowids` (a search's results)."""
+        codec = self.codec()
+        return {rowid: unpack_line(codec, blob) for rowid, blob in self.db.execute(
+            f"SELECT rowid, line FROM chunks WHERE rowid IN ({','.join('?' * len(rowids))})",
+            rowids)}
 
     def _write(self, pending: list[tuple[str, str, bool]]) -> None:
         if not pending:
@@ -505,6 +549,7 @@ class SearchIndex:
             vectors = self.embedder.embed([fields.embed for *_, fields in records])
             vectors = vectors.astype("float16")
             self._progress(len(records))
+        codec = self.codec()
         for i, (record, line, sig, known, fields) in enumerate(records):
             meta = record.get("metadata") or {}
             if known:
@@ -513,8 +558,8 @@ class SearchIndex:
             cur = self.db.execute(
                 "INSERT INTO chunks(chunk_id, page_url, version, inbound_sig, line, vec, "
                 "heading_terms, has_code, region, section_key) VALUES(?,?,?,?,?,?,?,?,?,?)",
-                (record.get("id"), meta.get("canonical_url"), meta.get("version"), sig, line,
-                 blob, *fields.rank))
+                (record.get("id"), meta.get("canonical_url"), meta.get("version"), sig,
+                 pack_chunk(codec, line, fields.rows, fields.vocab), blob, *fields.rank))
             first = int(cur.lastrowid or 0) * WINDOW_SLOTS
             self.db.executemany(
                 "INSERT INTO fts(rowid, ver, title, headings, anchors, body) "

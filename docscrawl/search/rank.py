@@ -461,9 +461,7 @@ class Searcher:
         """The ranked chunks with their JSON records."""
         if not ranked:
             return []
-        lines = dict(self.index.db.execute(
-            f"SELECT rowid, line FROM chunks WHERE rowid IN ({','.join('?' * len(ranked))})",
-            [row[1] for row in ranked]).fetchall())
+        lines = self.index.lines([row[1] for row in ranked])
         return [Hit(score=score, record=json.loads(lines[rowid]), page_aggregate_of=copies)
                 for score, rowid, _page, copies in ranked]
 
