@@ -17,7 +17,7 @@ from __future__ import annotations
 import base64
 import json
 import zlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 # zlib's window: a preset dictionary longer than this is not used
 DICT_BYTES = 32 * 1024
@@ -67,7 +67,7 @@ class LineCodec:
 FtsRows = list[tuple[str, ...]]
 
 
-def pack_chunk(codec: LineCodec, line: str, rows: FtsRows, vocab: str) -> bytes:
+def pack_chunk(codec: LineCodec, line: str, rows: Sequence[tuple[str, ...]], vocab: str) -> bytes:
     """A chunk's JSON line, then (after a newline, which a JSON line never holds) the FTS
     rows and vocabulary terms it was indexed with, in one compressed blob: the rows repeat
     the line's text, which the one stream stores once."""
