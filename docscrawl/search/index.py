@@ -54,7 +54,7 @@ from docscrawl.search.versions import choose_default, default_aliases
 logger = logging.getLogger(__name__)
 
 INDEX_NAME = "search.sqlite3"
-SCHEMA = 10
+SCHEMA = 11
 BATCH = 512
 # bm25 weights per FTS column: version token, title, headings, anchors, body.
 BM25_WEIGHTS = (0.0, 2.0, 3.0, 1.5, 1.0)
