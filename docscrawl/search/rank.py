@@ -71,6 +71,7 @@ class Searcher:
         self._coarse: Any = None
         self._counts: dict[str, int] = {}
         self._total: int | None = None
+        self._sizes: dict[str, int] | None = None
         self._counts_sig: str | None = None
         self._rowids: Any = None
         self._versions: Any = None
@@ -183,6 +184,7 @@ class Searcher:
         sig = self.index.meta("signature")
         if sig != self._counts_sig:
             self._counts, self._total, self._counts_sig = {}, None, sig
+            self._sizes = None
 
     def _doc_count(self, term: str) -> int:
         self._current_counts()
@@ -309,7 +311,15 @@ class Searcher:
         idf, sections compared without their version."""
         return structural(self.index.db, fused, self._term_weights(terms), terms, query,
                           preferred=preferred, k=k, unversioned=self._unversioned,
-                          compound=is_compound)
+                          compound=is_compound, page_sizes=self._page_sizes())
+
+    def _page_sizes(self) -> dict[str, int]:
+        """Chunks per page URL, counted once per state of the index."""
+        self._current_counts()
+        if self._sizes is None:
+            self._sizes = dict(self.index.db.execute(
+                "SELECT page_url, count(*) FROM chunks GROUP BY page_url").fetchall())
+        return self._sizes
 
     def _hits(self, ranked: list[Ranked]) -> list[Hit]:
         """The ranked chunks with their JSON records."""

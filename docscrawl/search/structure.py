@@ -32,29 +32,20 @@ SUPPORT_CHUNKS = 10  # ... in full on pages of at most this many chunks, scaled 
 Ranked = tuple[float, int, str, list[str]]  # score, chunk rowid, page URL, pages it copies
 
 
-def page_support(db: sqlite3.Connection, fused: dict[int, float]) -> dict[int, float]:
+def page_support(fused: dict[int, float], page_of: dict[int, str],
+                 page_sizes: dict[str, int]) -> dict[int, float]:
     """Each candidate raised by PAGE_SUPPORT times the score of its page's second-best
     candidate: a page where two sections match the question is more likely the page about
     it than one where a single section does by a chance word. The same amount for every
     chunk of a page, so the order within a page stays the fused one. A long page
     (a changelog, a configuration reference, a FAQ) has a second match by chance: on a
     page of n chunks the support is scaled by SUPPORT_CHUNKS / n when n is larger."""
-    if not fused:
-        return fused
-    marks = ",".join("?" * len(fused))
-    page_of = dict(db.execute(f"SELECT rowid, page_url FROM chunks WHERE rowid IN ({marks})",
-                              list(fused)).fetchall())
     scores: dict[str, list[float]] = {}
     for rowid, score in fused.items():
         scores.setdefault(page_of.get(rowid, ""), []).append(score)
-    shared = [page for page, found in scores.items() if len(found) > 1]
-    if not shared:
-        return fused
-    sizes = dict(db.execute(
-        f"SELECT page_url, count(*) FROM chunks WHERE page_url IN ({','.join('?' * len(shared))})"
-        " GROUP BY page_url", shared).fetchall())
-    bonus = {page: PAGE_SUPPORT * sorted(scores[page], reverse=True)[1]
-             * min(1.0, SUPPORT_CHUNKS / max(1, sizes.get(page, 1))) for page in shared}
+    bonus = {page: PAGE_SUPPORT * sorted(found, reverse=True)[1]
+             * min(1.0, SUPPORT_CHUNKS / max(1, page_sizes.get(page, 1)))
+             for page, found in scores.items() if len(found) > 1}
     return {rowid: score + bonus.get(page_of.get(rowid, ""), 0.0)
             for rowid, score in fused.items()}
 
@@ -62,18 +53,19 @@ def page_support(db: sqlite3.Connection, fused: dict[int, float]) -> dict[int, f
 def structural(db: sqlite3.Connection, fused: dict[int, float], wanted: dict[str, float],
                terms: list[str], query: str, *, preferred: set[str | None] | None, k: int,
                unversioned: Callable[[str], str], compound: Callable[[str], bool],
-               ) -> list[Ranked]:
+               page_sizes: dict[str, int]) -> list[Ranked]:
     """Structural factors on every candidate (from the rank columns, no JSON parsed),
     one per section; the best `k`. `wanted`: the stemmed query terms' idf (heading
-    terms are stored stemmed); `unversioned`: a section key without its version."""
+    terms are stored stemmed); `unversioned`: a section key without its version;
+    `page_sizes`: chunks per page URL (`page_support`)."""
     if not fused:
         return []
-    fused = page_support(db, fused)
     marks = ",".join("?" * len(fused))
     rows = db.execute(
         f"SELECT c.rowid, c.version, c.heading_terms, c.has_code, c.region, "
         f"c.section_key, c.page_url, p.aggregate_of FROM chunks c LEFT JOIN pages p "
         f"ON p.url=c.page_url WHERE c.rowid IN ({marks})", list(fused)).fetchall()
+    fused = page_support(fused, {row[0]: row[6] for row in rows}, page_sizes)
     total = sum(wanted.values())
     code_query = command_like(query)
     prose = not code_query and not any(compound(term) for term in terms)
