@@ -9,9 +9,10 @@
 2. Candidates: FTS5 bm25 over code-aware terms (title, headings, inbound anchor text,
    body) and cosine over the chunk vectors, each its best `POOL`, unioned and fused
    (scores scaled per list, then weighted).
-3. Structure: query words in the title or heading path, code chunks for command-like
-   queries, `main_content` over other regions, aggregate pages (print views) below the
-   pages they copy; one result per section.
+3. Structure (`structure`): the support of the page's other matching sections, query
+   words in the title or heading path, code chunks for command-like queries,
+   `main_content` over other regions, aggregate pages (print views) below the pages they
+   copy; one result per section.
 4. Match: how much of the query the best results hold (`match_strength`); under
    `NO_GOOD_MATCH` the result says there is no good match (its hits still listed).
 """
@@ -20,13 +21,15 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, field
 from typing import Any
 
-from docscrawl.search.fields import SITE_INDEX, WINDOW_SLOTS, version_token
+from docscrawl.search.fields import WINDOW_SLOTS, version_token
+from docscrawl.search.hits import Hit, Result
+from docscrawl.search.hits import section_label as section_label  # imported from here too
 from docscrawl.search.index import BM25_WEIGHTS, SearchIndex
+from docscrawl.search.structure import Ranked, structural
+from docscrawl.search.structure import heading_match as heading_match  # its tests import it here
 from docscrawl.search.tokenize import (
-    command_like,
     fts_phrase,
     is_compound,
     query_terms,
@@ -49,117 +52,14 @@ MATCH_BUDGET = 4000     # chunks bm25 scores per query at most (about), see _wit
 COARSE_POOL = 400
 LEXICAL_WEIGHT = 1.0
 SEMANTIC_WEIGHT = 0.7   # the cosine list's weight when the embedder names none
-OTHER_VERSION = 0.6     # factor for chunks outside the preferred default version
-HEADING_BOOST = 0.8     # at most this much more for query words all in title/headings
-CODE_BOOST = 0.15
-OFF_MAIN = 0.8
-AGGREGATE = 0.5
-LISTING = 0.7         # a chunk nearly all code, for a prose question (not a command, no identifier)
-WEAK = 0.25          # see _structural: a preferred result this far below the best
-PREFIX_MIN = 5       # see heading_match: a query word this long (letters) ...
-PREFIX_EXTRA = 3     # ... also matches a heading word that extends it by at most this
 MATCH_DEPTH = 5      # the results match_strength reads (whatever k is)
 NO_GOOD_MATCH = 0.6  # match_strength under this: "no good match" (see docs/search.md)
 NO_GOOD_MATCH_LEXICAL = 0.3  # the same without an embedder (term coverage alone)
 
 
-Ranked = tuple[float, int, str, list[str]]  # score, chunk rowid, page URL, pages it copies
-
-
-def section_label(meta: dict[str, Any]) -> str:
-    """`title › heading › path`; a first heading the title already starts with (Sphinx:
-    "Jobs — Scrapy 2.8 documentation" over "Jobs") is not repeated."""
-    title = str(meta.get("title") or "Untitled")
-    path = [str(h) for h in meta.get("heading_path") or []]
-    if path and title.startswith(path[0]):
-        path = path[1:]
-    return " › ".join([title, *path])
-
 
 def _weights() -> str:
     return ", ".join(str(float(w)) for w in BM25_WEIGHTS)
-
-
-@dataclass
-class Hit:
-    """One ranked chunk with its citation fields."""
-    score: float
-    record: dict[str, Any]
-    page_aggregate_of: list[str] = field(default_factory=list)
-
-    @property
-    def meta(self) -> dict[str, Any]:
-        return self.record.get("metadata") or {}
-
-    def anchor(self) -> str | None:
-        meta = self.meta
-        if meta.get("anchor"):
-            return str(meta["anchor"])
-        source = str(meta.get("source_url") or "")
-        return source.split("#", 1)[1] if "#" in source else None
-
-    def url(self) -> str:
-        base = str(self.meta.get("canonical_url") or self.meta.get("source_url") or "")
-        anchor = self.anchor()
-        return f"{base}#{anchor}" if anchor else base
-
-    def citation(self) -> str:
-        meta = self.meta
-        section = section_label(meta)
-        version = meta.get("version")
-        date = str(meta.get("retrieved_at") or "")[:10]
-        parts = [section, f"version {version}" if version else "unversioned", self.url()]
-        if date:
-            parts.append(f"retrieved {date}")
-        return ", ".join(parts)
-
-    def as_json(self) -> dict[str, Any]:
-        meta = self.meta
-        return {
-            "url": self.url(),
-            "title": meta.get("title"),
-            "heading_path": meta.get("heading_path") or [],
-            "breadcrumbs": meta.get("breadcrumbs") or [],
-            "version": meta.get("version"),
-            "retrieved_at": meta.get("retrieved_at"),
-            "content_hash": meta.get("content_hash"),
-            "chunk_id": self.record.get("id"),
-            "score": round(self.score, 6),
-            "text": self.record.get("markdown") or self.record.get("text") or "",
-            "citation": self.citation(),
-            "sections": meta.get("sections") or [],
-            "inbound_count": meta.get("inbound_count", 0),
-        }
-
-
-@dataclass
-class Result:
-    """Ranked hits and what version scope was used."""
-    hits: list[Hit]
-    version: str | None
-    version_source: str   # "filter", "query", "default", "none"
-    aliases: list[str] = field(default_factory=list)  # other names of the default
-    match: float = 0.0    # match_strength of the best results
-    no_good_match: bool = False  # match under the threshold: the hits are only the nearest
-
-    def match_note(self) -> str | None:
-        """One line when the results found answer badly, else None."""
-        if not self.no_good_match or not self.hits:
-            return None
-        return (f"no good match: the results hold little of the query (match "
-                f"{self.match:.2f}); the nearest follow")
-
-    def note(self) -> str:
-        if self.version_source == "filter":
-            return f"version {self.version} (--version)"
-        if self.version_source == "query":
-            return f"version {self.version} (named in the query)"
-        if self.version_source == "default":
-            same = f" (also served as {', '.join(self.aliases)})" if self.aliases else ""
-            return f"preferring version {self.version}, the site's default{same}"
-        if self.version:
-            return f"version {self.version} (the only one in the index)"
-        return "no version information"
 
 
 class Searcher:
@@ -171,6 +71,7 @@ class Searcher:
         self._coarse: Any = None
         self._counts: dict[str, int] = {}
         self._total: int | None = None
+        self._sizes: dict[str, int] | None = None
         self._counts_sig: str | None = None
         self._rowids: Any = None
         self._versions: Any = None
@@ -283,6 +184,7 @@ class Searcher:
         sig = self.index.meta("signature")
         if sig != self._counts_sig:
             self._counts, self._total, self._counts_sig = {}, None, sig
+            self._sizes = None
 
     def _doc_count(self, term: str) -> int:
         self._current_counts()
@@ -405,57 +307,19 @@ class Searcher:
 
     def _structural(self, fused: dict[int, float], terms: list[str], query: str, *,
                     preferred: set[str | None] | None, k: int) -> list[Ranked]:
-        """Structural factors on every candidate (from the rank columns, no JSON parsed),
-        one per section; the best `k`."""
-        if not fused:
-            return []
-        marks = ",".join("?" * len(fused))
-        rows = self.index.db.execute(
-            f"SELECT c.rowid, c.version, c.heading_terms, c.has_code, c.region, "
-            f"c.section_key, c.page_url, p.aggregate_of FROM chunks c LEFT JOIN pages p "
-            f"ON p.url=c.page_url WHERE c.rowid IN ({marks})", list(fused)).fetchall()
-        wanted = self._term_weights(terms)  # heading_terms are stored stemmed
-        total = sum(wanted.values())
-        code_query = command_like(query)
-        prose = not code_query and not any(is_compound(term) for term in terms)
-        scored = []
-        for rowid, version, heading_terms, has_code, region, section, page, aggregate in rows:
-            score = fused[rowid]
-            if total:
-                found = heading_match(wanted, set(heading_terms.split()))
-                score *= 1 + HEADING_BOOST * found / total
-            if code_query and has_code:
-                score *= 1 + CODE_BOOST
-            elif has_code == 2 and prose:  # a listing answers a prose question rarely
-                score *= LISTING
-            if region == SITE_INDEX:  # a back-of-book index: its entries are the words
-                continue              # of other sections (their `vocab` field), never an answer
-            if region != "main_content":
-                score *= OFF_MAIN
-            copies = json.loads(aggregate) if aggregate else []
-            if copies:
-                score *= AGGREGATE
-            if preferred is not None and version is not None and version not in preferred:
-                score *= OTHER_VERSION
-            other = preferred is not None and version is not None and version not in preferred
-            scored.append((score, rowid, section, page, copies, other))
-        scored.sort(key=lambda item: item[0], reverse=True)
-        best: list[tuple[float, int, str, list[str]]] = []
-        seen: set[str] = set()
-        twins: list[tuple[float, int, str, list[str]]] = []
-        preferred_sections = {self._unversioned(s[2]) for s in scored if not s[5]}
-        for score, rowid, section, page, copies, other in scored:
-            if section not in seen:  # one result per section
-                seen.add(section)
-                item = (score, rowid, page, copies)
-                # the same section in another version: after the preferred version's results
-                is_twin = other and self._unversioned(section) in preferred_sections
-                (twins if is_twin else best).append(item)
-        # twins come after the preferred version's results, except those that barely
-        # match (below WEAK times the best score)
-        floor = WEAK * best[0][0] if best else 0.0
-        strong = [item for item in best if item[0] >= floor]
-        return _below_originals(strong + twins + best[len(strong):])[:k]
+        """`structure.structural` over this index: its rank columns, the query terms'
+        idf, sections compared without their version."""
+        return structural(self.index.db, fused, self._term_weights(terms), terms, query,
+                          preferred=preferred, k=k, unversioned=self._unversioned,
+                          compound=is_compound, page_sizes=self._page_sizes())
+
+    def _page_sizes(self) -> dict[str, int]:
+        """Chunks per page URL, counted once per state of the index."""
+        self._current_counts()
+        if self._sizes is None:
+            self._sizes = dict(self.index.db.execute(
+                "SELECT page_url, count(*) FROM chunks GROUP BY page_url").fetchall())
+        return self._sizes
 
     def _hits(self, ranked: list[Ranked]) -> list[Hit]:
         """The ranked chunks with their JSON records."""
@@ -469,21 +333,6 @@ class Searcher:
 def _idf(count: int, total: int) -> float:
     """bm25's idf of a term in `count` of `total` chunks (0 chunks: the most)."""
     return math.log(1 + (total - count + 0.5) / (count + 0.5))
-
-
-def heading_match(wanted: dict[str, float], heading_terms: set[str]) -> float:
-    """The idf weight of the query words a chunk's title and headings carry. The light
-    stemmer leaves some forms apart ("remote" / "Remotely", "debug" / "Debugger"): a query
-    word of PREFIX_MIN letters or more also matches a heading word that extends it by at
-    most PREFIX_EXTRA letters."""
-    found = 0.0
-    for term, weight in wanted.items():
-        if term in heading_terms or (
-                len(term) >= PREFIX_MIN and term.isalpha()
-                and any(h.startswith(term) and len(h) - len(term) <= PREFIX_EXTRA
-                        for h in heading_terms)):
-            found += weight
-    return found
 
 
 def fuse(lists: list[tuple[float, bool, list[tuple[int, float]]]]) -> dict[int, float]:
@@ -504,15 +353,3 @@ def fuse(lists: list[tuple[float, bool, list[tuple[int, float]]]]) -> dict[int, 
                 scaled = max(0.0, 0.05 + (score - low) / ((top - low) or 1.0))
             fused[rowid] = fused.get(rowid, 0.0) + weight * scaled
     return fused
-
-
-def _below_originals(ranked: list[Ranked]) -> list[Ranked]:
-    """An aggregate page's chunk never ranks above a chunk of a page it copies."""
-    ordered = list(ranked)
-    for item in [r for r in ranked if r[3]]:
-        copied = {u.split("#", 1)[0] for u in item[3]}
-        at = ordered.index(item)
-        last = max((i for i, r in enumerate(ordered) if r[2] in copied), default=-1)
-        if last > at:
-            ordered.insert(last, ordered.pop(at))
-    return ordered

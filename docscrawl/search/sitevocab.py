@@ -26,14 +26,18 @@ from urllib.parse import urldefrag
 
 from docscrawl.search.tokenize import stem
 
-# A Markdown link (text may hold backticks and emphasis; no nested brackets).
-MD_LINK = re.compile(r"\[((?:[^\[\]]|\[[^\]]*\])*)\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
+# A Markdown link (text may hold backticks and emphasis; no nested brackets). Its
+# destination may hold balanced parentheses: Javadoc's member anchors do
+# (`StringUtils.html#isBlank(java.lang.CharSequence)`).
+MD_LINK = re.compile(
+    r"\[((?:[^\[\]]|\[[^\]]*\])*)\]\(((?:[^()\s]|\([^()\s]*\))+)(?:\s+\"[^\"]*\")?\)")
 _HEADING_LINE = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _ITEM_SPLIT = re.compile(r"<br\s*/?>", re.I)
 _MARKUP = re.compile(r"[*`|]+|^\s*(?:[-+]|\d+\.)\s+|^\s*:\s*")
 _ALNUM = re.compile(r"[^\W_]")
 _LETTERS = re.compile(r"[A-Za-z]{2}|[^\W\d_]{2}")
+_LINK_FIRST = re.compile(r"\s*[*_]*\[")   # an item that opens with its link (emphasis aside)
 
 MIN_ENTRIES = 30        # an index section holds at least this many linked lines
 LINKED_SHARE = 0.8      # ... this share of its lines link somewhere (or name a parent term)
@@ -140,7 +144,11 @@ def _entries(lines: Iterable[str]) -> Iterator[_Entry]:
             if _LETTERS.search(plain) and len(plain) <= MAX_TERM_CHARS:
                 parent = plain
             continue
-        own = plain if _LETTERS.search(plain) else links[0][0]
+        # the words before an item's first link are its own (DocBook: "disk space,
+        # [Recovering Disk Space](...)"); an item that opens with its link is named by it,
+        # the words after describe the target (gtk-doc: "[g_abort](...), macro in [...]";
+        # Javadoc: "[isBlank(CharSequence)](...) - Static method in class ...")
+        own = plain if _LETTERS.search(plain) and not _LINK_FIRST.match(item) else links[0][0]
         if own.startswith("(") and parent:     # Sphinx: "(click.MultiCommand method)"
             term, top = f"{parent.split(' (')[0]} {own}", False
         elif sub and parent:

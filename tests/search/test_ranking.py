@@ -156,3 +156,35 @@ def test_heading_match_takes_near_forms(query_term: str, heading_term: str,
 
     assert heading_match({query_term: 2.0, "other": 1.0}, {heading_term}) == (
         2.0 if matches else 0.0)
+
+
+def _support_output(out: Path, filler_chunks: int) -> None:
+    """A guide page where two sections each hold part of the question, and a one-section
+    page holding a little more of it in one place; `filler_chunks` more sections on the
+    guide page make it a long page (a changelog, a configuration reference)."""
+    filler = " ".join(f"word{i}" for i in range(40))
+    pages = [page("guide.html", "Guide", "2.0"), page("misc.html", "Misc", "2.0")]
+    chunks = [
+        chunk("guide.html", "Guide", f"Rotate the logs. {filler}",
+              heading_path=["Guide", "Part one"], anchor="one"),
+        chunk("guide.html", "Guide", f"Archive the logs. {filler}",
+              heading_path=["Guide", "Part two"], anchor="two"),
+        *[chunk("guide.html", "Guide", f"Unrelated text {i}. {filler}",
+                heading_path=["Guide", f"Other {i}"], anchor=f"other-{i}")
+          for i in range(filler_chunks)],
+        chunk("misc.html", "Misc", f"Rotate and archive logs. {filler} {filler}",
+              heading_path=["Misc", "Notes"], anchor="notes"),
+    ]
+    write_output(out, pages, chunks)
+
+
+@pytest.mark.parametrize(("filler_chunks", "first"), [(0, "guide.html"), (60, "misc.html")])
+def test_a_page_two_sections_of_which_match_comes_first_unless_it_is_long(
+        tmp_path: Path, filler_chunks: int, first: str) -> None:
+    """Page support (`structure.page_support`): the short guide, where two sections
+    match, outranks the page matching a little better in one section; a long page's second
+    match is likely chance, and its support is scaled down."""
+    _support_output(tmp_path, filler_chunks)
+    result = Searcher(SearchIndex.open(tmp_path, embedder="none")).search(
+        "rotate archive logs", k=3)
+    assert result.hits[0].url().split("#")[0] == SITE + first

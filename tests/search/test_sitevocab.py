@@ -208,3 +208,35 @@ def test_update_follows_a_changed_index(tmp_path: Path) -> None:
         assert "inline procedures" in text
     finally:
         index.close()
+
+
+JAVADOC = DOC / "libcommons-lang3-java/api"
+JAVADOC_FILES = ["index-all.html", "org/apache/commons/lang3/BitField.html", "stylesheet.css"]
+
+
+@pytest.fixture(scope="session")
+def javadoc(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A crawl of Javadoc's `index-all.html` (Commons Lang 3) and one class page it links
+    to, copied from the installed package. Its entries open with their link, whose
+    destination holds parentheses (`BitField.html#clear(int)`), then describe the target
+    ("- Method in class ..."); a gtk-doc index reads the same ("g_abort, macro in ...")."""
+    if not all((JAVADOC / f).exists() for f in JAVADOC_FILES):
+        pytest.skip(f"{JAVADOC} is not installed")
+    base = tmp_path_factory.mktemp("javadoc")
+    for file in JAVADOC_FILES:
+        (base / "site" / file).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(JAVADOC / file, base / "site" / file)
+    _crawl(base / "site", "index-all.html", base / "out")
+    return base / "out"
+
+
+def test_a_javadoc_index_is_an_index_and_never_an_answer(javadoc: Path) -> None:
+    index = SearchIndex.open(javadoc, embedder="none")
+    try:
+        assert _regions(index, "index-all.html") == {SITE_INDEX}
+        assert SITE_INDEX not in _regions(index, "BitField.html")
+        hits = Searcher(index).search("clear the bits of a BitField", k=10).hits
+        assert hits and all("index-all" not in hit.url() for hit in hits)
+        assert hits[0].url().split("#")[0].endswith("BitField.html")
+    finally:
+        index.close()

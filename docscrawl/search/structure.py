@@ -1,0 +1,136 @@
+"""Structural signals: the factors ranking applies to fused candidates, from the index's
+rank columns (no JSON parsed), and the one-result-per-section cut.
+
+A candidate's fused score (bm25 and cosine, `rank.fuse`) says how much its text matches;
+what kind of place it is says more: query words in its title and headings, code for a
+command-like query, a listing for a prose one, a region outside the main content, a print
+view (`aggregate_of`), a back-of-book index (never an answer), another version than the
+one preferred, and how many of its page's other sections match too (`page_support`).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable
+
+from docscrawl.search.fields import SITE_INDEX
+from docscrawl.search.tokenize import command_like
+
+OTHER_VERSION = 0.6     # factor for chunks outside the preferred default version
+HEADING_BOOST = 0.8     # at most this much more for query words all in title/headings
+CODE_BOOST = 0.15
+OFF_MAIN = 0.8
+AGGREGATE = 0.5
+LISTING = 0.7         # a chunk nearly all code, for a prose question (not a command, no identifier)
+WEAK = 0.25          # see structural: a preferred result this far below the best
+PREFIX_MIN = 5       # see heading_match: a query word this long (letters) ...
+PREFIX_EXTRA = 3     # ... also matches a heading word that extends it by at most this
+PAGE_SUPPORT = 0.2   # see page_support: this times the page's second-best candidate ...
+SUPPORT_CHUNKS = 10  # ... in full on pages of at most this many chunks, scaled down beyond
+
+Ranked = tuple[float, int, str, list[str]]  # score, chunk rowid, page URL, pages it copies
+
+
+def page_support(fused: dict[int, float], page_of: dict[int, str],
+                 page_sizes: dict[str, int]) -> dict[int, float]:
+    """Each candidate raised by PAGE_SUPPORT times the score of its page's second-best
+    candidate: a page where two sections match the question is more likely the page about
+    it than one where a single section does by a chance word. The same amount for every
+    chunk of a page, so the order within a page stays the fused one. A long page
+    (a changelog, a configuration reference, a FAQ) has a second match by chance: on a
+    page of n chunks the support is scaled by SUPPORT_CHUNKS / n when n is larger."""
+    scores: dict[str, list[float]] = {}
+    for rowid, score in fused.items():
+        scores.setdefault(page_of.get(rowid, ""), []).append(score)
+    bonus = {page: PAGE_SUPPORT * sorted(found, reverse=True)[1]
+             * min(1.0, SUPPORT_CHUNKS / max(1, page_sizes.get(page, 1)))
+             for page, found in scores.items() if len(found) > 1}
+    return {rowid: score + bonus.get(page_of.get(rowid, ""), 0.0)
+            for rowid, score in fused.items()}
+
+
+def structural(db: sqlite3.Connection, fused: dict[int, float], wanted: dict[str, float],
+               terms: list[str], query: str, *, preferred: set[str | None] | None, k: int,
+               unversioned: Callable[[str], str], compound: Callable[[str], bool],
+               page_sizes: dict[str, int]) -> list[Ranked]:
+    """Structural factors on every candidate (from the rank columns, no JSON parsed),
+    one per section; the best `k`. `wanted`: the stemmed query terms' idf (heading
+    terms are stored stemmed); `unversioned`: a section key without its version;
+    `page_sizes`: chunks per page URL (`page_support`)."""
+    if not fused:
+        return []
+    marks = ",".join("?" * len(fused))
+    rows = db.execute(
+        f"SELECT c.rowid, c.version, c.heading_terms, c.has_code, c.region, "
+        f"c.section_key, c.page_url, p.aggregate_of FROM chunks c LEFT JOIN pages p "
+        f"ON p.url=c.page_url WHERE c.rowid IN ({marks})", list(fused)).fetchall()
+    fused = page_support(fused, {row[0]: row[6] for row in rows}, page_sizes)
+    total = sum(wanted.values())
+    code_query = command_like(query)
+    prose = not code_query and not any(compound(term) for term in terms)
+    scored = []
+    for rowid, version, heading_terms, has_code, region, section, page, aggregate in rows:
+        score = fused[rowid]
+        if total:
+            found = heading_match(wanted, set(heading_terms.split()))
+            score *= 1 + HEADING_BOOST * found / total
+        if code_query and has_code:
+            score *= 1 + CODE_BOOST
+        elif has_code == 2 and prose:  # a listing answers a prose question rarely
+            score *= LISTING
+        if region == SITE_INDEX:  # a back-of-book index: its entries are the words
+            continue              # of other sections (their `vocab` field), never an answer
+        if region != "main_content":
+            score *= OFF_MAIN
+        copies = json.loads(aggregate) if aggregate else []
+        if copies:
+            score *= AGGREGATE
+        other = preferred is not None and version is not None and version not in preferred
+        if other:
+            score *= OTHER_VERSION
+        scored.append((score, rowid, section, page, copies, other))
+    scored.sort(key=lambda item: item[0], reverse=True)
+    best: list[Ranked] = []
+    seen: set[str] = set()
+    twins: list[Ranked] = []
+    preferred_sections = {unversioned(s[2]) for s in scored if not s[5]}
+    for score, rowid, section, page, copies, other in scored:
+        if section not in seen:  # one result per section
+            seen.add(section)
+            item = (score, rowid, page, copies)
+            # the same section in another version: after the preferred version's results
+            is_twin = other and unversioned(section) in preferred_sections
+            (twins if is_twin else best).append(item)
+    # twins come after the preferred version's results, except those that barely
+    # match (below WEAK times the best score)
+    floor = WEAK * best[0][0] if best else 0.0
+    strong = [item for item in best if item[0] >= floor]
+    return _below_originals(strong + twins + best[len(strong):])[:k]
+
+
+def heading_match(wanted: dict[str, float], heading_terms: set[str]) -> float:
+    """The idf weight of the query words a chunk's title and headings carry. The light
+    stemmer leaves some forms apart ("remote" / "Remotely", "debug" / "Debugger"): a query
+    word of PREFIX_MIN letters or more also matches a heading word that extends it by at
+    most PREFIX_EXTRA letters."""
+    found = 0.0
+    for term, weight in wanted.items():
+        if term in heading_terms or (
+                len(term) >= PREFIX_MIN and term.isalpha()
+                and any(h.startswith(term) and len(h) - len(term) <= PREFIX_EXTRA
+                        for h in heading_terms)):
+            found += weight
+    return found
+
+
+def _below_originals(ranked: list[Ranked]) -> list[Ranked]:
+    """An aggregate page's chunk never ranks above a chunk of a page it copies."""
+    ordered = list(ranked)
+    for item in [r for r in ranked if r[3]]:
+        copied = {u.split("#", 1)[0] for u in item[3]}
+        at = ordered.index(item)
+        last = max((i for i, r in enumerate(ordered) if r[2] in copied), default=-1)
+        if last > at:
+            ordered.insert(last, ordered.pop(at))
+    return ordered
