@@ -42,6 +42,10 @@ REGION_WEIGHT = {
 CONTAINER_WEIGHT = {"paragraph": 1.0, "card": 0.9, "table": 0.8, "list_item": 0.7,
                     "heading": 0.6, "other": 0.5, "navigation": 0.3}
 _DECODER = json.JSONDecoder()
+# The link fields the graph reads (`add_links`, `_add`, `link_score`; `position` orders a
+# page's links when its template blocks are joined back).
+GRAPH_LINK_FIELDS = ("url", "text", "region", "container", "container_label", "target",
+                     "position")
 
 
 @dataclass
@@ -201,7 +205,7 @@ def add_inbound_links(out_dir: Path, *, cap: int = DEFAULT_CAP) -> int:
         return 0
     graph = LinkGraph(cap=cap)
     graph.add_identities(pages)
-    graph.add_links(pages, TemplateLinks(out_dir))
+    graph.add_links(pages, TemplateLinks(out_dir, fields=GRAPH_LINK_FIELDS))
     owners = _fragment_owners(graph, chunks)
     linked = 0
 
