@@ -20,17 +20,14 @@ SCALE = ROOT / "benchmarks" / "scale"
 
 
 @pytest.mark.e2e
-def test_stages_of_a_profiled_crawl(demo_site, tmp_path: Path) -> None:
-    profile = tmp_path / "crawl.prof"
-    crawl = subprocess.run(
-        [sys.executable, "-m", "cProfile", "-o", str(profile), "-m", "scrapy", "crawl", "docs",
-         "-a", f"site={demo_site.url}/docs/", "-a", f"out={tmp_path / 'out'}",
-         "-s", "LOG_LEVEL=WARNING"],
-        cwd=ROOT, capture_output=True, text=True, timeout=300)
-    assert crawl.returncode == 0, crawl.stderr[-3000:]
-    result = subprocess.run([sys.executable, str(SCALE / "stages.py"), str(profile)],
-                            cwd=ROOT, capture_output=True, text=True, timeout=120)
-    assert result.returncode == 0, result.stderr
+def test_stages_of_a_profiled_crawl(tmp_path: Path) -> None:
+    """`run.py --profile --cprofile`: a generated site, one crawl under cProfile, stages."""
+    result = subprocess.run(
+        [sys.executable, str(SCALE / "run.py"), "--profile", "--cprofile", "--n", "60",
+         "--scratch", str(tmp_path)],
+        cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert (tmp_path / "work" / "profile-60.prof").is_file()
     shares = {m["stage"]: float(m["share"]) for m in re.finditer(
         r"^\| (?P<stage>[^|]+?) \| (?P<share>[\d.]+)% \|$", result.stdout, re.M)}
     sys.path.insert(0, str(SCALE))
