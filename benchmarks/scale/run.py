@@ -6,6 +6,7 @@
     .venv/bin/python benchmarks/scale/run.py --n 2000 --inventory  # + `-a extract=off` runs
     .venv/bin/python benchmarks/scale/run.py --n 50000 --reps 1 --kinds docscrawl --no-recrawl
     .venv/bin/python benchmarks/scale/run.py --profile --n 2000 --py-spy PATH  # hot spots
+    .venv/bin/python benchmarks/scale/run.py --profile --n 2000 --cprofile  # CPU by stage
 
 Cost on 2 shared cores (2026-11-29): N=2,000 with 3 pairs ~25 min, N=10,000 with
 `--reps 1` ~30 min (docscrawl alone ~13 CPU minutes); `--quick` 1-3 min. `--profile` runs
@@ -400,9 +401,10 @@ def bench_one(n: int, args: argparse.Namespace, server_kind: str) -> list[Run]:
 
 
 def profile_one(n: int, args: argparse.Namespace, server_kind: str) -> int:
-    """One docscrawl crawl under py-spy (raw collapsed stacks), then its hot spots."""
+    """One docscrawl crawl under py-spy (raw collapsed stacks) or cProfile (`--cprofile`),
+    then its hot spots (`hotspots.py`) or its stages (`stages.py`)."""
     py_spy = shutil.which(args.py_spy) or args.py_spy
-    if not Path(py_spy).exists():
+    if not args.cprofile and not Path(py_spy).exists():
         print(f"py-spy not found ({args.py_spy}); install it (pip install py-spy) or give "
               "--py-spy PATH; cProfile works too: python -m cProfile -o crawl.prof -m scrapy "
               "crawl docs ...", file=sys.stderr)
@@ -419,12 +421,17 @@ def profile_one(n: int, args: argparse.Namespace, server_kind: str) -> int:
         if args.profile_recrawl:  # a first crawl, unprofiled; the re-crawl is profiled
             run_docscrawl(server.origin + "/", n, 0, work, out, args.timeout_per_page * n + 120)
             raw = work / f"profile-recrawl-{n}.txt"
-        command = [py_spy, "record", "-r", "100", "--nonblocking", "-f", "raw", "-o", str(raw),
-                   "--", sys.executable, "-m", "scrapy", "crawl", "docs",
-                   "-a", f"site={server.origin}/", "-a", f"out={out}",
-                   "-s", f"LOG_FILE={work / f'profile-{n}.log'}"]
+        crawl = ["-m", "scrapy", "crawl", "docs", "-a", f"site={server.origin}/",
+                 "-a", f"out={out}", "-s", f"LOG_FILE={work / f'profile-{n}.log'}"]
+        if args.cprofile:
+            raw = raw.with_suffix(".prof")
+            command = [sys.executable, "-m", "cProfile", "-o", str(raw), *crawl]
+        else:
+            command = [py_spy, "record", "-r", "100", "--nonblocking", "-f", "raw",
+                       "-o", str(raw), "--", sys.executable, *crawl]
         subprocess.run(command, cwd=ROOT, check=True)
-    subprocess.run([sys.executable, str(HERE / "hotspots.py"), str(raw)], check=True)
+    summary = "stages.py" if args.cprofile else "hotspots.py"
+    subprocess.run([sys.executable, str(HERE / summary), str(raw)], check=True)
     return 0
 
 
@@ -456,6 +463,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile-recrawl", action="store_true",
                         help="with --profile: profile the unchanged re-crawl instead")
     parser.add_argument("--py-spy", default="py-spy", help="py-spy executable")
+    parser.add_argument("--cprofile", action="store_true",
+                        help="with --profile: cProfile instead of py-spy, summed by stage "
+                             "(stages.py)")
     args = parser.parse_args(argv)
     args.kinds = {kind.strip() for kind in args.kinds.split(",") if kind.strip()}
     if not args.kinds <= {"bare", "docscrawl"}:

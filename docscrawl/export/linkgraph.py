@@ -42,9 +42,13 @@ REGION_WEIGHT = {
 CONTAINER_WEIGHT = {"paragraph": 1.0, "card": 0.9, "table": 0.8, "list_item": 0.7,
                     "heading": 0.6, "other": 0.5, "navigation": 0.3}
 _DECODER = json.JSONDecoder()
+# The link fields the graph reads (`add_links`, `_add`, `link_score`; `position` orders a
+# page's links when its template blocks are joined back).
+GRAPH_LINK_FIELDS = ("url", "text", "region", "container", "container_label", "target",
+                     "position")
 
 
-@dataclass
+@dataclass(slots=True)
 class _Target:
     """The links seen to one page or one section: a count and the best `cap`."""
     count: int = 0
@@ -91,6 +95,9 @@ class LinkGraph:
         self.anchor_paths: dict[str, dict[str, list[str]]] = {}  # canonical -> anchor -> path
         self.targets: dict[tuple[str, str], _Target] = {}
         self._order = 0
+        # One object per distinct string kept (anchor texts, fragments, regions repeat on
+        # every page: a sidebar's entries), as a crawl's end holds them all at once.
+        self._strings: dict[Any, Any] = {}
 
     def add_identities(self, pages: Path) -> None:
         """Pass 1: every URL a page was seen under, and its heading anchors."""
@@ -130,20 +137,24 @@ class LinkGraph:
         target = self.canonical.get(url)
         if target is None or target == source:
             return
-        key = (target, fragment)
+        shared = self._strings.setdefault
+        key = (target, shared(fragment, fragment))
         entry = self.targets.get(key)
         if entry is None:
             entry = self.targets[key] = _Target()
         entry.count += 1
         text = " ".join(str(link.get("text") or "").split())
-        dedup = (source, text.lower())
+        text = shared(text, text)
+        lowered = text.lower()
+        dedup = (source, shared(lowered, lowered))
         if dedup in entry.seen:
             return
         if len(entry.seen) < 4 * self.cap:
             entry.seen.add(dedup)
+        label, region = link.get("container_label"), link.get("region")
         item = {"url": source, "anchor_text": text,
-                "container_label": link.get("container_label"),
-                "region": link.get("region")}
+                "container_label": shared(label, label) if isinstance(label, str) else label,
+                "region": shared(region, region) if isinstance(region, str) else region}
         self._order += 1
         ranked = (link_score(link), -self._order, item)
         if len(entry.best) < self.cap:
@@ -201,7 +212,7 @@ def add_inbound_links(out_dir: Path, *, cap: int = DEFAULT_CAP) -> int:
         return 0
     graph = LinkGraph(cap=cap)
     graph.add_identities(pages)
-    graph.add_links(pages, TemplateLinks(out_dir))
+    graph.add_links(pages, TemplateLinks(out_dir, fields=GRAPH_LINK_FIELDS))
     owners = _fragment_owners(graph, chunks)
     linked = 0
 

@@ -183,3 +183,57 @@ def test_a_block_leaves_the_page_when_learned_or_met_before(tmp_path: Path) -> N
     own, blocks, _ = split_links(page_links(1, ["p", "q"]), TEMPLATE, writer.keep(set()))
     assert [b.region for b in blocks] == ["primary_navigation"]  # not learned, not met
     assert first_blocks
+
+
+def _sidebar_variants(tmp_path: Path, sections: int) -> list[dict]:
+    """Page records of a site whose sidebar is one block per section (each section's
+    entry expanded), the header one block: templates.jsonl written as a crawl writes it."""
+    names = [f"s{i}" for i in range(40)]
+    writer = TemplateWriter(tmp_path)
+    records = []
+    for section in range(sections):
+        sidebar = [*names[:section % 40 + 1], f"sub{section}-a", f"sub{section}-b",
+                   *names[section % 40 + 1:]]
+        links = page_links(2 + section % 3, sidebar)
+        links[3]["url"] = f"http://d/s{(section + 1) % 40}#part"  # a section link
+        record, blocks = record_of(links, TEMPLATE)
+        writer.write(blocks)
+        record = {"canonical_url": f"http://d/s{section % 40}", **record}
+        records.append((record, links))
+    (tmp_path / "pages.jsonl").write_text("".join(dumps_line(r) for r, _ in records),
+                                          encoding="utf-8")
+    writer.finish(tmp_path / "pages.jsonl")
+    return records
+
+
+def test_template_links_with_fields_join_the_same_links(tmp_path: Path) -> None:
+    fields = ("url", "text", "target", "position")
+    for record, links in _sidebar_variants(tmp_path, 6):
+        slim = join_links(record, TemplateLinks(tmp_path, fields=fields))
+        assert slim == [{name: link[name] for name in fields}  # the blocks' links slim
+                        if link["region_locator"] in TEMPLATE else link for link in links]
+
+
+def test_the_link_graph_reads_template_blocks_in_a_fifth_of_the_memory(
+        tmp_path: Path) -> None:
+    import tracemalloc
+
+    from docscrawl.export.linkgraph import GRAPH_LINK_FIELDS, LinkGraph
+
+    _sidebar_variants(tmp_path, 400)
+    held = {}
+    for name, fields in (("full", None), ("graph", GRAPH_LINK_FIELDS)):
+        tracemalloc.start()
+        blocks = TemplateLinks(tmp_path, fields=fields)
+        assert len(blocks) == 401  # the header and 400 sidebars
+        held[name] = tracemalloc.get_traced_memory()[0]
+        tracemalloc.stop()
+        del blocks
+    assert held["graph"] * 5 < held["full"], held
+    graphs = []
+    for fields in (None, GRAPH_LINK_FIELDS):  # the same inbound links either way
+        graph = LinkGraph()
+        graph.add_identities(tmp_path / "pages.jsonl")
+        graph.add_links(tmp_path / "pages.jsonl", TemplateLinks(tmp_path, fields=fields))
+        graphs.append({key: (t.count, t.best) for key, t in graph.targets.items()})
+    assert graphs[0] == graphs[1] and ("http://d/s1", "part") in graphs[0]

@@ -1,0 +1,68 @@
+"""The CPU tools of issue 26 item 7 work on real crawls and pages; figures are not judged.
+
+`stages.py` must find every stage's entry point in a real profiled crawl (a stage that
+moved to another module would silently read 0%), and `pool_probe.py` must run the work a
+second core would take over through a real process pool.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+
+SCALE = ROOT / "benchmarks" / "scale"
+
+
+@pytest.mark.e2e
+def test_stages_of_a_profiled_crawl(tmp_path: Path) -> None:
+    """`run.py --profile --cprofile`: a generated site, one crawl under cProfile, stages."""
+    result = subprocess.run(
+        [sys.executable, str(SCALE / "run.py"), "--profile", "--cprofile", "--n", "60",
+         "--scratch", str(tmp_path)],
+        cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert (tmp_path / "work" / "profile-60.prof").is_file()
+    shares = {m["stage"]: float(m["share"]) for m in re.finditer(
+        r"^\| (?P<stage>[^|]+?) \| (?P<share>[\d.]+)% \|$", result.stdout, re.M)}
+    sys.path.insert(0, str(SCALE))
+    import stages
+
+    for stage in stages.STAGES:
+        if stage != "render middleware check":  # the demo site has no page to render
+            assert shares[stage] > 0, f"{stage}: entry point not found\n{result.stdout}"
+    assert 99 <= sum(shares.values()) <= 101
+    assert "by self time" in result.stdout
+
+
+def test_stages_names_a_missing_profile(tmp_path: Path) -> None:
+    result = subprocess.run([sys.executable, str(SCALE / "stages.py"), str(tmp_path / "no")],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2
+    assert result.stderr.strip() == f"stages.py: no profile at {tmp_path / 'no'}"
+
+
+def test_pool_probe_runs_pages_through_a_process_pool(tmp_path: Path) -> None:
+    sys.path.insert(0, str(SCALE))
+    import gensite
+
+    gensite.generate(tmp_path / "site", 30, seed=5)
+    result = subprocess.run(
+        [sys.executable, str(SCALE / "pool_probe.py"), str(tmp_path / "site"),
+         "--pages", "24", "--reps", "1"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    out = result.stdout
+    assert out.startswith("24 pages")
+    for stage in ("parse", "structure", "links", "extract", "pickle", "unpickle"):
+        assert float(re.search(rf"^  {stage} +([\d.]+)$", out, re.M)[1]) >= 0
+    assert float(re.search(r"^  result_kb +([\d.]+)$", out, re.M)[1]) > 1
+    pool = re.search(r"^  pool +parent_ms ([\d.]+) +workers_ms ([\d.]+)", out, re.M)
+    assert pool is not None and float(pool[2]) > 0  # the workers did the work
+    assert re.search(r"^  inline +cpu_ms [\d.]+", out, re.M)
+    assert re.search(r"^  threads +cpu_ms [\d.]+", out, re.M)
