@@ -33,7 +33,7 @@ sys.path.insert(0, str(HERE.parent.parent))
 
 from docscrawl.extract.links import discovery_links  # noqa: E402
 from docscrawl.extract.page import extract_page, page_structure  # noqa: E402
-from docscrawl.extract.template_table import TemplateTable  # noqa: E402
+from docscrawl.extract.template.table import TemplateTable  # noqa: E402
 from docscrawl.extract.tree import html_root  # noqa: E402
 
 _TABLE: TemplateTable | None = None

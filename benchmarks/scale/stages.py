@@ -29,7 +29,7 @@ STAGES: dict[str, tuple[tuple[str, ...], str]] = {
     "export: records, chunks, lines": (("pipelines/export.py", "export/pipeline.py"),
                                        "process_item"),
     "render middleware check": (("render/middleware.py",), "process_response"),
-    "end of crawl": (("crawl/session.py", "session/finish.py"), "finish"),
+    "end of crawl": (("crawl/session.py", "crawl/finish.py"), "finish"),
 }
 
 Key = tuple[str, int, str]
