@@ -604,7 +604,12 @@ class SearchIndex:
         self.db.executemany("INSERT OR REPLACE INTO sections VALUES(?,?,?)",
                             [(key, text_sig(text), vectors[i].tobytes())
                              for i, (key, text) in enumerate(wanted)])
-        self.embedded_sections += len(wanted)
+        every = getattr(self.sections, "progress_every", 0)
+        before, self.embedded_sections = (self.embedded_sections,
+                                          self.embedded_sections + len(wanted))
+        if every and self.embedded_sections // every > before // every:
+            print(f"docscrawl: {self.out.name}: {self.embedded_sections:,} sections embedded "
+                  f"({self.sections.name})", file=sys.stderr, flush=True)
 
     # -- reading -------------------------------------------------------------------
     def versions(self) -> list[str]:

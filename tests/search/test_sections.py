@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import shutil
 import time
 from pathlib import Path
@@ -95,6 +96,7 @@ class Counting:
         self.texts: list[str] = []
         for name in ("name", "key", "coarse_dims", "semantic_weight"):
             setattr(self, name, getattr(inner, name))
+        self.progress_every = 2
 
     def embed(self, texts: Any) -> Any:
         self.texts += list(texts)
@@ -107,8 +109,8 @@ def _sections_held(index: SearchIndex) -> int:
 
 @pytest.mark.e2e
 @needs_minilm
-def test_update_embeds_only_changed_sections(tmp_path: Path,
-                                             monkeypatch: pytest.MonkeyPatch) -> None:
+def test_update_embeds_only_changed_sections(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("wordllama")
     monkeypatch.setenv("DOCSCRAWL_CACHE", str(tmp_path / "cache"))
     site = tmp_path / "site"
@@ -121,8 +123,10 @@ def test_update_embeds_only_changed_sections(tmp_path: Path,
         index.sections = counting = Counting(index.sections)
         built = index.refresh()
         # one text per section, not per chunk; every chunk maps to its section's row
-        assert built.full and len(counting.texts) == _sections_held(index)
+        assert built.full and len(counting.texts) == _sections_held(index) > 2
         assert len(set(counting.texts)) == len(counting.texts)
+        # a progress line each time `progress_every` more sections are embedded
+        assert re.search(r"out: [\d,]+ sections embedded \(minilm\)", capsys.readouterr().err)
         files = {name: np.load(path) for name, path in index.vector_files().items()}
         assert files["sections"].shape == (len(counting.texts) + 1, 384)
         assert len(files["chunksec"]) == len(files["rowids"]) == index.count()
