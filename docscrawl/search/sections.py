@@ -26,7 +26,8 @@ from typing import Any
 LEAD_CHARS = 240
 # the section model's token budget unless the spec names one (`wordllama+minilm:32`)
 SECTION_TOKENS = 48
-# the section cosine list's weight in the fusion (rank.py), measured (docs/search.md)
+# the section cosine list's weight in the fusion (rank.py): 1.0 and more gained more on
+# the tune set but lost page hit@1 on the old one; 0.5 gains on both (docs/search.md)
 SECTION_WEIGHT = 0.5
 # sections scanned per query whose first chunk becomes a candidate (a section the chunk
 # lists missed)
