@@ -154,16 +154,17 @@ def test_update_embeds_only_changed_sections(tmp_path: Path, monkeypatch: pytest
 
 GIT_DOC = Path("/usr/share/doc/git-doc")
 GIT_PAGES = 70          # git.html and the porcelain commands it lists first
-# A question in a developer's words, sharing no word with the page's title ("git-reset(1)")
-# or summary ("Reset current HEAD to the specified state"): wordllama's chunk vectors do
-# not bring it into the first five; a MiniLM vector of the page's sections does.
-BRIDGE = ("undo the last commit but keep my edits", "git-reset.html")
+# A question in a developer's words: git-cherry-pick's title names the command, its summary
+# says "Apply the changes introduced by some existing commits". wordllama's chunk vectors
+# and bm25 do not bring it into the first five (another branch's pages win on "branch");
+# a MiniLM vector of the page's sections does.
+BRIDGE = ("apply one commit from another branch", "git-cherry-pick.html")
 
 
 @pytest.mark.e2e
 @needs_minilm
 @pytest.mark.skipif(not (GIT_DOC / BRIDGE[1]).exists(), reason="git-doc not installed")
-def test_section_vectors_bridge_a_question_sharing_no_word(
+def test_section_vectors_find_a_page_the_chunk_vectors_miss(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("wordllama")
     monkeypatch.setenv("DOCSCRAWL_CACHE", str(tmp_path / "cache"))
