@@ -24,8 +24,9 @@ from docscrawl.search.index import IndexError_, SearchIndex, remove_index
 from docscrawl.search.rank import Result, Searcher, VersionError, section_label
 from docscrawl.terminal import for_terminal, json_text
 
-EMBEDDER_HELP = ("semantic model: wordllama (default), sentence-transformers:NAME, "
-                 "fastembed:NAME or none (env DOCSCRAWL_EMBEDDER)")
+EMBEDDER_HELP = ("semantic model: wordllama (default), minilm[:TOKENS], wordllama+minilm "
+                 "(chunk vectors + one MiniLM vector per section), sentence-transformers:"
+                 "NAME, fastembed:NAME or none (env DOCSCRAWL_EMBEDDER)")
 
 
 def add_commands(commands: argparse._SubParsersAction[Any]) -> None:

@@ -11,6 +11,9 @@ named when it is installed and its model is already on disk:
     sentence-transformers:NAME     a SentenceTransformer model name or path
     fastembed:NAME                 a fastembed TextEmbedding model name
     none                           lexical search only
+    CHUNKS+SECTIONS                chunk vectors by CHUNKS and one vector per section by
+                                   SECTIONS (`wordllama+minilm`, `wordllama+minilm:32`;
+                                   see `docscrawl.search.sections`)
 
 Vectors are unit length, stored as float16 in the index; cosine is a dot product.
 """
@@ -240,10 +243,35 @@ def _fastembed(model_name: str) -> Embedder:
     return _Normalized(f"fastembed:{model_name}", lambda texts: list(model.embed(texts)))
 
 
+def embedder_spec(spec: str | None = None) -> str:
+    """The spec in force: `spec`, else $DOCSCRAWL_EMBEDDER, else the default."""
+    return (spec or os.environ.get(ENV_EMBEDDER) or DEFAULT_EMBEDDER).strip()
+
+
 def load_embedder(spec: str | None = None) -> Embedder | None:
-    """The embedder named by `spec` (else $DOCSCRAWL_EMBEDDER, else wordllama); None for
+    """The chunk embedder named by `spec` (see `embedder_spec`; of `A+B`, A); None for
     `none`. Raises EmbedderError when it cannot be loaded."""
-    spec = (spec or os.environ.get(ENV_EMBEDDER) or DEFAULT_EMBEDDER).strip()
+    from docscrawl.search.sections import split_spec
+
+    return _load_one(split_spec(embedder_spec(spec))[0])
+
+
+def load_section_embedder(spec: str | None = None) -> Embedder | None:
+    """The section embedder `spec` names after a `+` (`wordllama+minilm:32`), else None;
+    minilm reads SECTION_TOKENS tokens unless told."""
+    from docscrawl.search.sections import SECTION_TOKENS, split_spec
+
+    chunks, sections = split_spec(embedder_spec(spec))
+    if sections is None:
+        return None
+    if chunks == "none":
+        raise EmbedderError(f"{spec}: section vectors need chunk vectors (not none)")
+    if sections == "minilm":
+        sections = f"minilm:{SECTION_TOKENS}"
+    return _load_one(sections)
+
+
+def _load_one(spec: str) -> Embedder | None:
     kind, _, model = spec.partition(":")
     try:
         if kind == "none":
@@ -261,4 +289,5 @@ def load_embedder(spec: str | None = None) -> Embedder | None:
     except Exception as exc:  # a plugged-in model that is not on disk, a bad name
         raise EmbedderError(f"embedder {spec!r} failed to load: {exc}") from exc
     raise EmbedderError(f"unknown embedder {spec!r} (wordllama, minilm, "
-                        "sentence-transformers:NAME, fastembed:NAME or none)")
+                        "sentence-transformers:NAME, fastembed:NAME, none, or two "
+                        "joined by +)")

@@ -42,7 +42,12 @@ from docscrawl.jsonl import (
     replacing,
 )
 from docscrawl.runs import published_dir
-from docscrawl.search.embed import Embedder, EmbedderError, load_embedder
+from docscrawl.search.embed import (
+    Embedder,
+    EmbedderError,
+    load_embedder,
+    load_section_embedder,
+)
 from docscrawl.search.fields import (
     EMBED_CHARS,
     WINDOW_SLOTS,
@@ -50,6 +55,7 @@ from docscrawl.search.fields import (
     Vocab,
     index_fields,
 )
+from docscrawl.search.sections import LEAD_CHARS, section_text, starts_section, text_sig
 from docscrawl.search.sitevocab import ChunkView, SiteVocabulary, assign, might_hold
 from docscrawl.search.store import LineCodec, pack_chunk, unpack_line, unpack_rows
 from docscrawl.search.versions import choose_default, default_aliases
@@ -63,7 +69,9 @@ BATCH = 512
 # bm25 weights per FTS column: version token, title, headings, anchors, body.
 BM25_WEIGHTS = (0.0, 2.0, 3.0, 1.5, 1.0)
 _DECODER = json.JSONDecoder()
-_TABLES = frozenset({"fts", "vocab", "chunks", "pages", "aliases", "meta"})
+_TABLES = frozenset({"fts", "vocab", "chunks", "pages", "aliases", "sections", "meta"})
+VECTOR_FILES = ("rowids", "versions", "coarse", "full")
+SECTION_FILES = ("sections", "chunksec", "secfirst")  # see `docscrawl.search.sections`
 
 
 class IndexError_(ValueError):
@@ -126,18 +134,21 @@ class Built:
 class SearchIndex:
     """One output directory's index; open with `SearchIndex.open(out)`."""
 
-    def __init__(self, out: Path, db: sqlite3.Connection, embedder: Embedder | None) -> None:
+    def __init__(self, out: Path, db: sqlite3.Connection, embedder: Embedder | None,
+                 sections: Embedder | None = None) -> None:
         self.out = out
         # the published run's directory, resolved once per refresh: the index never mixes
         # two runs' files, nor reads a run still being written (`docscrawl.runs`)
         self.files = published_dir(out)
         self.db = db
         self.embedder = embedder
+        self.sections = sections if embedder is not None else None  # section vectors' model
         self.affixes = SiteAffixes()
         self.vocab: dict[str, Vocab] = {}   # chunk id -> its vocabulary, while refreshing
         self.identity: tuple[int, int] | None = None  # the index file's, when opened
         self.embedded = 0  # chunks embedded by this object (progress lines)
         self._codec: tuple[str, LineCodec] | None = None  # the `meta` table's, as stored
+        self.embedded_sections = 0  # section texts embedded by this object
 
     def replaced(self) -> bool:
         """True when the index file is gone or another one is at its path (`docscrawl
@@ -162,7 +173,14 @@ class SearchIndex:
             logger.warning("docscrawl: %s; searching without semantic scores", exc)
             model = None
         try:
-            index = cls._connect(out, model)
+            sections = load_section_embedder(embedder) if model is not None else None
+        except EmbedderError as exc:
+            if embedder:
+                raise IndexError_(str(exc)) from None
+            logger.warning("docscrawl: %s; searching without section vectors", exc)
+            sections = None
+        try:
+            index = cls._connect(out, model, sections)
         except sqlite3.DatabaseError as exc:
             if _busy(exc):
                 raise IndexError_(f"{out}/{INDEX_NAME} is locked by another process "
@@ -170,19 +188,20 @@ class SearchIndex:
             logger.warning("docscrawl: %s/%s is unreadable (%s): rebuilding it",
                            out, INDEX_NAME, exc)
             remove_index(out)
-            index = cls._connect(out, model)
+            index = cls._connect(out, model, sections)
         if update:
             index.refresh()
         return index
 
     @classmethod
-    def _connect(cls, out: Path, model: Embedder | None) -> SearchIndex:
+    def _connect(cls, out: Path, model: Embedder | None,
+                 sections: Embedder | None = None) -> SearchIndex:
         """The index file opened and its schema made current (raises on a corrupt file)."""
         db = sqlite3.connect(out / INDEX_NAME, isolation_level=None)
         try:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
-            index = cls(out, db, model)
+            index = cls(out, db, model, sections)
             index.identity = _identity(out / INDEX_NAME)
             index._ensure_schema()
         except sqlite3.DatabaseError:
@@ -214,6 +233,7 @@ class SearchIndex:
             CREATE TABLE pages(url TEXT PRIMARY KEY, offset INTEGER, version TEXT,
                 title TEXT, aggregate_of TEXT);
             CREATE TABLE aliases(url TEXT PRIMARY KEY, canonical TEXT);
+            CREATE TABLE sections(section_key TEXT PRIMARY KEY, sig TEXT, vec BLOB);
             CREATE VIRTUAL TABLE fts USING fts5(ver, title, headings, anchors, body,
                 content='', tokenize="porter unicode61 remove_diacritics 2");
             CREATE VIRTUAL TABLE vocab USING fts5(ver, terms,
@@ -225,7 +245,10 @@ class SearchIndex:
 
     def _embedder_key(self) -> str:
         """The embedder and what it is fed: a change rebuilds the vectors."""
-        return f"{self.embedder.key}/{EMBED_CHARS}" if self.embedder else "none"
+        if self.embedder is None:
+            return "none"
+        key = f"{self.embedder.key}/{EMBED_CHARS}"
+        return f"{key}+{self.sections.key}/{LEAD_CHARS}" if self.sections else key
 
     def meta(self, key: str) -> str | None:
         row = self.db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
@@ -302,8 +325,8 @@ class SearchIndex:
 
     def vector_files(self) -> dict[str, Path]:
         """The numpy files a search maps: row ids, version ids, coarse and full vectors."""
-        return {name: self.out / f"search.{name}.npy"
-                for name in ("rowids", "versions", "coarse", "full")}
+        names = VECTOR_FILES + (SECTION_FILES if self.sections is not None else ())
+        return {name: self.out / f"search.{name}.npy" for name in names}
 
     def _vector_files_exist(self) -> bool:
         return all(path.exists() for path in self.vector_files().values())
@@ -324,10 +347,37 @@ class SearchIndex:
                   "coarse": np.ascontiguousarray(full[:, :self._coarse_dims(full)],
                                                  dtype=np.float32),
                   "full": full}
+        if self.sections is not None:
+            arrays.update(self._section_arrays([r[0] for r in rows]))
         for name, path in self.vector_files().items():
             with replacing(path, binary=True) as handle:
                 np.save(handle, arrays[name])
         self.set_meta("vector_versions", json.dumps(names))
+
+    def _section_arrays(self, rowids: list[int]) -> dict[str, Any]:
+        """The section matrix (float32, one row per section), each chunk's section row
+        (in `rowids` order) and each section's first chunk (a position in `rowids`)."""
+        import numpy as np
+
+        rows = self.db.execute("SELECT section_key, vec FROM sections "
+                               "WHERE vec IS NOT NULL ORDER BY section_key").fetchall()
+        at = {key: i for i, (key, _) in enumerate(rows)}
+        matrix = (np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float16)
+                  .reshape(len(rows), -1).astype(np.float32)
+                  if rows else np.zeros((0, 1), dtype=np.float32))
+        keys = dict(self.db.execute("SELECT rowid, section_key FROM chunks"))
+        chunksec = np.array([at.get(keys.get(r), -1) for r in rowids], dtype=np.int32)
+        first = np.zeros(len(rows) + 1, dtype=np.int32)  # 0 for a section no chunk holds
+        for position, row in reversed(list(enumerate(chunksec.tolist()))):
+            first[row] = position
+        # a chunk whose section has no vector reads the last row, zeros: cosine 0; so
+        # does a section no chunk holds (its `first` would be no chunk of it)
+        matrix = np.vstack([matrix, np.zeros((1, matrix.shape[1]), dtype=np.float32)])
+        chunksec[chunksec < 0] = len(rows)
+        held = np.zeros(len(rows) + 1, dtype=bool)
+        held[chunksec] = True
+        matrix[~held] = 0.0
+        return {"sections": matrix, "chunksec": chunksec, "secfirst": first}
 
     def _coarse_dims(self, full: Any) -> int:
         """How many leading dimensions the first search stage scans (see `Embedder`)."""
@@ -434,6 +484,7 @@ class SearchIndex:
             self.db.execute("INSERT INTO fts(fts) VALUES('delete-all')")
             self.db.execute("INSERT INTO vocab(vocab) VALUES('delete-all')")
             self.db.execute("DELETE FROM chunks")
+            self.db.execute("DELETE FROM sections")
             self.set_meta("title_affixes", learned)
 
     def _seed_url(self) -> str | None:
@@ -470,6 +521,9 @@ class SearchIndex:
         gone = [cid for cid in known if cid not in seen]
         for cid in gone:
             self._delete(cid)
+        if gone:
+            db.execute("DELETE FROM sections WHERE section_key NOT IN "
+                       "(SELECT section_key FROM chunks)")
         built.deleted = len(gone)
         built.total = len(seen)
         return built
@@ -550,6 +604,8 @@ class SearchIndex:
             vectors = self.embedder.embed([fields.embed for *_, fields in records])
             vectors = vectors.astype("float16")
             self._progress(len(records))
+        if self.sections is not None:
+            self._embed_sections(records)
         codec = self.codec()
         for i, (record, line, sig, known, fields) in enumerate(records):
             meta = record.get("metadata") or {}
@@ -569,6 +625,39 @@ class SearchIndex:
             if fields.vocab:
                 self.db.execute("INSERT INTO vocab(rowid, ver, terms) VALUES(?,?,?)",
                                 (cur.lastrowid, fields.rows[0][0], fields.vocab))
+
+    def _embed_sections(self, records: list[Any]) -> None:
+        """Vectors of the sections these chunks belong to that have none, or whose text
+        changed (their opening chunk is among them): one text per section (`sections`)."""
+        texts: dict[str, tuple[str, bool]] = {}   # section key -> text, from its opener
+        for record, *_, fields in records:
+            meta = record.get("metadata") or {}
+            markdown = str(record.get("markdown") or "")
+            key, opener = fields.rank[3], starts_section(markdown)
+            if key not in texts or (opener and not texts[key][1]):
+                title = self.affixes.without(str(meta.get("title") or ""))
+                texts[key] = (section_text(title, meta.get("heading_path") or [], markdown),
+                              opener)
+        marks = ",".join("?" * len(texts))
+        known = dict(self.db.execute(
+            f"SELECT section_key, sig FROM sections WHERE section_key IN ({marks})",
+            list(texts)))
+        wanted = [(key, text) for key, (text, opener) in texts.items()
+                  if key not in known or (opener and known[key] != text_sig(text))]
+        if not wanted:
+            return
+        model = self.sections
+        assert model is not None  # called only when the index has section vectors
+        vectors = model.embed([text for _, text in wanted]).astype("float16")
+        self.db.executemany("INSERT OR REPLACE INTO sections VALUES(?,?,?)",
+                            [(key, text_sig(text), vectors[i].tobytes())
+                             for i, (key, text) in enumerate(wanted)])
+        every = getattr(model, "progress_every", 0)
+        before, self.embedded_sections = (self.embedded_sections,
+                                          self.embedded_sections + len(wanted))
+        if every and self.embedded_sections // every > before // every:
+            print(f"docscrawl: {self.out.name}: {self.embedded_sections:,} sections embedded "
+                  f"({model.name})", file=sys.stderr, flush=True)
 
     # -- reading -------------------------------------------------------------------
     def versions(self) -> list[str]:
@@ -638,8 +727,7 @@ def index_path(out: Path) -> Path:
 def remove_index(out: Path) -> None:
     """Delete an index (its WAL files and vector files) so the next search rebuilds it."""
     paths = [Path(str(index_path(out)) + suffix) for suffix in ("", "-wal", "-shm")]
-    paths += [Path(out) / f"search.{name}.npy"
-              for name in ("rowids", "versions", "coarse", "full")]
+    paths += [Path(out) / f"search.{name}.npy" for name in VECTOR_FILES + SECTION_FILES]
     for path in paths:
         if path.exists():
             os.remove(path)

@@ -27,6 +27,7 @@ from docscrawl.search.fields import WINDOW_SLOTS, version_token
 from docscrawl.search.hits import Hit, Result
 from docscrawl.search.hits import section_label as section_label  # imported from here too
 from docscrawl.search.index import BM25_WEIGHTS, SearchIndex
+from docscrawl.search.sections import SECTION_WEIGHT, section_scores
 from docscrawl.search.structure import Ranked, structural
 from docscrawl.search.structure import heading_match as heading_match  # its tests import it here
 from docscrawl.search.tokenize import (
@@ -76,6 +77,8 @@ class Searcher:
         self._rowids: Any = None
         self._versions: Any = None
         self._loaded_sig: str | None = None
+        self._sections: tuple[Any, Any, Any] | None = None
+        self._sections_sig: str | None = None
 
     def _vectors(self) -> tuple[Any, Any, Any, Any]:
         """Row ids, versions, the coarse matrix (the embedder's `coarse_dims` prefix of
@@ -95,6 +98,37 @@ class Searcher:
             self._versions = names[np.load(files["versions"])] if len(rowids) else names[:0]
             self._loaded_sig = sig
         return self._rowids, self._versions, self._coarse, self._matrix
+
+    def section_list(self, query: str, version: str | None,
+                     also: list[int]) -> list[tuple[int, float]]:
+        """Chunks scored by their section's cosine to the query (`sections`): the first
+        chunk of each of the best sections, and the chunks `also` names; best first."""
+        model = self.index.sections
+        if model is None:
+            return []
+        import numpy as np
+
+        rowids, versions, _, _ = self._vectors()
+        sig = self.index.meta("signature")
+        if self._sections is None or sig != self._sections_sig:
+            files = self.index.vector_files()
+            self._sections = tuple(np.load(files[name], mmap_mode="r")
+                                   for name in ("sections", "chunksec", "secfirst"))
+            self._sections_sig = sig
+        matrix, chunksec, first = self._sections
+        if not len(rowids) or len(chunksec) != len(rowids):
+            return []
+        wanted = np.array(sorted(set(also)), dtype=np.int64)
+        at = np.clip(np.searchsorted(rowids, wanted), 0, len(rowids) - 1)
+        at = at[rowids[at] == wanted]
+        allowed = versions[first] == version if version is not None else None
+        positions, scores = section_scores(matrix, chunksec, first,
+                                           model.embed([query])[0], allowed, at)
+        if version is not None:
+            keep = versions[positions] == version
+            positions, scores = positions[keep], scores[keep]
+        order = np.argsort(-scores, kind="stable")
+        return [(int(rowids[positions[i]]), float(scores[i])) for i in order]
 
     def resolve_version(self, query: str, version: str | None) -> tuple[str | None, str]:
         """The version searched and why: asked for (`resolve`: any spelling of a label
@@ -248,7 +282,10 @@ class Searcher:
         lexical = self.lexical(lexical_terms, filtered)
         semantic = self.semantic(searched, filtered, also=[rowid for rowid, _ in lexical])
         weight = getattr(self.index.embedder, "semantic_weight", SEMANTIC_WEIGHT)
-        fused = fuse([(LEXICAL_WEIGHT, True, lexical), (weight, False, semantic)])
+        sections = self.section_list(searched, filtered,
+                                     [rowid for rowid, _ in lexical + semantic])
+        fused = fuse([(LEXICAL_WEIGHT, True, lexical), (weight, False, semantic),
+                      (SECTION_WEIGHT, False, sections)])
         aliases = self.index.default_aliases() if source == "default" else []
         ranked = self._structural(fused, terms, query, k=max(k, MATCH_DEPTH),
                                   preferred={version, *aliases} if source == "default" else None)

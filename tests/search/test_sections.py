@@ -1,0 +1,182 @@
+"""Section vectors (`--embedder wordllama+minilm`): one short text per section embedded by
+MiniLM, fused into each chunk of the section; an update embeds only changed sections."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from docscrawl.demo.server import StaticSite
+from docscrawl.search import Searcher, SearchIndex
+from docscrawl.search.embed import EmbedderError, load_embedder, load_section_embedder
+from docscrawl.search.minilm import PIP_COMMAND
+from docscrawl.search.sections import lead_sentence, section_text, split_spec, starts_section
+from tests.conftest import SITES, crawl
+
+HAS_MINILM = importlib.util.find_spec("all_minilm_l6_v2") is not None
+needs_minilm = pytest.mark.skipif(not HAS_MINILM,
+                                  reason=f"the MiniLM model is not installed ({PIP_COMMAND})")
+
+# chunk Markdown as docscrawl writes it for two generator families: Sphinx (Flask 2.2's
+# patterns/mongoengine.html) and AsciiDoc manual pages (git-doc's git-reset.html)
+SPHINX_CHUNK = (
+    "# MongoDB with MongoEngine\n\nUsing a document database like MongoDB is a common "
+    "alternative to relational SQL databases. This pattern shows how to use "
+    "[MongoEngine](http://mongoengine.org), a document mapper library, to integrate with "
+    "MongoDB.\n\nA running MongoDB server and [Flask-MongoEngine](https://flask-mongoengine"
+    ".readthedocs.io) are required.\n\n```python\npip install flask-mongoengine\n```")
+ASCIIDOC_CHUNK = ("# git-reset(1) Manual Page\n\n## NAME\n\n"
+                  "git-reset - Reset current HEAD to the specified state")
+DOCBOOK_CHUNK = (
+    "### 25.1.2. Recovering Disk Space\n\nIn PostgreSQL, an `UPDATE` or `DELETE` of a row "
+    "does not immediately remove the old version of the row. This approach is necessary "
+    "to gain the benefits of multiversion concurrency control.")
+
+
+def test_section_text_is_title_path_and_opening_sentence() -> None:
+    assert section_text("MongoDB with MongoEngine", ["MongoDB with MongoEngine"],
+                        SPHINX_CHUNK) == (
+        "MongoDB with MongoEngine: Using a document database like MongoDB is a common "
+        "alternative to relational SQL databases.")
+    # the title is the first heading's start: said once; headings inside the chunk and
+    # code are not the sentence
+    assert section_text("git-reset(1)", ["git-reset(1) Manual Page"], ASCIIDOC_CHUNK) == (
+        "git-reset(1) Manual Page: git-reset - Reset current HEAD to the specified state")
+    assert section_text("25.1. Routine Vacuuming",
+                        ["25.1. Routine Vacuuming", "25.1.2. Recovering Disk Space"],
+                        DOCBOOK_CHUNK) == (
+        "25.1. Routine Vacuuming > 25.1.2. Recovering Disk Space: In PostgreSQL, an UPDATE "
+        "or DELETE of a row does not immediately remove the old version of the row.")
+    # a page whose title differs from its heading keeps both
+    assert section_text("Logging", ["Injecting Request Information"], "") == (
+        "Logging > Injecting Request Information")
+
+
+def test_lead_sentence_is_bounded_and_skips_code() -> None:
+    assert lead_sentence("```\nls -l\n```\n\nLists files.") == "Lists files."
+    long = "word " * 200
+    assert len(lead_sentence(long)) <= 240 and lead_sentence(long).endswith("word")
+    assert starts_section(SPHINX_CHUNK) and not starts_section("A continued paragraph.")
+
+
+def test_spec_names_chunk_and_section_models() -> None:
+    assert split_spec("wordllama+minilm:32") == ("wordllama", "minilm:32")
+    assert split_spec("wordllama") == ("wordllama", None)
+    assert load_section_embedder("wordllama") is None
+    with pytest.raises(EmbedderError, match="section vectors need chunk vectors"):
+        load_section_embedder("none+minilm")
+    with pytest.raises(EmbedderError, match="unknown embedder 'nosuch'"):
+        load_section_embedder("wordllama+nosuch")
+
+
+@needs_minilm
+def test_section_model_defaults_to_48_tokens(tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("wordllama")
+    monkeypatch.setenv("DOCSCRAWL_CACHE", str(tmp_path))
+    sections = load_section_embedder("wordllama+minilm")
+    chunks = load_embedder("wordllama+minilm")
+    assert sections is not None and sections.key == "minilm-48"
+    assert chunks is not None and chunks.key == "wordllama"
+
+
+class Counting:
+    """Wraps an embedder and records every text it is asked to embed."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.texts: list[str] = []
+        for name in ("name", "key", "coarse_dims", "semantic_weight"):
+            setattr(self, name, getattr(inner, name))
+        self.progress_every = 2
+
+    def embed(self, texts: Any) -> Any:
+        self.texts += list(texts)
+        return self.inner.embed(texts)
+
+
+def _sections_held(index: SearchIndex) -> int:
+    return int(index.db.execute("SELECT count(DISTINCT section_key) FROM chunks").fetchone()[0])
+
+
+@pytest.mark.e2e
+@needs_minilm
+def test_update_embeds_only_changed_sections(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("wordllama")
+    monkeypatch.setenv("DOCSCRAWL_CACHE", str(tmp_path / "cache"))
+    site = tmp_path / "site"
+    shutil.copytree(SITES / "demo", site)
+    out = tmp_path / "out"
+    with StaticSite(site) as server:
+        seed = f"{server.url}/docs/"
+        crawl(seed, out)
+        index = SearchIndex.open(out, embedder="wordllama+minilm", update=False)
+        index.sections = counting = Counting(index.sections)
+        built = index.refresh()
+        # one text per section, not per chunk; every chunk maps to its section's row
+        assert built.full and len(counting.texts) == _sections_held(index) > 2
+        assert len(set(counting.texts)) == len(counting.texts)
+        # a progress line each time `progress_every` more sections are embedded
+        assert re.search(r"out: [\d,]+ sections embedded \(minilm\)", capsys.readouterr().err)
+        files = {name: np.load(path) for name, path in index.vector_files().items()}
+        assert files["sections"].shape == (len(counting.texts) + 1, 384)
+        assert len(files["chunksec"]) == len(files["rowids"]) == index.count()
+        assert (files["chunksec"] < len(counting.texts)).all()
+        counting.texts.clear()
+        assert index.refresh().added == 0 and counting.texts == []
+        page = site / "docs" / "guide" / "index.html"
+        before = page.read_text(encoding="utf-8")
+        assert "<p>" in before
+        page.write_text(before.replace("<p>", "<p>Quokkas maintain this guide. ", 1),
+                        encoding="utf-8")
+        later = time.time() + 10
+        os.utime(page, (later, later))
+        crawl(seed, out)
+        built = index.refresh()
+        assert 1 <= built.added <= 3
+        assert counting.texts and len(counting.texts) <= built.added
+        assert any("Quokkas maintain this guide." in text for text in counting.texts)
+        rows = int(index.db.execute("SELECT count(*) FROM sections").fetchone()[0])
+        assert rows == _sections_held(index)  # the replaced chunks' sections are not kept twice
+        hits = Searcher(index).search("who looks after the guide?", k=3).hits
+        assert hits
+        index.close()
+
+
+GIT_DOC = Path("/usr/share/doc/git-doc")
+GIT_PAGES = 70          # git.html and the porcelain commands it lists first
+# A question in a developer's words: git-cherry-pick's title names the command, its summary
+# says "Apply the changes introduced by some existing commits". wordllama's chunk vectors
+# and bm25 do not bring it into the first five (another branch's pages win on "branch");
+# a MiniLM vector of the page's sections does.
+BRIDGE = ("apply one commit from another branch", "git-cherry-pick.html")
+
+
+@pytest.mark.e2e
+@needs_minilm
+@pytest.mark.skipif(not (GIT_DOC / BRIDGE[1]).exists(), reason="git-doc not installed")
+def test_section_vectors_find_a_page_the_chunk_vectors_miss(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("wordllama")
+    monkeypatch.setenv("DOCSCRAWL_CACHE", str(tmp_path / "cache"))
+    question, page = BRIDGE
+    out = tmp_path / "out"
+    with StaticSite(GIT_DOC) as server:
+        crawl(f"{server.url}/git.html", out, "render=never", f"max_pages={GIT_PAGES}")
+    found = {}
+    for spec in ("wordllama+minilm", "wordllama"):
+        index = SearchIndex.open(out, embedder=spec)
+        hits = Searcher(index).search(question, k=5).hits
+        found[spec] = [h.meta["canonical_url"].rsplit("/", 1)[-1] for h in hits]
+        index.close()
+    assert page in found["wordllama+minilm"], found
+    assert page not in found["wordllama"], found
