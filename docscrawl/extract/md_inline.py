@@ -9,12 +9,13 @@ recorded too (`collect_links`), so `links` never misses one the Markdown does no
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lxml import etree
 
 from docscrawl.extract.clean import class_tokens, iter_content
 from docscrawl.extract.css_separators import css_separators, glued_in_row
+from docscrawl.extract.headings import HeadingStack
 from docscrawl.extract.links import SKIP_SCHEMES
 from docscrawl.extract.main_links import link_container, link_target
 from docscrawl.extract.md_text import (
@@ -28,6 +29,9 @@ from docscrawl.extract.md_text import (
     wrap,
 )
 from docscrawl.extract.model import Link
+
+if TYPE_CHECKING:  # the renderer's output type; markdown.py imports this module
+    from docscrawl.extract.markdown import MainRender
 
 INLINE_TAGS = frozenset({
     "a", "abbr", "acronym", "b", "bdi", "bdo", "big", "br", "cite", "code", "data", "del",
@@ -52,8 +56,8 @@ class InlineRendering:
     main: etree._Element
     main_locator: str
     record: bool
-    stack: Any
-    out: Any
+    stack: HeadingStack
+    out: MainRender
     chrome: Any
     text: Any
 
