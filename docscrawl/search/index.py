@@ -56,9 +56,11 @@ from docscrawl.search.fields import (
     index_fields,
 )
 from docscrawl.search.sections import LEAD_CHARS, section_text, starts_section, text_sig
-from docscrawl.search.sitevocab import ChunkView, SiteVocabulary, assign, might_hold
+from docscrawl.search.sitevocab import SiteVocabulary
 from docscrawl.search.store import LineCodec, pack_chunk, unpack_line, unpack_rows
 from docscrawl.search.versions import choose_default, default_aliases
+from docscrawl.search.vocabassign import ChunkView, assign
+from docscrawl.search.vocabread import might_hold
 
 logger = logging.getLogger(__name__)
 
