@@ -6,16 +6,7 @@ away (the ids changes.jsonl lists; diffing them also covers several crawls betwe
 searches) and chunks whose inbound links changed are touched, so an unchanged re-crawl
 costs one pass over the chunk ids.
 
-Tables: `chunks` (one row per chunk: its JSON line and FTS rows, compressed (`store`),
-version, page, flags, vector),
-`pages` (canonical URL, byte offset of its line in pages.jsonl, aggregate_of),
-`aliases` (observed URL -> canonical), `fts` (FTS5 over code-aware terms: version token,
-title, heading path and breadcrumbs, inbound anchor text, body; one row per
-window of a long chunk, rowid = chunk rowid * WINDOW_SLOTS + window), `vocab` (FTS5: what
-the site's indexes and summary tables call a chunk, `sitevocab`; rowid = chunk rowid; a
-table of its own so its words do not change the rarity of the chunks' own words) and
-`meta`. Both FTS tables are contentless (`content=''`): ranking reads only their index,
-and a chunk's text is read from its compressed line.
+The tables: `docscrawl.search.schema`.
 """
 
 from __future__ import annotations
@@ -50,6 +41,7 @@ from docscrawl.search.fields import (
     Vocab,
 )
 from docscrawl.search.pagetable import assign_vocabulary, index_pages
+from docscrawl.search.schema import SCHEMA, TABLES, create_tables
 from docscrawl.search.sections import LEAD_CHARS
 from docscrawl.search.store import LineCodec, unpack_line, unpack_rows
 from docscrawl.search.vectors import (
@@ -63,11 +55,6 @@ from docscrawl.search.vectors import (
 logger = logging.getLogger(__name__)
 
 INDEX_NAME = "search.sqlite3"
-SCHEMA = 12  # 11: lines compressed, FTS contentless (docs/performance.md, the search index);
-# 12: Javadoc's index-all read as an index (its entries never answers)
-# bm25 weights per FTS column: version token, title, headings, anchors, body.
-BM25_WEIGHTS = (0.0, 2.0, 3.0, 1.5, 1.0)
-_TABLES = frozenset({"fts", "vocab", "chunks", "pages", "aliases", "sections", "meta"})
 
 
 class IndexError_(ValueError):
@@ -164,26 +151,11 @@ class SearchIndex:
             embedder = self.meta("embedder")
             current = self._embedder_key()
             tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
-            if schema == str(SCHEMA) and embedder == current and tables >= _TABLES:
+            if schema == str(SCHEMA) and embedder == current and tables >= TABLES:
                 return
-            for name in sorted(_TABLES):
+            for name in sorted(TABLES):
                 db.execute(f"DROP TABLE IF EXISTS {name}")
-        db.executescript(f"""
-            CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
-            CREATE TABLE chunks(rowid INTEGER PRIMARY KEY, chunk_id TEXT UNIQUE,
-                page_url TEXT, version TEXT, inbound_sig TEXT, line BLOB, vec BLOB,
-                heading_terms TEXT, has_code INTEGER, region TEXT, section_key TEXT);
-            CREATE INDEX chunks_page ON chunks(page_url);
-            CREATE TABLE pages(url TEXT PRIMARY KEY, offset INTEGER, version TEXT,
-                title TEXT, aggregate_of TEXT);
-            CREATE TABLE aliases(url TEXT PRIMARY KEY, canonical TEXT);
-            CREATE TABLE sections(section_key TEXT PRIMARY KEY, sig TEXT, vec BLOB);
-            CREATE VIRTUAL TABLE fts USING fts5(ver, title, headings, anchors, body,
-                content='', tokenize="porter unicode61 remove_diacritics 2");
-            CREATE VIRTUAL TABLE vocab USING fts5(ver, terms,
-                content='', tokenize="porter unicode61 remove_diacritics 2");
-            INSERT INTO fts(fts, rank) VALUES('rank', 'bm25({", ".join(map(str, BM25_WEIGHTS))})');
-        """)
+        create_tables(db)
         self.set_meta("schema", str(SCHEMA))
         self.set_meta("embedder", self._embedder_key())
 
