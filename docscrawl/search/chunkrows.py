@@ -30,8 +30,9 @@ class Built:
     full: bool = False
 
 
-
 def sync_chunks(index: SearchIndex) -> Built:
+    """Write the chunks that appeared or were relinked, delete those that went away:
+    one pass over chunks.jsonl's ids, lines parsed only for the chunks written."""
     db = index.db
     known = dict(db.execute("SELECT chunk_id, inbound_sig FROM chunks"))
     built = Built()

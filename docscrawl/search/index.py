@@ -61,7 +61,6 @@ class IndexError_(ValueError):
     """A missing or malformed output directory, or a version the index does not hold."""
 
 
-
 class SearchIndex:
     """One output directory's index; open with `SearchIndex.open(out)`."""
 
