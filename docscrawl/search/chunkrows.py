@@ -1,0 +1,134 @@
+"""The chunk rows of the index: which chunks of chunks.jsonl were added, relinked (their
+inbound links or site vocabulary changed) or went away, and writing them: the `chunks`
+row (compressed line, vector, rank columns), its FTS rows and its `vocab` row."""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from docscrawl.search.fields import WINDOW_SLOTS, Vocab, index_fields
+from docscrawl.search.rawline import inbound_sig, leading_id, vocab_sig
+from docscrawl.search.store import pack_chunk
+from docscrawl.search.vectors import embed_sections
+
+if TYPE_CHECKING:
+    from docscrawl.search.index import SearchIndex
+
+BATCH = 512
+
+
+@dataclass
+class Built:
+    """What a build or update did."""
+    added: int = 0
+    deleted: int = 0
+    relinked: int = 0
+    total: int = 0
+    full: bool = False
+
+
+def sync_chunks(index: SearchIndex) -> Built:
+    """Write the chunks that appeared or were relinked, delete those that went away:
+    one pass over chunks.jsonl's ids, lines parsed only for the chunks written."""
+    db = index.db
+    known = dict(db.execute("SELECT chunk_id, inbound_sig FROM chunks"))
+    built = Built()
+    seen: set[str] = set()
+    pending: list[tuple[str, str, bool]] = []  # (line, inbound signature, indexed before)
+    for line in index.chunk_lines():
+        chunk_id = leading_id(line)
+        if chunk_id is None or chunk_id in seen:
+            continue
+        seen.add(chunk_id)
+        sig = inbound_sig(line) + vocab_sig(index.vocab.get(chunk_id))
+        old = known.get(chunk_id)
+        if old is None:
+            pending.append((line, sig, False))
+            built.added += 1
+        elif old != sig:
+            pending.append((line, sig, True))
+            built.relinked += 1
+        if len(pending) >= BATCH:
+            write_chunks(index, pending)
+            pending = []
+    write_chunks(index, pending)
+    gone = [cid for cid in known if cid not in seen]
+    for cid in gone:
+        delete_chunk(index, cid)
+    if gone:
+        db.execute("DELETE FROM sections WHERE section_key NOT IN "
+                   "(SELECT section_key FROM chunks)")
+    built.deleted = len(gone)
+    built.total = len(seen)
+    return built
+
+
+def progress(index: SearchIndex, embedded: int) -> None:
+    """A stderr line every `progress_every` chunks embedded, for a slow model's long
+    build (wordllama names none: a whole site takes it seconds)."""
+    every = getattr(index.embedder, "progress_every", 0)
+    before, index.embedded = index.embedded, index.embedded + embedded
+    if every and index.embedded // every > before // every:
+        print(f"docscrawl: {index.out.name}: {index.embedded:,} chunks embedded "
+              f"({index.embedder.name if index.embedder else ''})", file=sys.stderr, flush=True)
+
+
+def delete_chunk(index: SearchIndex, chunk_id: str) -> None:
+    """A chunk's row and its FTS rows (a contentless table deletes a row given the
+    values it was indexed with: the ones `_write` kept)."""
+    row = index.db.execute("SELECT rowid FROM chunks WHERE chunk_id=?",
+                          (chunk_id,)).fetchone()
+    if row is None:
+        return
+    rowid = row[0]
+    rows, vocab = index.fts_values(rowid)
+    first = rowid * WINDOW_SLOTS
+    index.db.executemany(
+        "INSERT INTO fts(fts, rowid, ver, title, headings, anchors, body) "
+        "VALUES('delete',?,?,?,?,?,?)", [(first + i, *r) for i, r in enumerate(rows)])
+    if vocab:
+        index.db.execute("INSERT INTO vocab(vocab, rowid, ver, terms) "
+                         "VALUES('delete',?,?,?)", (rowid, rows[0][0], vocab))
+    index.db.execute("DELETE FROM chunks WHERE rowid=?", (rowid,))
+
+
+def write_chunks(index: SearchIndex, pending: list[tuple[str, str, bool]]) -> None:
+    if not pending:
+        return
+    records = []
+    for line, sig, known in pending:
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        vocab = index.vocab.get(str(record.get("id"))) or Vocab()
+        records.append((record, line, sig, known, index_fields(record, index.affixes, vocab)))
+    vectors = None
+    if index.embedder is not None:
+        vectors = index.embedder.embed([fields.embed for *_, fields in records])
+        vectors = vectors.astype("float16")
+        progress(index, len(records))
+    if index.sections is not None:
+        embed_sections(index, records)
+    codec = index.codec()
+    for i, (record, line, sig, known, fields) in enumerate(records):
+        meta = record.get("metadata") or {}
+        if known:
+            delete_chunk(index, str(record.get("id")))
+        blob = vectors[i].tobytes() if vectors is not None else None
+        cur = index.db.execute(
+            "INSERT INTO chunks(chunk_id, page_url, version, inbound_sig, line, vec, "
+            "heading_terms, has_code, region, section_key) VALUES(?,?,?,?,?,?,?,?,?,?)",
+            (record.get("id"), meta.get("canonical_url"), meta.get("version"), sig,
+             pack_chunk(codec, line, fields.rows, fields.vocab), blob, *fields.rank))
+        first = int(cur.lastrowid or 0) * WINDOW_SLOTS
+        index.db.executemany(
+            "INSERT INTO fts(rowid, ver, title, headings, anchors, body) "
+            "VALUES(?,?,?,?,?,?)",
+            [(first + i, *row) for i, row in enumerate(fields.rows)])
+        if fields.vocab:
+            index.db.execute("INSERT INTO vocab(rowid, ver, terms) VALUES(?,?,?)",
+                            (cur.lastrowid, fields.rows[0][0], fields.vocab))

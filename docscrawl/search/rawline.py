@@ -1,0 +1,58 @@
+"""Fields read from a compact JSON line without parsing all of it, and the signatures an
+index update compares: a chunk is re-indexed when its inbound links or its site
+vocabulary changed, and only the lines that need it are parsed whole."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from docscrawl.search.fields import Vocab
+
+_DECODER = json.JSONDecoder()
+
+
+def raw_field(line: str, name: str) -> tuple[Any, str]:
+    """A key's value decoded alone from a compact JSON line, and its raw text."""
+    at = line.find(f'"{name}":')
+    if at < 0:
+        return None, ""
+    start = at + len(name) + 3
+    while line[start:start + 1] in (" ", "\t"):
+        start += 1
+    try:
+        value, end = _DECODER.raw_decode(line, start)
+    except ValueError:
+        return None, ""
+    return value, line[start:end]
+
+
+def inbound_sig(line: str) -> str:
+    """A short hash of a chunk line's inbound links (what the anchors field is made of)."""
+    _, raw = raw_field(line, "inbound_links")
+    return hashlib.blake2b(raw.encode(), digest_size=8).hexdigest() if raw else ""
+
+
+def vocab_sig(vocab: Vocab | None) -> str:
+    """A short hash of a chunk's vocabulary: a change re-indexes the chunk on update."""
+    if vocab is None or vocab == Vocab():
+        return ""
+    raw = f"{int(vocab.site_index)}{vocab.text}".encode()
+    return "/" + hashlib.blake2b(raw, digest_size=8).hexdigest()
+
+
+def chunk_anchors(meta: dict[str, Any]) -> list[str]:
+    """Anchors of the sections a chunk holds: its own and its listed sections'."""
+    source = str(meta.get("source_url") or "")
+    found = [str(meta.get("anchor") or (source.split("#", 1)[1] if "#" in source else ""))]
+    found += [str(s.get("anchor")) for s in meta.get("sections") or ()
+              if isinstance(s, dict) and s.get("anchor")]
+    return [a for a in found if a]
+
+
+def leading_id(line: str) -> str | None:
+    value, _ = raw_field(line[:120], "id")
+    return value if isinstance(value, str) else None
+
+

@@ -1,0 +1,46 @@
+"""The search index's tables, created in one place (`create_tables`).
+
+Tables: `chunks` (one row per chunk: its JSON line and FTS rows, compressed (`store`),
+version, page, flags, vector),
+`pages` (canonical URL, byte offset of its line in pages.jsonl, aggregate_of),
+`aliases` (observed URL -> canonical), `fts` (FTS5 over code-aware terms: version token,
+title, heading path and breadcrumbs, inbound anchor text, body; one row per
+window of a long chunk, rowid = chunk rowid * WINDOW_SLOTS + window), `vocab` (FTS5: what
+the site's indexes and summary tables call a chunk, `sitevocab`; rowid = chunk rowid; a
+table of its own so its words do not change the rarity of the chunks' own words),
+`sections` (a section's text signature and vector, `vectors.embed_sections`) and
+`meta`. Both FTS tables are contentless (`content=''`): ranking reads only their index,
+and a chunk's text is read from its compressed line.
+
+A `SCHEMA` change (or an embedder change) drops and rebuilds them.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+SCHEMA = 12  # 11: lines compressed, FTS contentless (docs/performance.md, the search index);
+# 12: Javadoc's index-all read as an index (its entries never answers)
+# bm25 weights per FTS column: version token, title, headings, anchors, body.
+BM25_WEIGHTS = (0.0, 2.0, 3.0, 1.5, 1.0)
+TABLES = frozenset({"fts", "vocab", "chunks", "pages", "aliases", "sections", "meta"})
+
+
+def create_tables(db: sqlite3.Connection) -> None:
+    """The index's tables, empty (the caller drops the old ones and records `SCHEMA`)."""
+    db.executescript(f"""
+        CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
+        CREATE TABLE chunks(rowid INTEGER PRIMARY KEY, chunk_id TEXT UNIQUE,
+            page_url TEXT, version TEXT, inbound_sig TEXT, line BLOB, vec BLOB,
+            heading_terms TEXT, has_code INTEGER, region TEXT, section_key TEXT);
+        CREATE INDEX chunks_page ON chunks(page_url);
+        CREATE TABLE pages(url TEXT PRIMARY KEY, offset INTEGER, version TEXT,
+            title TEXT, aggregate_of TEXT);
+        CREATE TABLE aliases(url TEXT PRIMARY KEY, canonical TEXT);
+        CREATE TABLE sections(section_key TEXT PRIMARY KEY, sig TEXT, vec BLOB);
+        CREATE VIRTUAL TABLE fts USING fts5(ver, title, headings, anchors, body,
+            content='', tokenize="porter unicode61 remove_diacritics 2");
+        CREATE VIRTUAL TABLE vocab USING fts5(ver, terms,
+            content='', tokenize="porter unicode61 remove_diacritics 2");
+        INSERT INTO fts(fts, rank) VALUES('rank', 'bm25({", ".join(map(str, BM25_WEIGHTS))})');
+    """)
