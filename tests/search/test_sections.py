@@ -9,7 +9,6 @@ import re
 import shutil
 import time
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
@@ -20,6 +19,7 @@ from docscrawl.search.embed import EmbedderError, load_embedder, load_section_em
 from docscrawl.search.minilm import PIP_COMMAND
 from docscrawl.search.sections import lead_sentence, section_text, split_spec, starts_section
 from tests.conftest import SITES, crawl
+from tests.search.counting import Counting
 
 HAS_MINILM = importlib.util.find_spec("all_minilm_l6_v2") is not None
 needs_minilm = pytest.mark.skipif(not HAS_MINILM,
@@ -88,20 +88,6 @@ def test_section_model_defaults_to_48_tokens(tmp_path: Path,
     assert chunks is not None and chunks.key == "wordllama"
 
 
-class Counting:
-    """Wraps an embedder and records every text it is asked to embed."""
-
-    def __init__(self, inner: Any) -> None:
-        self.inner = inner
-        self.texts: list[str] = []
-        for name in ("name", "key", "coarse_dims", "semantic_weight"):
-            setattr(self, name, getattr(inner, name))
-        self.progress_every = 2
-
-    def embed(self, texts: Any) -> Any:
-        self.texts += list(texts)
-        return self.inner.embed(texts)
-
 
 def _sections_held(index: SearchIndex) -> int:
     return int(index.db.execute("SELECT count(DISTINCT section_key) FROM chunks").fetchone()[0])
@@ -120,7 +106,7 @@ def test_update_embeds_only_changed_sections(tmp_path: Path, monkeypatch: pytest
         seed = f"{server.url}/docs/"
         crawl(seed, out)
         index = SearchIndex.open(out, embedder="wordllama+minilm", update=False)
-        index.sections = counting = Counting(index.sections)
+        index.sections = counting = Counting(index.sections, progress_every=2)
         built = index.refresh()
         # one text per section, not per chunk; every chunk maps to its section's row
         assert built.full and len(counting.texts) == _sections_held(index) > 2
