@@ -15,7 +15,7 @@ import json
 import logging
 import os
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -95,20 +95,9 @@ class SearchIndex:
                 and jsonl_path(out, "pages.jsonl").is_file()):
             raise IndexError_(f"{out}: not a crawl output directory "
                               "(no chunks.jsonl and pages.jsonl)")
-        try:
-            model = load_embedder(embedder)
-        except EmbedderError as exc:
-            if embedder:
-                raise IndexError_(str(exc)) from None
-            logger.warning("docscrawl: %s; searching without semantic scores", exc)
-            model = None
-        try:
-            sections = load_section_embedder(embedder) if model is not None else None
-        except EmbedderError as exc:
-            if embedder:
-                raise IndexError_(str(exc)) from None
-            logger.warning("docscrawl: %s; searching without section vectors", exc)
-            sections = None
+        model = _optional_model(load_embedder, embedder, "semantic scores")
+        sections = (_optional_model(load_section_embedder, embedder, "section vectors")
+                    if model is not None else None)
         try:
             index = cls._connect(out, model, sections)
         except sqlite3.DatabaseError as exc:
@@ -341,6 +330,19 @@ def _identity(path: Path) -> tuple[int, int] | None:
 def index_path(out: Path) -> Path:
     """Where the index of output directory `out` lives."""
     return Path(out) / INDEX_NAME
+
+
+def _optional_model(load: Callable[[str | None], Embedder | None], embedder: str | None,
+                    without: str) -> Embedder | None:
+    """A model `load` gives for `embedder`: one the user named and cannot have is an error;
+    the default missing is a warning, and the search goes on `without` it."""
+    try:
+        return load(embedder)
+    except EmbedderError as exc:
+        if embedder:
+            raise IndexError_(str(exc)) from None
+        logger.warning("docscrawl: %s; searching without %s", exc, without)
+        return None
 
 
 def remove_index(out: Path) -> None:
