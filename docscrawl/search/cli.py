@@ -20,8 +20,9 @@ from docscrawl.search.context import (
     build_context,
     format_context,
 )
+from docscrawl.search.hits import Result, section_label
 from docscrawl.search.index import IndexError_, SearchIndex, remove_index
-from docscrawl.search.rank import Result, Searcher, VersionError, section_label
+from docscrawl.search.rank import Searcher, VersionError
 from docscrawl.terminal import for_terminal, json_text
 
 EMBEDDER_HELP = ("semantic model: wordllama (default), minilm[:TOKENS], wordllama+minilm "

@@ -23,8 +23,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from docscrawl.chunking.units import count_tokens
+from docscrawl.search.hits import Hit, Result
 from docscrawl.search.quote import DATA_NOTICE, defuse_line, quote_document
-from docscrawl.search.rank import Hit, Result, Searcher
+from docscrawl.search.rank import Searcher
 from docscrawl.search.tokenize import terms
 from docscrawl.search.versions import unversioned
 

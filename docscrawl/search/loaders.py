@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from docscrawl.jsonl import jsonl_path, read_jsonl
-from docscrawl.search.rank import section_label
+from docscrawl.search.hits import section_label
 from docscrawl.search.versions import candidates
 
 # The metadata LlamaIndex embeds with a node's text, and what it shows the model; the

@@ -25,6 +25,7 @@ from docscrawl.search.context import (
     check_request,
     format_context,
 )
+from docscrawl.search.hits import Hit
 from docscrawl.search.index import IndexError_, SearchIndex
 from docscrawl.search.pageparts import (
     MAX_PAGE_CHARS,
@@ -36,7 +37,7 @@ from docscrawl.search.pageparts import (
     sections,
 )
 from docscrawl.search.quote import DATA_NOTICE, defuse_line, quote_document
-from docscrawl.search.rank import Hit, Searcher, VersionError
+from docscrawl.search.rank import Searcher, VersionError
 
 INSTRUCTIONS = ("Search crawled documentation and cite it. Each result is a <document> "
                 "element whose citation attribute (title › section, version, URL, retrieval "

@@ -25,12 +25,10 @@ from typing import Any
 
 from docscrawl.search.fields import WINDOW_SLOTS, version_token
 from docscrawl.search.hits import Hit, Result
-from docscrawl.search.hits import section_label as section_label  # imported from here too
 from docscrawl.search.index import SearchIndex
 from docscrawl.search.schema import BM25_WEIGHTS
 from docscrawl.search.sections import SECTION_WEIGHT, section_scores
 from docscrawl.search.structure import Ranked, structural
-from docscrawl.search.structure import heading_match as heading_match  # its tests import it here
 from docscrawl.search.tokenize import (
     fts_phrase,
     is_compound,

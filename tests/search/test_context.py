@@ -15,7 +15,7 @@ import pytest
 from docscrawl.chunking.units import count_tokens
 from docscrawl.demo.server import StaticSite
 from docscrawl.search.context import Section, blocks, cut_at_block, facts, in_document_order
-from docscrawl.search.rank import Hit
+from docscrawl.search.hits import Hit
 from tests.conftest import ROOT, SITES, crawl
 from tests.search.mcp_session import mcp_session
 

@@ -152,7 +152,7 @@ def test_a_version_named_in_the_query_filters_and_is_not_searched_for(tmp_path: 
 ])
 def test_heading_match_takes_near_forms(query_term: str, heading_term: str,
                                         matches: bool) -> None:
-    from docscrawl.search.rank import heading_match
+    from docscrawl.search.structure import heading_match
 
     assert heading_match({query_term: 2.0, "other": 1.0}, {heading_term}) == (
         2.0 if matches else 0.0)
