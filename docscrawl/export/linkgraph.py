@@ -10,23 +10,31 @@ much the link says (prose and "see also" links before navigation), capped at `ca
 
 pages.jsonl is a full snapshot after every run (unchanged pages are written again), so
 recomputing from it keeps the links right on incremental re-crawls, also when only the
-linking page changed. Two streaming passes: page identities and heading anchors, then
-links; only a bounded best list per target is held.
+linking page changed. Two streaming passes over pages.jsonl (page identities and heading
+anchors, then links) and two over chunks.jsonl (heading paths, then the rewrite).
+
+Everything the graph learns goes to a scratch SQLite database (`LinkGraph.db`), not to
+memory: the graph grows with the site (on a 2,000-page generated site 46,000 link targets,
+their heading anchors and 4,039 template blocks, about 90 MB as Python objects) and the
+end of a crawl must not hold a copy of it. The database is a private temporary file
+SQLite unlinks as it opens it, so a crawl killed here leaves nothing behind.
 """
 
 from __future__ import annotations
 
 import heapq
+import itertools
 import json
 import logging
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+import sqlite3
+from collections import OrderedDict
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import urldefrag
 
-from docscrawl.export.templates import TemplateLinks, join_links
-from docscrawl.jsonl import rewrite_jsonl
+from docscrawl.export.templates import TEMPLATES_FILE, join_links, template_blocks
+from docscrawl.jsonl import resolve_jsonl, rewrite_jsonl
 
 logger = logging.getLogger(__name__)
 
@@ -42,18 +50,32 @@ REGION_WEIGHT = {
 CONTAINER_WEIGHT = {"paragraph": 1.0, "card": 0.9, "table": 0.8, "list_item": 0.7,
                     "heading": 0.6, "other": 0.5, "navigation": 0.3}
 _DECODER = json.JSONDecoder()
-# The link fields the graph reads (`add_links`, `_add`, `link_score`; `position` orders a
-# page's links when its template blocks are joined back).
+# The link fields the graph reads (`add_links`, `link_score`; `position` orders a page's
+# links when its template blocks are joined back).
 GRAPH_LINK_FIELDS = ("url", "text", "region", "container", "container_label", "target",
                      "position")
+CACHE_KB = 8192  # the scratch database's page cache (and its sorter's memory)
+BLOCKS_CACHED = 256  # decoded template blocks kept (a section's pages share a sidebar)
 
+_SCHEMA = """
+PRAGMA journal_mode = OFF;
+PRAGMA synchronous = OFF;
+PRAGMA cache_size = -{cache_kb};
+CREATE TABLE canon (url TEXT PRIMARY KEY, canonical TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE anchors (canonical TEXT PRIMARY KEY, paths TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE blocks (id TEXT PRIMARY KEY, links TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE links (url TEXT, fragment TEXT, source TEXT, text TEXT, score REAL,
+                    label, region);
+CREATE TABLE inbound (canonical TEXT, fragment TEXT, count INTEGER, best TEXT,
+                      PRIMARY KEY (canonical, fragment)) WITHOUT ROWID;
+CREATE TABLE chunk_paths (canonical TEXT, chunk_id TEXT, path TEXT);
+CREATE INDEX chunk_paths_page ON chunk_paths (canonical);
+CREATE TABLE owners (canonical TEXT, chunk_id TEXT, fragment TEXT);
+CREATE INDEX owners_page ON owners (canonical);
+"""
 
-@dataclass(slots=True)
-class _Target:
-    """The links seen to one page or one section: a count and the best `cap`."""
-    count: int = 0
-    best: list[tuple[float, int, dict[str, Any]]] = field(default_factory=list)
-    seen: set[tuple[str, str]] = field(default_factory=set)
+# One ranked inbound link: (score, -order, item); higher first, then the earlier one.
+Ranked = tuple[float, int, dict[str, Any]]
 
 
 def _field(line: str, name: str) -> Any:
@@ -86,38 +108,115 @@ def link_score(link: dict[str, Any]) -> float:
     return score + (0.1 if link.get("container_label") else 0.0) + (0.05 if text else -1.0)
 
 
+def _scalar(value: Any) -> Any:
+    """A link's label or region as SQLite keeps it (they are strings or null)."""
+    return value if value is None or isinstance(value, (str, int, float)) else str(value)
+
+
+def rank_target(rows: Iterable[tuple[str, str, float, Any, Any, int]], cap: int
+                ) -> tuple[int, list[Ranked]]:
+    """The count and the best `cap` of the links to one target, given in the order the
+    crawl's pages list them as (source, text, score, label, region, order). A link whose
+    (source, anchor text) was met before counts but is not ranked again; the first
+    4 × cap such pairs are remembered."""
+    count, best, seen = 0, list[Ranked](), set[tuple[str, str]]()
+    for source, text, score, label, region, order in rows:
+        count += 1
+        dedup = (source, text.lower())
+        if dedup in seen:
+            continue
+        if len(seen) < 4 * cap:
+            seen.add(dedup)
+        if len(best) < cap or (score, -order) > best[0][:2]:
+            item = {"url": source, "anchor_text": text, "container_label": label,
+                    "region": region}
+            if len(best) < cap:
+                heapq.heappush(best, (score, -order, item))
+            else:
+                heapq.heapreplace(best, (score, -order, item))
+    return count, best
+
+
+class _Blocks(Mapping[str, list[dict[str, Any]]]):
+    """templates.jsonl's blocks in the graph's database (the graph's link fields only),
+    the last used decoded."""
+
+    def __init__(self, db: sqlite3.Connection, run_dir: Path) -> None:
+        self.db = db
+        self._cache: OrderedDict[str, list[dict[str, Any]]] = OrderedDict()
+        rows = ((template_id, json.dumps([_slim(link) for link in links]))
+                for template_id, links in template_blocks(resolve_jsonl(run_dir /
+                                                                         TEMPLATES_FILE)))
+        db.executemany("INSERT OR REPLACE INTO blocks VALUES (?, ?)", rows)
+
+    def __getitem__(self, key: str) -> list[dict[str, Any]]:
+        links = self._cache.get(key)
+        if links is not None:
+            self._cache.move_to_end(key)
+            return links
+        row = self.db.execute("SELECT links FROM blocks WHERE id = ?", (key,)).fetchone()
+        if row is None:
+            raise KeyError(key)
+        links = self._cache[key] = json.loads(row[0])
+        if len(self._cache) > BLOCKS_CACHED:
+            self._cache.popitem(last=False)
+        return links
+
+    def __iter__(self) -> Iterator[str]:
+        return (row[0] for row in self.db.execute("SELECT id FROM blocks"))
+
+    def __len__(self) -> int:
+        return int(self.db.execute("SELECT count(*) FROM blocks").fetchone()[0])
+
+
+def _slim(link: Any) -> Any:
+    return ({name: link[name] for name in GRAPH_LINK_FIELDS if name in link}
+            if isinstance(link, dict) else link)
+
+
 class LinkGraph:
     """The site's internal links, turned into inbound lists per page and section."""
 
     def __init__(self, *, cap: int = DEFAULT_CAP) -> None:
         self.cap = cap
-        self.canonical: dict[str, str] = {}          # any observed URL -> canonical URL
-        self.anchor_paths: dict[str, dict[str, list[str]]] = {}  # canonical -> anchor -> path
-        self.targets: dict[tuple[str, str], _Target] = {}
-        self._order = 0
-        # One object per distinct string kept (anchor texts, fragments, regions repeat on
-        # every page: a sidebar's entries), as a crawl's end holds them all at once.
-        self._strings: dict[Any, Any] = {}
+        self.db = sqlite3.connect("", isolation_level=None)  # "": a private temp file
+        self.db.executescript(_SCHEMA.format(cache_kb=CACHE_KB))
+        self.db.execute("BEGIN")
+        self.ranked = False
+        self._page: tuple[str, dict[str, tuple[int, list[Ranked]]]] = ("", {})
+        self._owners: tuple[str, dict[str, list[str]]] = ("", {})
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> LinkGraph:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def add_identities(self, pages: Path) -> None:
         """Pass 1: every URL a page was seen under, and its heading anchors."""
+        db = self.db
         for line in _page_lines(pages):
             canonical = _field(line, "canonical_url")
             if not isinstance(canonical, str):
                 continue
-            self.canonical[canonical] = canonical
-            for url in _field(line, "observed_urls") or ():
-                self.canonical.setdefault(urldefrag(str(url))[0], canonical)
+            db.execute("INSERT OR REPLACE INTO canon VALUES (?, ?)", (canonical, canonical))
+            db.executemany("INSERT OR IGNORE INTO canon VALUES (?, ?)",
+                           [(urldefrag(str(url))[0], canonical)
+                            for url in _field(line, "observed_urls") or ()])
             anchors = {str(h["anchor"]): list(h.get("path") or [])
                        for h in _field(line, "headings") or ()
                        if isinstance(h, dict) and h.get("anchor")}
             if anchors:
-                self.anchor_paths[canonical] = anchors
+                db.execute("INSERT OR REPLACE INTO anchors VALUES (?, ?)",
+                           (canonical, json.dumps(anchors)))
 
     def add_links(self, pages: Path, templates: Mapping[str, list[dict[str, Any]]] | None = None
                   ) -> None:
         """Pass 2: every internal link from one page to another (its template blocks'
-        links joined back from `templates`: `export.templates`)."""
+        links joined back from `templates`: `export.templates`), stored in page order."""
         for line in _page_lines(pages):
             source = _field(line, "canonical_url")
             links = _field(line, "links")
@@ -128,51 +227,70 @@ class LinkGraph:
                 links = join_links({"links": links, "template_ids": ids,
                                     "template_offsets": _field(line, "template_offsets")},
                                    templates)
+            rows = []
             for link in links:
                 if isinstance(link, dict) and link.get("target") == "internal":
-                    self._add(source, link)
+                    url, fragment = urldefrag(str(link.get("url") or ""))
+                    if url == source:  # the page's own sections (`rank` drops them anyway)
+                        continue
+                    rows.append((url, fragment, source,
+                                 " ".join(str(link.get("text") or "").split()),
+                                 link_score(link), _scalar(link.get("container_label")),
+                                 _scalar(link.get("region"))))
+            self.db.executemany("INSERT INTO links VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
 
-    def _add(self, source: str, link: dict[str, Any]) -> None:
-        url, fragment = urldefrag(str(link.get("url") or ""))
-        target = self.canonical.get(url)
-        if target is None or target == source:
-            return
-        shared = self._strings.setdefault
-        key = (target, shared(fragment, fragment))
-        entry = self.targets.get(key)
-        if entry is None:
-            entry = self.targets[key] = _Target()
-        entry.count += 1
-        text = " ".join(str(link.get("text") or "").split())
-        text = shared(text, text)
-        lowered = text.lower()
-        dedup = (source, shared(lowered, lowered))
-        if dedup in entry.seen:
-            return
-        if len(entry.seen) < 4 * self.cap:
-            entry.seen.add(dedup)
-        label, region = link.get("container_label"), link.get("region")
-        item = {"url": source, "anchor_text": text,
-                "container_label": shared(label, label) if isinstance(label, str) else label,
-                "region": shared(region, region) if isinstance(region, str) else region}
-        self._order += 1
-        ranked = (link_score(link), -self._order, item)
-        if len(entry.best) < self.cap:
-            heapq.heappush(entry.best, ranked)
-        elif ranked[:2] > entry.best[0][:2]:
-            heapq.heapreplace(entry.best, ranked)
+    def add_run(self, run_dir: Path) -> None:
+        """Both passes over a run directory's pages.jsonl, its template blocks joined."""
+        pages = run_dir / "pages.jsonl"
+        self.add_identities(pages)
+        self.add_links(pages, _Blocks(self.db, run_dir))
+
+    def rank(self) -> int:
+        """Turn the stored links into each target's count and best `cap` (links to a page
+        under any URL it was seen under; none from the page itself); returns the number
+        of targets. Links stay in the order they were stored, which breaks ties."""
+        rows = self.db.execute(
+            "SELECT c.canonical, l.fragment, l.source, l.text, l.score, l.label, l.region,"
+            " l.rowid FROM links l JOIN canon c ON c.url = l.url"
+            " WHERE c.canonical != l.source ORDER BY c.canonical, l.fragment, l.rowid")
+        targets = 0
+        insert = "INSERT INTO inbound VALUES (?, ?, ?, ?)"
+        for (canonical, fragment), group in itertools.groupby(rows, lambda r: r[:2]):
+            count, best = rank_target((r[2:] for r in group), self.cap)
+            self.db.execute(insert, (canonical, fragment, count, json.dumps(best)))
+            targets += 1
+        self.db.execute("DELETE FROM links")
+        self.ranked = True
+        return targets
+
+    def targets(self) -> Iterator[tuple[tuple[str, str], int, list[Ranked]]]:
+        """Every target (page, fragment) with its count and best links (after `rank`)."""
+        for canonical, fragment, count, best in self.db.execute(
+                "SELECT canonical, fragment, count, best FROM inbound"):
+            yield (canonical, fragment), count, [tuple(b) for b in json.loads(best)]
+
+    def _page_targets(self, canonical: str) -> dict[str, tuple[int, list[Ranked]]]:
+        """One page's targets by fragment (the last page asked for is kept: a page's
+        chunks come one after another)."""
+        if self._page[0] != canonical or not canonical:
+            self._page = (canonical, {
+                fragment: (count, [tuple(b) for b in json.loads(best)])
+                for fragment, count, best in self.db.execute(
+                    "SELECT fragment, count, best FROM inbound WHERE canonical = ?",
+                    (canonical,))})
+        return self._page[1]
 
     def for_chunk(self, canonical: str, anchors: list[str]) -> tuple[list[dict[str, Any]], int]:
         """The ranked, capped inbound links of one chunk and the count of them all:
         links to its sections (anchors the chunk holds) first, then links to its page."""
-        section_keys = [(canonical, a) for a in anchors if a]
-        ranked: list[tuple[float, int, dict[str, Any]]] = []
+        targets = self._page_targets(canonical)
+        ranked: list[Ranked] = []
         count = 0
-        for bonus, key in [(1.0, k) for k in section_keys] + [(0.0, (canonical, ""))]:
-            entry = self.targets.get(key)
+        for bonus, fragment in [(1.0, a) for a in anchors if a] + [(0.0, "")]:
+            entry = targets.get(fragment)
             if entry is not None:
-                count += entry.count
-                ranked.extend((score + bonus, order, item) for score, order, item in entry.best)
+                count += entry[0]
+                ranked.extend((score + bonus, order, item) for score, order, item in entry[1])
         ranked.sort(key=lambda r: (r[0], r[1]), reverse=True)
         links, seen = [], set()
         for _score, _order, item in ranked:
@@ -181,6 +299,47 @@ class LinkGraph:
                 seen.add(dedup)
                 links.append(item)
         return links[: self.cap], count
+
+    def fragment_owners(self, chunks: Path) -> None:
+        """Record which chunk holds each linked fragment that names a heading inside it
+        rather than its own anchor (a subsection merged into its parent's chunk): the
+        chunk whose heading path is the longest prefix of the heading's (`owned`)."""
+        db = self.db
+        with chunks.open(encoding="utf-8") as handle:
+            rows = ((meta["canonical_url"], str(_field(line, "id")),
+                     json.dumps(list(meta.get("heading_path") or [])))
+                    for line in handle
+                    if isinstance(meta := _field(line, "metadata"), dict)
+                    and isinstance(meta.get("canonical_url"), str))
+            db.executemany("INSERT INTO chunk_paths VALUES (?, ?, ?)", rows)
+        linked = db.execute("SELECT canonical, fragment FROM inbound WHERE fragment != ''"
+                            " ORDER BY canonical, fragment")
+        for canonical, group in itertools.groupby(linked, lambda r: r[0]):
+            page_chunks = [(json.loads(path), chunk_id) for chunk_id, path in db.execute(
+                "SELECT chunk_id, path FROM chunk_paths WHERE canonical = ? ORDER BY rowid",
+                (canonical,))]
+            row = db.execute("SELECT paths FROM anchors WHERE canonical = ?",
+                             (canonical,)).fetchone()
+            paths = json.loads(row[0]) if row else {}
+            owned = []
+            for _canonical, fragment in group:
+                path = paths.get(fragment)
+                owner = _section_owner(page_chunks, path) if path is not None else None
+                if owner is not None:
+                    owned.append((canonical, page_chunks[owner][1], fragment))
+            db.executemany("INSERT INTO owners VALUES (?, ?, ?)", owned)
+
+    def owned(self, canonical: str, chunk_id: str) -> list[str]:
+        """The fragments `fragment_owners` gave to one chunk of the page `canonical` (the
+        page's are read at once, and kept while its chunks come)."""
+        if self._owners[0] != canonical or not canonical:
+            by_chunk: dict[str, list[str]] = {}
+            for chunk, fragment in self.db.execute(
+                    "SELECT chunk_id, fragment FROM owners WHERE canonical = ? ORDER BY rowid",
+                    (canonical,)):
+                by_chunk.setdefault(chunk, []).append(fragment)
+            self._owners = (canonical, by_chunk)
+        return self._owners[1].get(chunk_id, [])
 
     @staticmethod
     def chunk_anchors(metadata: dict[str, Any]) -> list[str]:
@@ -210,54 +369,25 @@ def add_inbound_links(out_dir: Path, *, cap: int = DEFAULT_CAP) -> int:
     pages, chunks = out_dir / "pages.jsonl", out_dir / "chunks.jsonl"
     if not pages.exists() or not chunks.exists():
         return 0
-    graph = LinkGraph(cap=cap)
-    graph.add_identities(pages)
-    graph.add_links(pages, TemplateLinks(out_dir, fields=GRAPH_LINK_FIELDS))
-    owners = _fragment_owners(graph, chunks)
     linked = 0
+    with LinkGraph(cap=cap) as graph:
+        graph.add_run(out_dir)
+        targets = graph.rank()
+        graph.fragment_owners(chunks)
 
-    def update(record: dict[str, Any]) -> dict[str, Any]:
-        nonlocal linked
-        meta = record.get("metadata")
-        if not isinstance(meta, dict):
+        def update(record: dict[str, Any]) -> dict[str, Any]:
+            nonlocal linked
+            meta = record.get("metadata")
+            if not isinstance(meta, dict):
+                return record
+            canonical = str(meta.get("canonical_url") or "")
+            anchors = graph.chunk_anchors(meta) + graph.owned(canonical, str(record.get("id")))
+            links, count = graph.for_chunk(canonical, list(dict.fromkeys(anchors)))
+            meta["inbound_links"], meta["inbound_count"] = links, count
+            linked += count > 0
             return record
-        canonical = str(meta.get("canonical_url") or "")
-        anchors = graph.chunk_anchors(meta) + owners.get(str(record.get("id")), [])
-        links, count = graph.for_chunk(canonical, list(dict.fromkeys(anchors)))
-        meta["inbound_links"], meta["inbound_count"] = links, count
-        linked += count > 0
-        return record
 
-    rewrite_jsonl(chunks, update)
+        rewrite_jsonl(chunks, update)
     logger.info("docscrawl: inbound links on %d chunks from %d link targets",
-                linked, len(graph.targets))
+                linked, targets)
     return linked
-
-
-def _fragment_owners(graph: LinkGraph, chunks: Path) -> dict[str, list[str]]:
-    """Chunk id -> linked fragments that name a heading inside the chunk rather than the
-    chunk's own anchor (a subsection merged into its parent's chunk)."""
-    linked: dict[str, set[str]] = {}
-    for target, fragment in graph.targets:
-        if fragment:
-            linked.setdefault(target, set()).add(fragment)
-    if not linked:
-        return {}
-    by_page: dict[str, list[tuple[list[str], str]]] = {}
-    with chunks.open(encoding="utf-8") as handle:
-        for line in handle:
-            meta = _field(line, "metadata")
-            chunk_id = _field(line, "id")
-            if isinstance(meta, dict) and meta.get("canonical_url") in linked:
-                by_page.setdefault(meta["canonical_url"], []).append(
-                    (list(meta.get("heading_path") or []), str(chunk_id)))
-    owners: dict[str, list[str]] = {}
-    for canonical, fragments in linked.items():
-        page_chunks = by_page.get(canonical, [])
-        paths = graph.anchor_paths.get(canonical, {})
-        for fragment in fragments:
-            path = paths.get(fragment)
-            owner = _section_owner(page_chunks, path) if path is not None else None
-            if owner is not None:
-                owners.setdefault(page_chunks[owner][1], []).append(fragment)
-    return owners

@@ -44,7 +44,7 @@ from docscrawl.jsonl import (
 logger = logging.getLogger(__name__)
 
 __all__ = ["TEMPLATES_FILE", "TemplateBlock", "TemplateLinks", "TemplateWriter",
-           "join_links", "split_links", "template_ids_in"]
+           "join_links", "split_links", "template_blocks", "template_ids_in"]
 
 TEMPLATES_FILE = "templates.jsonl"
 MIN_LINKS = 2  # a block of one link costs more as a reference than inline
@@ -132,6 +132,22 @@ def template_ids_in(line: str) -> list[str]:
 _ABSENT = object()  # a field a link does not have (not the same as null)
 
 
+def template_blocks(path: Path) -> Iterator[tuple[str, list[Any]]]:
+    """(template id, links) of each block of a templates.jsonl (plain or .gz), in file
+    order, streamed. A truncated file: one warning naming it, and the blocks before the
+    damage (pages keep their own links)."""
+    def torn(lineno: int) -> None:
+        logger.warning("docscrawl: %s line %d: cut short; pages keep their own links, and "
+                       "the template links before it", path, lineno)
+    try:
+        for record in read_jsonl(path, strict=True, on_torn=torn):
+            if isinstance(record.get("template_id"), str):
+                yield record["template_id"], list(record.get("links") or [])
+    except UnreadableJsonl as exc:  # the blocks before the damage were given
+        logger.warning("docscrawl: %s; pages keep their own links, and the "
+                       "template links it still holds", exc)
+
+
 class TemplateLinks(Mapping[str, list[dict[str, Any]]]):
     """The template blocks of one run directory (read on first use), for readers.
 
@@ -150,16 +166,10 @@ class TemplateLinks(Mapping[str, list[dict[str, Any]]]):
     def _load(self) -> dict[str, list[Any]]:
         if self._blocks is None:
             self._blocks = {}
-            try:
-                for record in read_jsonl(self.path, strict=True, on_torn=self._torn):
-                    if isinstance(record.get("template_id"), str):
-                        links = list(record.get("links") or [])
-                        if self.fields is not None:
-                            links = [self._row(link) for link in links]
-                        self._blocks[record["template_id"]] = links
-            except UnreadableJsonl as exc:  # the blocks before the damage are kept
-                logger.warning("docscrawl: %s; pages keep their own links, and the "
-                               "template links it still holds", exc)
+            for template_id, links in template_blocks(self.path):
+                if self.fields is not None:
+                    links = [self._row(link) for link in links]
+                self._blocks[template_id] = links
             self._strings = {}
         return self._blocks
 
@@ -177,10 +187,6 @@ class TemplateLinks(Mapping[str, list[dict[str, Any]]]):
             return row
         return {name: value for name, value in zip(self.fields, row, strict=True)
                 if value is not _ABSENT}
-
-    def _torn(self, lineno: int) -> None:
-        logger.warning("docscrawl: %s line %d: cut short; pages keep their own links, and "
-                       "the template links before it", self.path, lineno)
 
     def __getitem__(self, key: str) -> list[dict[str, Any]]:
         links = self._load()[key]

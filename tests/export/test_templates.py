@@ -231,9 +231,15 @@ def test_the_link_graph_reads_template_blocks_in_a_fifth_of_the_memory(
         del blocks
     assert held["graph"] * 5 < held["full"], held
     graphs = []
-    for fields in (None, GRAPH_LINK_FIELDS):  # the same inbound links either way
-        graph = LinkGraph()
-        graph.add_identities(tmp_path / "pages.jsonl")
-        graph.add_links(tmp_path / "pages.jsonl", TemplateLinks(tmp_path, fields=fields))
-        graphs.append({key: (t.count, t.best) for key, t in graph.targets.items()})
-    assert graphs[0] == graphs[1] and ("http://d/s1", "part") in graphs[0]
+    # the same inbound links with full blocks, slim ones, or the graph's own block store
+    for fields in (None, GRAPH_LINK_FIELDS, "own"):
+        with LinkGraph() as graph:
+            if fields == "own":
+                graph.add_run(tmp_path)
+            else:
+                graph.add_identities(tmp_path / "pages.jsonl")
+                graph.add_links(tmp_path / "pages.jsonl",
+                                TemplateLinks(tmp_path, fields=fields))
+            graph.rank()
+            graphs.append({key: (count, best) for key, count, best in graph.targets()})
+    assert graphs[0] == graphs[1] == graphs[2] and ("http://d/s1", "part") in graphs[0]

@@ -1,0 +1,112 @@
+"""The end-of-crawl inbound links (`export.linkgraph`): what a chunk gets, and that the
+graph lives in a scratch database, not in memory, and leaves no file behind."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tracemalloc
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from docscrawl.export import linkgraph
+from docscrawl.export.linkgraph import LinkGraph, add_inbound_links
+from docscrawl.jsonl import dumps_line, read_jsonl
+
+SITE = "http://d"
+
+
+def _link(url: str, text: str, region: str, container: str = "paragraph") -> dict[str, Any]:
+    return {"url": url, "text": text, "region": region, "container": container,
+            "container_label": None, "target": "internal", "position": 0}
+
+
+def _write_site(out: Path, pages: int) -> None:
+    """`pages` pages, each linking to the next page and its second section from prose and
+    to ten pages from a sidebar (the same number of links per page at any size); each
+    page has two chunks."""
+    page_lines, chunk_lines = [], []
+    for n in range(pages):
+        url = f"{SITE}/p{n}"
+        nxt = f"{SITE}/p{(n + 1) % pages}"
+        links = [_link(nxt, f"Next page {n}", "main_content"),
+                 _link(nxt + "#detail", "the details", "main_content"),
+                 *(_link(f"{SITE}/p{k}", f"Page {k}", "sidebar_navigation", "navigation")
+                   for k in range(0, pages, max(1, pages // 10)))]
+        headings = [{"anchor": "intro", "path": [f"P{n}"]},
+                    {"anchor": "usage", "path": [f"P{n}", "Usage"]},
+                    {"anchor": "detail", "path": [f"P{n}", "Usage", "Detail"]}]
+        page_lines.append(dumps_line({"canonical_url": url, "observed_urls": [url + "/"],
+                                      "headings": headings, "links": links}))
+        for index, path in enumerate(([f"P{n}"], [f"P{n}", "Usage"])):
+            chunk_lines.append(dumps_line({"id": f"c{n}-{index}", "metadata": {
+                "canonical_url": url, "heading_path": path,
+                "anchor": "intro" if index == 0 else "usage"}}))
+    (out / "pages.jsonl").write_text("".join(page_lines), encoding="utf-8")
+    (out / "chunks.jsonl").write_text("".join(chunk_lines), encoding="utf-8")
+
+
+def test_chunks_get_their_sections_links_first_and_every_count(tmp_path: Path) -> None:
+    _write_site(tmp_path, 30)
+    assert add_inbound_links(tmp_path, cap=3) == 60
+    chunks = {c["id"]: c["metadata"] for c in read_jsonl(tmp_path / "chunks.jsonl")}
+    usage = chunks["c5-1"]  # holds #detail (a subsection merged into it)
+    assert [link["anchor_text"] for link in usage["inbound_links"]] == [
+        "the details", "Next page 4"]
+    assert usage["inbound_links"][0] == {"url": f"{SITE}/p4", "anchor_text": "the details",
+                                         "container_label": None, "region": "main_content"}
+    assert usage["inbound_count"] == 2
+    intro = chunks["c9-0"]  # page 9 is in every sidebar: prose first, capped at 3
+    assert intro["inbound_links"][0]["anchor_text"] == "Next page 8"
+    assert len(intro["inbound_links"]) == 3
+    assert intro["inbound_count"] == 1 + 29  # from page 8's prose and every other sidebar
+
+
+def _python_peak(out: Path) -> int:
+    tracemalloc.start()
+    try:
+        add_inbound_links(out)
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_the_graph_holds_nothing_per_page_in_memory(tmp_path: Path) -> None:
+    peaks = {}
+    for pages in (200, 1600):
+        out = tmp_path / str(pages)
+        out.mkdir()
+        _write_site(out, pages)
+        peaks[pages] = _python_peak(out)
+    # eight times the pages and links, about the same Python memory (the graph held in
+    # dicts took several times more)
+    assert peaks[1600] < 1.5 * peaks[200], peaks
+
+
+def _open_files() -> dict[str, str]:
+    fds = Path("/proc/self/fd")
+    found = {}
+    for fd in fds.iterdir():
+        with contextlib.suppress(OSError):  # the listing's own descriptor, closed
+            found[fd.name] = os.readlink(fd)
+    return found
+
+
+def test_the_scratch_database_leaves_no_file(tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    # a page cache of 16 KB: the database goes to its file at once (below its cache
+    # size, SQLite keeps a temporary database in memory)
+    monkeypatch.setattr(linkgraph, "CACHE_KB", 16)
+    _write_site(tmp_path, 200)
+    before = _open_files()
+    with LinkGraph() as graph:
+        graph.add_run(tmp_path)
+        graph.rank()
+        assert sum(1 for _ in graph.targets()) > 200
+        scratch = [name for fd, name in _open_files().items()
+                   if fd not in before and name.startswith("/")]
+        # SQLite unlinks its private temporary files as it opens them: a kill -9 leaves
+        # none behind
+        assert scratch and all(name.endswith("(deleted)") for name in scratch), scratch
