@@ -5,6 +5,7 @@
     .venv/bin/python benchmarks/scale/run.py --quick         # one 500-page pair (the test)
     .venv/bin/python benchmarks/scale/run.py --n 2000 --inventory  # + `-a extract=off` runs
     .venv/bin/python benchmarks/scale/run.py --n 50000 --reps 1 --kinds docscrawl --no-recrawl
+    .venv/bin/python benchmarks/scale/run.py --n 10000 --reps 1 --rss-every 5  # + RSS curves
     .venv/bin/python benchmarks/scale/run.py --profile --n 2000 --py-spy PATH  # hot spots
     .venv/bin/python benchmarks/scale/run.py --profile --n 2000 --cprofile  # CPU by stage
 
@@ -200,18 +201,40 @@ class SiteServer:
 # -- measured runs ------------------------------------------------------------------------
 
 
-def measured(command: list[str], *, cwd: Path, log: Path,
-             timeout: float) -> tuple[int, float, float, float]:
-    """Run one child; (exit status, CPU s, wall s, peak RSS MB) from its own rusage."""
+def vm_rss_mb(pid: int) -> float | None:
+    """The process's resident set now (VmRSS of /proc/PID/status), None once it is gone."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        return None
+    return None
+
+
+def measured(command: list[str], *, cwd: Path, log: Path, timeout: float,
+             rss_every: float = 0.0) -> tuple[int, float, float, float]:
+    """Run one child; (exit status, CPU s, wall s, peak RSS MB) from its own rusage.
+    With `rss_every` (seconds), its RSS over time goes to LOG.rss.tsv (seconds, MB):
+    the peak alone does not say whether memory grew with the pages or at the end."""
     with log.open("wb") as out:
         began = time.monotonic()
         proc = subprocess.Popen(command, cwd=cwd, stdout=out, stderr=subprocess.STDOUT)
         deadline = began + timeout
+        samples = log.with_name(log.name + ".rss.tsv").open("w") if rss_every else None
+        next_sample = began
         try:
             while True:
                 pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
                 if pid:
                     break
+                if samples and time.monotonic() >= next_sample:
+                    next_sample += rss_every
+                    rss = vm_rss_mb(proc.pid)
+                    if rss is not None:
+                        samples.write(f"{time.monotonic() - began:.1f}\t{rss:.1f}\n")
+                        samples.flush()
                 if time.monotonic() > deadline:
                     proc.kill()
                     pid, status, usage = os.wait4(proc.pid, 0)
@@ -221,25 +244,29 @@ def measured(command: list[str], *, cwd: Path, log: Path,
             proc.kill()
             proc.wait()
             raise
+        finally:
+            if samples:
+                samples.close()
         wall = time.monotonic() - began
     proc.returncode = os.waitstatus_to_exitcode(status)  # already reaped: keep Popen quiet
     return (proc.returncode, usage.ru_utime + usage.ru_stime, wall, usage.ru_maxrss / 1024)
 
 
-def run_bare(site: str, n: int, rep: int, work: Path, timeout: float) -> Run:
+def run_bare(site: str, n: int, rep: int, work: Path, timeout: float, *,
+             rss_every: float = 0.0) -> Run:
     summary = work / f"bare-{n}-{rep}.json"
     summary.unlink(missing_ok=True)
     command = [sys.executable, "-m", "scrapy", "runspider", str(HERE / "bare_spider.py"),
                "-a", f"site={site}", "-a", f"summary={summary}"]
     status, cpu, wall, peak = measured(command, cwd=work, log=work / f"bare-{n}-{rep}.log",
-                                       timeout=timeout)
+                                       timeout=timeout, rss_every=rss_every)
     info = json.loads(summary.read_text()) if summary.exists() else {}
     return Run("bare", n, rep, int(info.get("pages", 0)), cpu, wall, peak, status,
                {"requests_built": info.get("requests_built")})
 
 
 def run_docscrawl(site: str, n: int, rep: int, work: Path, out: Path, timeout: float, *,
-                  kind: str = "docscrawl", fresh: bool = True) -> Run:
+                  kind: str = "docscrawl", fresh: bool = True, rss_every: float = 0.0) -> Run:
     if fresh:
         shutil.rmtree(out, ignore_errors=True)
     log = work / f"{kind}-{n}-{rep}.log"
@@ -247,7 +274,8 @@ def run_docscrawl(site: str, n: int, rep: int, work: Path, out: Path, timeout: f
                "-a", f"out={out}", "-s", f"LOG_FILE={log}.scrapy"]
     if kind == INVENTORY:
         command += ["-a", "extract=off"]
-    status, cpu, wall, peak = measured(command, cwd=ROOT, log=log, timeout=timeout)
+    status, cpu, wall, peak = measured(command, cwd=ROOT, log=log, timeout=timeout,
+                                       rss_every=rss_every)
     files = unfinished_dir(out) or out  # a run killed at the timeout is not published
     run_json = files / "run.json"
     info = json.loads(run_json.read_text()) if run_json.exists() else {}
@@ -382,19 +410,22 @@ def bench_one(n: int, args: argparse.Namespace, server_kind: str) -> list[Run]:
             for kind in (k for k in order if k in args.kinds):
                 out = args.scratch / "out" / f"docs-{n}"
                 if kind == "bare":
-                    run = run_bare(site, n, rep, work, timeout)
+                    run = run_bare(site, n, rep, work, timeout, rss_every=args.rss_every)
                 else:
-                    run = run_docscrawl(site, n, rep, work, out, timeout)
+                    run = run_docscrawl(site, n, rep, work, out, timeout,
+                                        rss_every=args.rss_every)
                 runs.append(run)
                 print_run(run)
                 if kind == "docscrawl" and rep == 0 and args.recrawl:
                     again = run_docscrawl(site, n, rep, work, out, timeout,
-                                          kind="docscrawl_recrawl", fresh=False)
+                                          kind="docscrawl_recrawl", fresh=False,
+                                          rss_every=args.rss_every)
                     runs.append(again)
                     print_run(again)
             if args.inventory:
                 inventory = run_docscrawl(site, n, rep, work, args.scratch / "out" /
-                                          f"inventory-{n}", timeout, kind=INVENTORY)
+                                          f"inventory-{n}", timeout, kind=INVENTORY,
+                                          rss_every=args.rss_every)
                 runs.append(inventory)
                 print_run(inventory)
     return runs
@@ -466,6 +497,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cprofile", action="store_true",
                         help="with --profile: cProfile instead of py-spy, summed by stage "
                              "(stages.py)")
+    parser.add_argument("--rss-every", type=float, default=0.0,
+                        help="sample each crawler's VmRSS every this many seconds into "
+                             "WORK/KIND-N-REP.log.rss.tsv (0: off)")
     args = parser.parse_args(argv)
     args.kinds = {kind.strip() for kind in args.kinds.split(",") if kind.strip()}
     if not args.kinds <= {"bare", "docscrawl"}:

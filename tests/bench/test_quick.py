@@ -61,3 +61,40 @@ def test_site_generator_is_deterministic(tmp_path: Path) -> None:
     sitemap = (tmp_path / "a" / "sitemap.xml").read_text()
     assert sitemap.count("<loc>http://127.0.0.1:9/") == 120
     assert "Sitemap: http://127.0.0.1:9/sitemap.xml" in (tmp_path / "a" / "robots.txt").read_text()
+
+
+def test_rss_samples_follow_the_child(tmp_path: Path) -> None:
+    """`run.py --rss-every`: the child's VmRSS over time, beside its log. The child holds
+    40 MB until the test has seen a sample taken while it held them."""
+    import threading
+
+    sys.path.insert(0, str(RUNNER.parent))
+    import run
+
+    release, held = tmp_path / "release", tmp_path / "held"
+    child = ("import pathlib, time\n"
+             "block = bytearray(40 * 1024 * 1024)\n"
+             f"pathlib.Path({str(held)!r}).touch()\n"
+             f"while not pathlib.Path({str(release)!r}).exists(): time.sleep(0.01)\n")
+    log = tmp_path / "child.log"
+    samples = tmp_path / "child.log.rss.tsv"
+    result: list[tuple[int, float, float, float]] = []
+    thread = threading.Thread(target=lambda: result.append(run.measured(
+        [sys.executable, "-c", child], cwd=tmp_path, log=log, timeout=120, rss_every=0.05)))
+    thread.start()
+    try:
+        def rows() -> list[list[float]]:
+            text = samples.read_text() if samples.exists() else ""
+            return [[float(x) for x in line.split("\t")] for line in text.splitlines()
+                    if line.count("\t") == 1 and not line.endswith("\t")]  # whole rows
+        deadline = 1200  # polls of 0.05 s: a minute at most on a loaded machine
+        while deadline and not (held.exists() and any(mb > 40 for _, mb in rows())):
+            thread.join(0.05)
+            deadline -= 1
+    finally:
+        release.touch()
+        thread.join()
+    status, _cpu, _wall, peak = result[0]
+    assert status == 0 and peak > 40
+    times = [t for t, _ in rows()]
+    assert times == sorted(times) and max(mb for _, mb in rows()) > 40
