@@ -63,7 +63,7 @@ class ChunkMetadata(TypedDict):
     block_part: list[int] | None  # [part, of] when it is part of any split block
     anchor: str | None
     sections: NotRequired[list[ChunkSection]]
-    # added to the written line at the end of the crawl (`docscrawl.export.linkgraph`)
+    # added to the written line at the end of the crawl (`docscrawl.export.inbound`)
     inbound_links: NotRequired[list[dict[str, Any]]]
     inbound_count: NotRequired[int]
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from docscrawl.crawl.ledger import JsonMap
 from docscrawl.dedup.content import sha256_id
 from docscrawl.discovery.pagetrack import Discovery, PageTrack, discovery_records
-from docscrawl.export.linkgraph import add_inbound_links
+from docscrawl.export.inbound import add_inbound_links
 from docscrawl.export.records import as_dict
 from docscrawl.extract.model import VersionInfo
 from docscrawl.extract.site_versions import SiteVersions

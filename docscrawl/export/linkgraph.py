@@ -1,17 +1,13 @@
-"""Inbound links per chunk, computed when a crawl ends (seed 000's chunk contract).
+"""The site's link graph turned around: the inbound links of each page and section
+(`docscrawl.export.inbound` puts them on the chunks).
 
 Every page record lists the links it holds (`links`: url, text, region, container label).
 Turned around, they say how the rest of the site refers to a page and to each of its
 sections: anchor text written by someone else, the "see also" in a tutorial, the sidebar
-entry. Each chunk gets the links that point at its page (no fragment) or at one of its
-sections (a fragment naming a heading inside the chunk), from other pages, ranked by how
-much the link says (prose and "see also" links before navigation), capped at `cap`, and
-`inbound_count` counts them all.
-
-pages.jsonl is a full snapshot after every run (unchanged pages are written again), so
-recomputing from it keeps the links right on incremental re-crawls, also when only the
-linking page changed. Two streaming passes over pages.jsonl (page identities and heading
-anchors, then links) and two over chunks.jsonl (heading paths, then the rewrite).
+entry. A target (page, fragment) keeps the count of the links to it from other pages and
+the best `cap`, ranked by how much the link says (prose and "see also" links before
+navigation). Two streaming passes over pages.jsonl (page identities and heading anchors,
+then links) and one over chunks.jsonl (heading paths: which chunk holds a section).
 
 Everything the graph learns goes to a scratch SQLite database (`LinkGraph.db`), not to
 memory: the graph grows with the site (on a 2,000-page generated site 46,000 link targets,
@@ -34,7 +30,7 @@ from typing import Any
 from urllib.parse import urldefrag
 
 from docscrawl.export.templates import TEMPLATES_FILE, join_links, template_blocks
-from docscrawl.jsonl import resolve_jsonl, rewrite_jsonl
+from docscrawl.jsonl import resolve_jsonl
 
 logger = logging.getLogger(__name__)
 
@@ -361,33 +357,3 @@ def _section_owner(chunks: list[tuple[list[str], str]], path: list[str]) -> int 
         if n > best_len and path[:n] == heading_path:
             best, best_len = index, n
     return best
-
-
-def add_inbound_links(out_dir: Path, *, cap: int = DEFAULT_CAP) -> int:
-    """Give every chunk in `out_dir/chunks.jsonl` its `inbound_links` and
-    `inbound_count`; returns the number of chunks with at least one inbound link."""
-    pages, chunks = out_dir / "pages.jsonl", out_dir / "chunks.jsonl"
-    if not pages.exists() or not chunks.exists():
-        return 0
-    linked = 0
-    with LinkGraph(cap=cap) as graph:
-        graph.add_run(out_dir)
-        targets = graph.rank()
-        graph.fragment_owners(chunks)
-
-        def update(record: dict[str, Any]) -> dict[str, Any]:
-            nonlocal linked
-            meta = record.get("metadata")
-            if not isinstance(meta, dict):
-                return record
-            canonical = str(meta.get("canonical_url") or "")
-            anchors = graph.chunk_anchors(meta) + graph.owned(canonical, str(record.get("id")))
-            links, count = graph.for_chunk(canonical, list(dict.fromkeys(anchors)))
-            meta["inbound_links"], meta["inbound_count"] = links, count
-            linked += count > 0
-            return record
-
-        rewrite_jsonl(chunks, update)
-    logger.info("docscrawl: inbound links on %d chunks from %d link targets",
-                linked, targets)
-    return linked

@@ -4,6 +4,7 @@ graph lives in a scratch database, not in memory, and leaves no file behind."""
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import tracemalloc
 from pathlib import Path
@@ -12,7 +13,8 @@ from typing import Any
 import pytest
 
 from docscrawl.export import linkgraph
-from docscrawl.export.linkgraph import LinkGraph, add_inbound_links
+from docscrawl.export.inbound import add_inbound_links
+from docscrawl.export.linkgraph import LinkGraph
 from docscrawl.jsonl import dumps_line, read_jsonl
 
 SITE = "http://d"
@@ -110,3 +112,18 @@ def test_the_scratch_database_leaves_no_file(tmp_path: Path,
         # SQLite unlinks its private temporary files as it opens them: a kill -9 leaves
         # none behind
         assert scratch and all(name.endswith("(deleted)") for name in scratch), scratch
+
+
+def test_chunk_lines_are_spliced_as_encoding_them_whole_would_write_them(
+        tmp_path: Path) -> None:
+    _write_site(tmp_path, 30)
+    chunks = tmp_path / "chunks.jsonl"
+    with chunks.open("a", encoding="utf-8") as handle:
+        handle.write('{"id":"torn","metadata":{"canonical_url":"http://d/p1"')  # a kill
+    add_inbound_links(tmp_path)
+    first = chunks.read_text(encoding="utf-8")
+    lines = first.splitlines(keepends=True)
+    assert len(lines) == 60 and all(line == dumps_line(json.loads(line)) for line in lines)
+    assert all('"inbound_count":' in line for line in lines)
+    add_inbound_links(tmp_path)  # lines that hold inbound links already (a carry-over)
+    assert chunks.read_text(encoding="utf-8") == first
