@@ -1,6 +1,7 @@
 """The chunk rows of the index: which chunks of chunks.jsonl were added, relinked (their
 inbound links or site vocabulary changed) or went away, and writing them: the `chunks`
-row (compressed line, vector, rank columns), its FTS rows and its `vocab` row."""
+row (compressed line, rank columns), its FTS rows and its `vocab` row; its vector goes
+to `index.fresh` until the vector files are written (`docscrawl.search.vectors`)."""
 
 from __future__ import annotations
 
@@ -118,12 +119,13 @@ def write_chunks(index: SearchIndex, pending: list[tuple[str, str, bool]]) -> No
         meta = record.get("metadata") or {}
         if known:
             delete_chunk(index, str(record.get("id")))
-        blob = vectors[i].tobytes() if vectors is not None else None
         cur = index.db.execute(
-            "INSERT INTO chunks(chunk_id, page_url, version, inbound_sig, line, vec, "
-            "heading_terms, has_code, region, section_key) VALUES(?,?,?,?,?,?,?,?,?,?)",
+            "INSERT INTO chunks(chunk_id, page_url, version, inbound_sig, line, "
+            "heading_terms, has_code, region, section_key) VALUES(?,?,?,?,?,?,?,?,?)",
             (record.get("id"), meta.get("canonical_url"), meta.get("version"), sig,
-             pack_chunk(codec, line, fields.rows, fields.vocab), blob, *fields.rank))
+             pack_chunk(codec, line, fields.rows, fields.vocab), *fields.rank))
+        if vectors is not None:
+            index.fresh[int(cur.lastrowid or 0)] = vectors[i]
         first = int(cur.lastrowid or 0) * WINDOW_SLOTS
         index.db.executemany(
             "INSERT INTO fts(rowid, ver, title, headings, anchors, body) "
