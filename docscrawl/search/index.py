@@ -79,7 +79,7 @@ class SearchIndex:
         self.vocab: dict[str, Vocab] = {}   # chunk id -> its vocabulary, while refreshing
         self.identity: tuple[int, int] | None = None  # the index file's, when opened
         self.embedded = 0  # chunks embedded by this object (progress lines)
-        self._codec: tuple[str, LineCodec] | None = None  # the `meta` table's, as stored
+        self._codec: tuple[bytes, LineCodec] | None = None  # the `meta` table's, as stored
         self.fresh: dict[int, Any] = {}  # row id -> vector of a chunk written, until the
         # vector files are (`docscrawl.search.vectors`: they are the only copy)
         self.embedded_sections = 0  # section texts embedded by this object
@@ -262,14 +262,14 @@ class SearchIndex:
         """The compression of the stored lines: the `meta` table's dictionary (read in
         the caller's transaction: another process's rebuild makes a new one), or, on an
         index's first build, one learned from chunks.jsonl's first lines."""
-        stored = self.meta("line_dict")
-        if stored is None:
+        row = self.db.execute("SELECT value FROM meta WHERE key='line_dict'").fetchone()
+        if row is None:  # kept as a blob (schema 12 and before: base64, a third more)
             codec = LineCodec.learn(self.chunk_lines())
-            stored = codec.dump()
-            self.set_meta("line_dict", stored)
-            self._codec = (stored, codec)
-        elif self._codec is None or self._codec[0] != stored:
-            self._codec = (stored, LineCodec.load(stored))
+            self.db.execute("INSERT OR REPLACE INTO meta VALUES('line_dict', ?)",
+                            (codec.zdict,))
+            self._codec = (codec.zdict, codec)
+        elif self._codec is None or self._codec[0] != row[0]:
+            self._codec = (bytes(row[0]), LineCodec(bytes(row[0])))
         return self._codec[1]
 
     def fts_values(self, rowid: int) -> tuple[list[tuple[str, ...]], str]:

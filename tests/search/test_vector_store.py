@@ -1,6 +1,7 @@
 """The chunk vector stored once (schema 13): the vector files are its only copy, an update
 rebuilds them from themselves (only new chunks embedded), the coarse matrix is derived at
-load, and an older index or vector files that are not the index's make it rebuild."""
+load, and an older index or vector files that are not the index's make it rebuild. A
+chunk's id is kept as an 8-byte key, the line dictionary as a blob."""
 
 from __future__ import annotations
 
@@ -38,8 +39,8 @@ def _copy(out: Path, to: Path) -> Path:
 
 def _vectors_by_id(index: SearchIndex) -> dict[str, Any]:
     rowids, _, _, full = load_vectors(index)
-    ids = dict(index.db.execute("SELECT rowid, chunk_id FROM chunks"))
-    return {ids[int(r)]: np.array(full[i]) for i, r in enumerate(rowids)}
+    lines = index.lines([int(r) for r in rowids])
+    return {json.loads(lines[int(r)])["id"]: np.array(full[i]) for i, r in enumerate(rowids)}
 
 
 def _results(index: SearchIndex) -> list[list[tuple[str, float]]]:
@@ -68,7 +69,14 @@ def test_the_vector_is_stored_once_and_the_coarse_matrix_derived(
     index = SearchIndex.open(out, embedder="wordllama")
     try:
         columns = [row[1] for row in index.db.execute("PRAGMA table_info(chunks)")]
-        assert "vec" not in columns
+        assert "vec" not in columns and "chunk_id" not in columns
+        indexes = [row[1] for row in index.db.execute("PRAGMA index_list(chunks)")]
+        assert indexes == ["chunks_page"]  # no index of chunk ids
+        assert index.db.execute("SELECT typeof(value) FROM meta "
+                                "WHERE key='line_dict'").fetchone() == ("blob",)
+        zdict = index.codec().zdict  # the site's first lines, ids and all
+        ids = [json.loads(line)["id"] for line in index.chunk_lines()]
+        ids = [chunk_id for chunk_id in ids if chunk_id.encode() not in zdict]
         assert sorted(p.name for p in out.glob("search.*.npy")) == [
             "search.full.npy", "search.rowids.npy", "search.versions.npy"]
         rowids, versions, coarse, full = load_vectors(index)
@@ -85,6 +93,7 @@ def test_the_vector_is_stored_once_and_the_coarse_matrix_derived(
     db.close()
     stored = (out / INDEX_NAME).read_bytes()
     assert all(np.asarray(full[i]).tobytes() not in stored for i in range(0, len(full), 7))
+    assert ids and not any(chunk_id.encode() in stored for chunk_id in ids)
 
 
 def test_an_update_embeds_only_new_chunks_and_ranks_as_a_fresh_build(
