@@ -1,6 +1,7 @@
 """The chunk rows of the index: which chunks of chunks.jsonl were added, relinked (their
 inbound links or site vocabulary changed) or went away, and writing them: the `chunks`
-row (compressed line, vector, rank columns), its FTS rows and its `vocab` row."""
+row (compressed line, rank columns), its FTS rows and its `vocab` row; its vector goes
+to `index.fresh` until the vector files are written (`docscrawl.search.vectors`)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from docscrawl.search.fields import WINDOW_SLOTS, Vocab, index_fields
-from docscrawl.search.rawline import inbound_sig, leading_id, vocab_sig
+from docscrawl.search.rawline import chunk_key, inbound_sig, leading_id, vocab_sig
 from docscrawl.search.store import pack_chunk
 from docscrawl.search.vectors import embed_sections
 
@@ -34,30 +35,32 @@ def sync_chunks(index: SearchIndex) -> Built:
     """Write the chunks that appeared or were relinked, delete those that went away:
     one pass over chunks.jsonl's ids, lines parsed only for the chunks written."""
     db = index.db
-    known = dict(db.execute("SELECT chunk_id, inbound_sig FROM chunks"))
+    known = {key: (rowid, sig) for key, rowid, sig in
+             db.execute("SELECT chunk_key, rowid, inbound_sig FROM chunks")}
     built = Built()
-    seen: set[str] = set()
-    pending: list[tuple[str, str, bool]] = []  # (line, inbound signature, indexed before)
+    seen: set[int] = set()
+    pending: list[tuple[str, str, int | None]] = []  # (line, inbound signature, old row)
     for line in index.chunk_lines():
         chunk_id = leading_id(line)
-        if chunk_id is None or chunk_id in seen:
+        key = chunk_key(chunk_id) if chunk_id is not None else None
+        if key is None or key in seen:
             continue
-        seen.add(chunk_id)
-        sig = inbound_sig(line) + vocab_sig(index.vocab.get(chunk_id))
-        old = known.get(chunk_id)
+        seen.add(key)
+        sig = inbound_sig(line) + vocab_sig(index.vocab.get(str(chunk_id)))
+        old = known.get(key)
         if old is None:
-            pending.append((line, sig, False))
+            pending.append((line, sig, None))
             built.added += 1
-        elif old != sig:
-            pending.append((line, sig, True))
+        elif old[1] != sig:
+            pending.append((line, sig, old[0]))
             built.relinked += 1
         if len(pending) >= BATCH:
             write_chunks(index, pending)
             pending = []
     write_chunks(index, pending)
-    gone = [cid for cid in known if cid not in seen]
-    for cid in gone:
-        delete_chunk(index, cid)
+    gone = [rowid for key, (rowid, _) in known.items() if key not in seen]
+    for rowid in gone:
+        delete_chunk(index, rowid)
     if gone:
         db.execute("DELETE FROM sections WHERE section_key NOT IN "
                    "(SELECT section_key FROM chunks)")
@@ -76,14 +79,9 @@ def progress(index: SearchIndex, embedded: int) -> None:
               f"({index.embedder.name if index.embedder else ''})", file=sys.stderr, flush=True)
 
 
-def delete_chunk(index: SearchIndex, chunk_id: str) -> None:
+def delete_chunk(index: SearchIndex, rowid: int) -> None:
     """A chunk's row and its FTS rows (a contentless table deletes a row given the
-    values it was indexed with: the ones `_write` kept)."""
-    row = index.db.execute("SELECT rowid FROM chunks WHERE chunk_id=?",
-                          (chunk_id,)).fetchone()
-    if row is None:
-        return
-    rowid = row[0]
+    values it was indexed with: the ones `write_chunks` kept)."""
     rows, vocab = index.fts_values(rowid)
     first = rowid * WINDOW_SLOTS
     index.db.executemany(
@@ -95,17 +93,17 @@ def delete_chunk(index: SearchIndex, chunk_id: str) -> None:
     index.db.execute("DELETE FROM chunks WHERE rowid=?", (rowid,))
 
 
-def write_chunks(index: SearchIndex, pending: list[tuple[str, str, bool]]) -> None:
+def write_chunks(index: SearchIndex, pending: list[tuple[str, str, int | None]]) -> None:
     if not pending:
         return
     records = []
-    for line, sig, known in pending:
+    for line, sig, old in pending:
         try:
             record = json.loads(line)
         except ValueError:
             continue
         vocab = index.vocab.get(str(record.get("id"))) or Vocab()
-        records.append((record, line, sig, known, index_fields(record, index.affixes, vocab)))
+        records.append((record, line, sig, old, index_fields(record, index.affixes, vocab)))
     vectors = None
     if index.embedder is not None:
         vectors = index.embedder.embed([fields.embed for *_, fields in records])
@@ -114,16 +112,17 @@ def write_chunks(index: SearchIndex, pending: list[tuple[str, str, bool]]) -> No
     if index.sections is not None:
         embed_sections(index, records)
     codec = index.codec()
-    for i, (record, line, sig, known, fields) in enumerate(records):
+    for i, (record, line, sig, old, fields) in enumerate(records):
         meta = record.get("metadata") or {}
-        if known:
-            delete_chunk(index, str(record.get("id")))
-        blob = vectors[i].tobytes() if vectors is not None else None
+        if old is not None:
+            delete_chunk(index, old)
         cur = index.db.execute(
-            "INSERT INTO chunks(chunk_id, page_url, version, inbound_sig, line, vec, "
-            "heading_terms, has_code, region, section_key) VALUES(?,?,?,?,?,?,?,?,?,?)",
-            (record.get("id"), meta.get("canonical_url"), meta.get("version"), sig,
-             pack_chunk(codec, line, fields.rows, fields.vocab), blob, *fields.rank))
+            "INSERT INTO chunks(chunk_key, page_url, version, inbound_sig, line, "
+            "heading_terms, has_code, region, section_key) VALUES(?,?,?,?,?,?,?,?,?)",
+            (chunk_key(str(record.get("id"))), meta.get("canonical_url"), meta.get("version"), sig,
+             pack_chunk(codec, line, fields.rows, fields.vocab), *fields.rank))
+        if vectors is not None:
+            index.fresh[int(cur.lastrowid or 0)] = vectors[i]
         first = int(cur.lastrowid or 0) * WINDOW_SLOTS
         index.db.executemany(
             "INSERT INTO fts(rowid, ver, title, headings, anchors, body) "

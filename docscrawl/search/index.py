@@ -45,10 +45,12 @@ from docscrawl.search.schema import SCHEMA, TABLES, create_tables
 from docscrawl.search.sections import LEAD_CHARS
 from docscrawl.search.store import LineCodec, unpack_line, unpack_rows
 from docscrawl.search.vectors import (
+    OLD_FILES,
     SECTION_FILES,
     VECTOR_FILES,
-    vector_files_exist,
+    StaleVectors,
     vector_paths,
+    vectors_sound,
     write_vector_files,
 )
 
@@ -77,7 +79,9 @@ class SearchIndex:
         self.vocab: dict[str, Vocab] = {}   # chunk id -> its vocabulary, while refreshing
         self.identity: tuple[int, int] | None = None  # the index file's, when opened
         self.embedded = 0  # chunks embedded by this object (progress lines)
-        self._codec: tuple[str, LineCodec] | None = None  # the `meta` table's, as stored
+        self._codec: tuple[bytes, LineCodec] | None = None  # the `meta` table's, as stored
+        self.fresh: dict[int, Any] = {}  # row id -> vector of a chunk written, until the
+        # vector files are (`docscrawl.search.vectors`: they are the only copy)
         self.embedded_sections = 0  # section texts embedded by this object
 
     def replaced(self) -> bool:
@@ -141,11 +145,17 @@ class SearchIndex:
             tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
             if schema == str(SCHEMA) and embedder == current and tables >= TABLES:
                 return
-            for name in sorted(TABLES):
-                db.execute(f"DROP TABLE IF EXISTS {name}")
-        create_tables(db)
+        self._reset()
+
+    def _reset(self) -> None:
+        """The tables dropped and made anew, empty: the next refresh builds them."""
+        for name in sorted(TABLES):
+            self.db.execute(f"DROP TABLE IF EXISTS {name}")
+        create_tables(self.db)
         self.set_meta("schema", str(SCHEMA))
         self.set_meta("embedder", self._embedder_key())
+        self._codec = None
+        self.fresh = {}
 
     def _embedder_key(self) -> str:
         """The embedder and what it is fed: a change rebuilds the vectors."""
@@ -192,27 +202,34 @@ class SearchIndex:
         """Bring the index up to date with the output files; a no-op when unchanged."""
         self.files = published_dir(self.out)
         signature = self._signature()
-        if self.meta("signature") == signature:
-            if self.embedder is not None and not vector_files_exist(self):
-                write_vector_files(self)  # deleted by hand, or an older docscrawl's index
+        if self.meta("signature") == signature and vectors_sound(self):
             return Built(total=self.count())
         # the write lock first (waiting for another process's update), then look again:
         # that update may have been this one
         self.db.execute("BEGIN IMMEDIATE")
-        if self.meta("signature") == signature:
+        if self.meta("signature") == signature and vectors_sound(self):
             self.db.execute("COMMIT")
             return Built(total=self.count())
-        full = self.meta("signature") is None
         try:
+            if not vectors_sound(self, whole=True):
+                # deleted by hand, or written by an update that did not commit: the
+                # vectors are in no other place, so every chunk is embedded again
+                logger.warning("docscrawl: %s: the vector files are not this index's: "
+                               "rebuilding it", self.out)
+                self._reset()
+            full = self.meta("signature") is None
             learned = index_pages(self)
             self.vocab = assign_vocabulary(self, learned)
             built = sync_chunks(self)
             built.full = full
             if self.embedder is not None and (built.added or built.deleted or built.relinked
-                                              or full or not vector_files_exist(self)):
+                                              or full):
                 write_vector_files(self)
             self.set_meta("signature", signature)
             self.db.execute("COMMIT")
+        except StaleVectors as exc:  # cannot happen after `vectors_sound`; said, not hidden
+            self._rollback()
+            raise IndexError_(f"{self.out}: {exc}; run `docscrawl index --rebuild`") from None
         except UnreadableJsonl as exc:  # a truncated .jsonl.gz: one line naming it
             self._rollback()
             raise IndexError_(str(exc)) from None
@@ -226,9 +243,10 @@ class SearchIndex:
     def _rollback(self) -> None:
         self.db.execute("ROLLBACK")
         self._codec = None  # a dictionary learned in the transaction is not kept
+        self.fresh = {}
 
     def vector_files(self) -> dict[str, Path]:
-        """The numpy files a search maps: row ids, version ids, coarse and full vectors."""
+        """The numpy files a search maps: row ids, version ids, vectors (`vectors`)."""
         return vector_paths(self.out, self.sections is not None)
 
     def count(self) -> int:
@@ -244,14 +262,14 @@ class SearchIndex:
         """The compression of the stored lines: the `meta` table's dictionary (read in
         the caller's transaction: another process's rebuild makes a new one), or, on an
         index's first build, one learned from chunks.jsonl's first lines."""
-        stored = self.meta("line_dict")
-        if stored is None:
+        row = self.db.execute("SELECT value FROM meta WHERE key='line_dict'").fetchone()
+        if row is None:  # kept as a blob (schema 12 and before: base64, a third more)
             codec = LineCodec.learn(self.chunk_lines())
-            stored = codec.dump()
-            self.set_meta("line_dict", stored)
-            self._codec = (stored, codec)
-        elif self._codec is None or self._codec[0] != stored:
-            self._codec = (stored, LineCodec.load(stored))
+            self.db.execute("INSERT OR REPLACE INTO meta VALUES('line_dict', ?)",
+                            (codec.zdict,))
+            self._codec = (codec.zdict, codec)
+        elif self._codec is None or self._codec[0] != row[0]:
+            self._codec = (bytes(row[0]), LineCodec(bytes(row[0])))
         return self._codec[1]
 
     def fts_values(self, rowid: int) -> tuple[list[tuple[str, ...]], str]:
@@ -348,7 +366,8 @@ def _optional_model(load: Callable[[str | None], Embedder | None], embedder: str
 def remove_index(out: Path) -> None:
     """Delete an index (its WAL files and vector files) so the next search rebuilds it."""
     paths = [Path(str(index_path(out)) + suffix) for suffix in ("", "-wal", "-shm")]
-    paths += [Path(out) / f"search.{name}.npy" for name in VECTOR_FILES + SECTION_FILES]
+    paths += [Path(out) / f"search.{name}.npy"
+              for name in VECTOR_FILES + SECTION_FILES + OLD_FILES]
     for path in paths:
         if path.exists():
             os.remove(path)

@@ -35,6 +35,7 @@ from docscrawl.search.tokenize import (
     query_terms,
     stem,
 )
+from docscrawl.search.vectors import load_vectors
 from docscrawl.search.versions import VersionError as VersionError  # raised by resolve
 from docscrawl.search.versions import (
     candidates,
@@ -80,21 +81,11 @@ class Searcher:
         self._sections_sig: str | None = None
 
     def _vectors(self) -> tuple[Any, Any, Any, Any]:
-        """Row ids, versions, the coarse matrix (the embedder's `coarse_dims` prefix of
-        each unit vector, float32, scanned whole per query) and the full float16 matrix
-        (rescoring), memory mapped from the index's vector files."""
+        """Row ids, versions, the coarse and the full matrix (`load_vectors`), loaded
+        again when the index changed."""
         sig = self.index.meta("signature")
         if self._matrix is None or sig != self._loaded_sig:
-            import numpy as np
-
-            files = self.index.vector_files()
-            rowids = np.load(files["rowids"])
-            self._rowids = rowids
-            self._matrix = np.load(files["full"], mmap_mode="r")
-            self._coarse = np.load(files["coarse"], mmap_mode="r")
-            names = np.array(json.loads(self.index.meta("vector_versions") or "[]") or [""],
-                             dtype=object)
-            self._versions = names[np.load(files["versions"])] if len(rowids) else names[:0]
+            self._rowids, self._versions, self._coarse, self._matrix = load_vectors(self.index)
             self._loaded_sig = sig
         return self._rowids, self._versions, self._coarse, self._matrix
 

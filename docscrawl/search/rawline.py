@@ -51,6 +51,14 @@ def chunk_anchors(meta: dict[str, Any]) -> list[str]:
     return [a for a in found if a]
 
 
+def chunk_key(chunk_id: str) -> int:
+    """What the index keeps of a chunk's id: 8 bytes of its hash, as a signed integer
+    (the id itself, 71 bytes, is in the chunk's stored line; two ids of one crawl share a
+    key with odds of about n^2 / 2^65)."""
+    return int.from_bytes(hashlib.blake2b(chunk_id.encode(), digest_size=8).digest(),
+                          "big", signed=True)
+
+
 def leading_id(line: str) -> str | None:
     value, _ = raw_field(line[:120], "id")
     return value if isinstance(value, str) else None

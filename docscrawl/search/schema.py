@@ -1,7 +1,8 @@
 """The search index's tables, created in one place (`create_tables`).
 
-Tables: `chunks` (one row per chunk: its JSON line and FTS rows, compressed (`store`),
-version, page, flags, vector),
+Tables: `chunks` (one row per chunk: its id's 8-byte key (`rawline.chunk_key`), its JSON
+line and FTS rows, compressed (`store`), version, page, flags; its vector is in the
+vector files only, `vectors`),
 `pages` (canonical URL, byte offset of its line in pages.jsonl, aggregate_of),
 `aliases` (observed URL -> canonical), `fts` (FTS5 over code-aware terms: version token,
 title, heading path and breadcrumbs, inbound anchor text, body; one row per
@@ -19,19 +20,23 @@ from __future__ import annotations
 
 import sqlite3
 
-SCHEMA = 12  # 11: lines compressed, FTS contentless (docs/performance.md, the search index);
-# 12: Javadoc's index-all read as an index (its entries never answers)
+SCHEMA = 13  # 11: lines compressed, FTS contentless (docs/performance.md, the search index);
+# 12: Javadoc's index-all read as an index (its entries never answers);
+# 13: the chunk vector stored once, in the vector files (no `chunks.vec`, no coarse
+# file); a chunk's id as an 8-byte key, unindexed (`rawline.chunk_key`)
 # bm25 weights per FTS column: version token, title, headings, anchors, body.
 BM25_WEIGHTS = (0.0, 2.0, 3.0, 1.5, 1.0)
 TABLES = frozenset({"fts", "vocab", "chunks", "pages", "aliases", "sections", "meta"})
 
 
 def create_tables(db: sqlite3.Connection) -> None:
-    """The index's tables, empty (the caller drops the old ones and records `SCHEMA`)."""
-    db.executescript(f"""
+    """The index's tables, empty (the caller drops the old ones and records `SCHEMA`).
+    One statement at a time, not `executescript` (which commits first): a rebuild that
+    starts inside an update's transaction stays in it."""
+    script = f"""
         CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
-        CREATE TABLE chunks(rowid INTEGER PRIMARY KEY, chunk_id TEXT UNIQUE,
-            page_url TEXT, version TEXT, inbound_sig TEXT, line BLOB, vec BLOB,
+        CREATE TABLE chunks(rowid INTEGER PRIMARY KEY, chunk_key INTEGER,
+            page_url TEXT, version TEXT, inbound_sig TEXT, line BLOB,
             heading_terms TEXT, has_code INTEGER, region TEXT, section_key TEXT);
         CREATE INDEX chunks_page ON chunks(page_url);
         CREATE TABLE pages(url TEXT PRIMARY KEY, offset INTEGER, version TEXT,
@@ -42,5 +47,7 @@ def create_tables(db: sqlite3.Connection) -> None:
             content='', tokenize="porter unicode61 remove_diacritics 2");
         CREATE VIRTUAL TABLE vocab USING fts5(ver, terms,
             content='', tokenize="porter unicode61 remove_diacritics 2");
-        INSERT INTO fts(fts, rank) VALUES('rank', 'bm25({", ".join(map(str, BM25_WEIGHTS))})');
-    """)
+        INSERT INTO fts(fts, rank) VALUES('rank', 'bm25({", ".join(map(str, BM25_WEIGHTS))})')
+    """
+    for statement in script.split(";"):
+        db.execute(statement)

@@ -8,13 +8,12 @@ site's own first lines, so that the field names, URLs and template words every c
 line repeats cost a few bytes each instead of their length. One chunk line compresses
 about 3.5x alone and 5-6x with the dictionary (four corpus sites, docs/performance.md).
 
-The dictionary is made once per index (the first build), kept in the `meta` table and
+The dictionary is made once per index (the first build), kept in the `meta` table (a blob) and
 used for every row after, so an incremental update never needs to recompress.
 """
 
 from __future__ import annotations
 
-import base64
 import json
 import zlib
 from collections.abc import Iterable, Sequence
@@ -43,15 +42,6 @@ class LineCodec:
             if size >= 2 * DICT_BYTES:
                 break
         return cls(b"\n".join(taken)[-DICT_BYTES:])
-
-    @classmethod
-    def load(cls, stored: str) -> LineCodec:
-        """The codec whose dictionary `dump` returned."""
-        return cls(base64.b64decode(stored))
-
-    def dump(self) -> str:
-        """The dictionary as the `meta` table keeps it."""
-        return base64.b64encode(self.zdict).decode("ascii")
 
     def pack(self, text: str) -> bytes:
         packer = zlib.compressobj(LEVEL, zdict=self.zdict) if self.zdict else \

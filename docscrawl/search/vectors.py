@@ -1,12 +1,21 @@
 """The numpy files a search maps beside the index (`search.NAME.npy`): each chunk's row id,
-version id, coarse and full vectors, and, with a section model, the section vectors
-(`docscrawl.search.sections`). Written from the index's tables after an update; the
-section vectors are embedded as chunks are written (`embed_sections`)."""
+version id and float16 vector, and, with a section model, the section vectors
+(`docscrawl.search.sections`).
+
+The vector files are the only copy of the chunk vectors (schema 13; before, `chunks.vec`
+held each one again): an update rebuilds them from themselves, each chunk's row taken from
+the old files by row id, the chunks written by this update from their fresh vectors
+(`SearchIndex.fresh`). The `meta` table keeps the digest of the files it committed
+(`vector_files`); files that are not those (deleted, or written by an update that did not
+commit) make the index rebuild (`vectors_sound`). The first search stage's coarse matrix
+(the embedder's `coarse_dims` prefix, float32) is derived at load (`load_vectors`), not
+stored. The section vectors are embedded as chunks are written (`embed_sections`)."""
 
 from __future__ import annotations
 
 import json
 import sys
+import zlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,8 +25,13 @@ from docscrawl.search.sections import section_text, starts_section, text_sig
 if TYPE_CHECKING:
     from docscrawl.search.index import SearchIndex
 
-VECTOR_FILES = ("rowids", "versions", "coarse", "full")
+VECTOR_FILES = ("rowids", "versions", "full")
 SECTION_FILES = ("sections", "chunksec", "secfirst")  # see `docscrawl.search.sections`
+OLD_FILES = ("coarse",)  # written by schema 12 and before; removed on the rebuild
+
+
+class StaleVectors(RuntimeError):
+    """The vector files are not the ones the index committed: the index is rebuilt."""
 
 
 def vector_paths(out: Path, sections: bool) -> dict[str, Path]:
@@ -26,32 +40,106 @@ def vector_paths(out: Path, sections: bool) -> dict[str, Path]:
     return {name: Path(out) / f"search.{name}.npy" for name in names}
 
 
-def vector_files_exist(index: SearchIndex) -> bool:
-    return all(path.exists() for path in index.vector_files().values())
+def _digest(rowids: Any, full: Any = None) -> str:
+    """What identifies the vector files: their row count and ids (cheap to check on every
+    search), and, when `full` is given, the vectors' bytes."""
+    head = f"{len(rowids)}:{zlib.crc32(rowids.tobytes()):08x}"
+    if full is None:
+        return head
+    crc = 0
+    for start in range(0, len(full), 4096):
+        crc = zlib.crc32(full[start:start + 4096].tobytes(), crc)
+    return f"{head}:{crc:08x}"
+
+
+def vectors_sound(index: SearchIndex, *, whole: bool = False) -> bool:
+    """True when the index needs no vector files (no embedder, or nothing built yet) or
+    its files are the ones it committed: row ids checked (`whole`: the vectors too)."""
+    if index.embedder is None or index.meta("signature") is None:
+        return True  # (numpy, of the search extra, is imported only with an embedder)
+    import numpy as np
+
+    stored = index.meta("vector_files")
+    paths = index.vector_files()
+    if stored is None or not all(path.exists() for path in paths.values()):
+        return False
+    try:
+        rowids = np.load(paths["rowids"])
+        full = np.load(paths["full"], mmap_mode="r") if whole else None
+    except (OSError, ValueError):
+        return False
+    found = _digest(rowids, full)
+    return stored == found if whole else stored.rsplit(":", 1)[0] == found
+
+
+def load_vectors(index: SearchIndex) -> tuple[Any, Any, Any, Any]:
+    """Row ids, version names, the coarse matrix (the embedder's `coarse_dims` prefix of
+    each unit vector, float32, derived here: scanned whole per query) and the full
+    float16 matrix (rescoring, memory mapped)."""
+    import numpy as np
+
+    files = index.vector_files()
+    rowids = np.load(files["rowids"])
+    full = np.load(files["full"], mmap_mode="r")
+    coarse = np.ascontiguousarray(full[:, :coarse_dims(index, full)], dtype=np.float32)
+    names = np.array(json.loads(index.meta("vector_versions") or "[]") or [""], dtype=object)
+    versions = names[np.load(files["versions"])] if len(rowids) else names[:0]
+    return rowids, versions, coarse, full
 
 
 def write_vector_files(index: SearchIndex) -> None:
-    """Rewrite the vector files from the chunks table (written to temporary names and
-    renamed, so a search that maps the old ones keeps working)."""
+    """Rewrite the vector files: each chunk's vector from the old files by row id, or,
+    for the chunks this update wrote, its fresh one (`index.fresh`); raises StaleVectors
+    when a chunk has neither. Written to temporary names and renamed, so a search that
+    maps the old ones keeps working."""
     import numpy as np
 
-    rows = index.db.execute("SELECT rowid, version, vec FROM chunks "
-                            "WHERE vec IS NOT NULL ORDER BY rowid").fetchall()
+    rows = index.db.execute("SELECT rowid, version FROM chunks ORDER BY rowid").fetchall()
     names = sorted({r[1] or "" for r in rows})
     position = {name: i for i, name in enumerate(names)}
-    full = (np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float16)
-            .reshape(len(rows), -1) if rows else np.zeros((0, 1), dtype=np.float16))
-    arrays: dict[str, np.ndarray] = {"rowids": np.array([r[0] for r in rows], dtype=np.int64),
-              "versions": np.array([position[r[1] or ""] for r in rows], dtype=np.int32),
-              "coarse": np.ascontiguousarray(full[:, :coarse_dims(index, full)],
-                                             dtype=np.float32),
-              "full": full}
+    rowids = np.array([r[0] for r in rows], dtype=np.int64)
+    full = _gather(index, rowids)
+    arrays: dict[str, np.ndarray] = {
+        "rowids": rowids,
+        "versions": np.array([position[r[1] or ""] for r in rows], dtype=np.int32),
+        "full": full}
     if index.sections is not None:
-        arrays.update(section_arrays(index, [r[0] for r in rows]))
+        arrays.update(section_arrays(index, rowids.tolist()))
     for name, path in index.vector_files().items():
         with replacing(path, binary=True) as handle:
             np.save(handle, arrays[name])
+    for name in OLD_FILES:
+        (index.out / f"search.{name}.npy").unlink(missing_ok=True)
     index.set_meta("vector_versions", json.dumps(names))
+    index.set_meta("vector_files", _digest(rowids, full))
+    index.fresh = {}
+
+
+def _gather(index: SearchIndex, rowids: Any) -> Any:
+    """The float16 matrix of `rowids`: fresh vectors, else the old files' rows."""
+    import numpy as np
+
+    fresh = index.fresh
+    dims = len(next(iter(fresh.values()))) if fresh else 0
+    old_ids, old = np.zeros(0, dtype=np.int64), None
+    paths = index.vector_files()
+    if index.meta("vector_files") is not None and paths["full"].exists():
+        old_ids = np.load(paths["rowids"])
+        old = np.load(paths["full"], mmap_mode="r")
+        dims = dims or old.shape[1]
+    full = np.zeros((len(rowids), dims or 1), dtype=np.float16)
+    at = np.clip(np.searchsorted(old_ids, rowids), 0, max(len(old_ids) - 1, 0))
+    kept = (old_ids[at] == rowids) if len(old_ids) else np.zeros(len(rowids), dtype=bool)
+    if old is not None and kept.any():
+        full[kept] = old[at[kept]]
+    for i, rowid in enumerate(rowids.tolist()):
+        vector = fresh.get(rowid)
+        if vector is not None:
+            full[i] = vector
+            kept[i] = True
+    if not kept.all():
+        raise StaleVectors(f"{int((~kept).sum())} chunks have no vector")
+    return full
 
 
 def section_arrays(index: SearchIndex, rowids: list[int]) -> dict[str, Any]:

@@ -20,6 +20,7 @@ from docscrawl.search import Searcher, SearchIndex
 from docscrawl.search.embed import EmbedderError, load_embedder
 from docscrawl.search.minilm import PIP_COMMAND, read_safetensors
 from docscrawl.search.tokenize import STOPWORDS
+from docscrawl.search.vectors import load_vectors
 from tests.conftest import SITES, crawl
 from tests.search.counting import Counting
 
@@ -132,8 +133,8 @@ def test_update_embeds_only_changed_chunks(tmp_path: Path, model: Any,
         built = index.refresh()
         assert built.full and len(counting.texts) == built.added == index.count() > 64
         assert f"out: {built.added:,} chunks embedded (minilm)" in capsys.readouterr().err
-        vectors = np.load(index.vector_files()["coarse"])
-        assert vectors.shape == (index.count(), 384)  # MiniLM is scanned whole
+        coarse = load_vectors(index)[2]
+        assert coarse.shape == (index.count(), 384)  # MiniLM is scanned whole
         counting.texts.clear()
         assert index.refresh().added == 0 and counting.texts == []
         page = site / "docs" / "guide" / "index.html"
