@@ -24,6 +24,7 @@ OFF_MAIN = 0.8
 AGGREGATE = 0.5
 LISTING = 0.7         # a chunk nearly all code, for a prose question (not a command, no identifier)
 WEAK = 0.25          # see structural: a preferred result this far below the best
+HEADING_TERMS = 6    # see heading_share: headings of more terms than this match by chance
 PREFIX_MIN = 5       # see heading_match: a query word this long (letters) ...
 PREFIX_EXTRA = 3     # ... also matches a heading word that extends it by at most this
 PAGE_SUPPORT = 0.2   # see page_support: this times the page's second-best candidate ...
@@ -73,8 +74,7 @@ def structural(db: sqlite3.Connection, fused: dict[int, float], wanted: dict[str
     for rowid, version, heading_terms, has_code, region, section, page, aggregate in rows:
         score = fused[rowid]
         if total:
-            found = heading_match(wanted, set(heading_terms.split()))
-            score *= 1 + HEADING_BOOST * found / total
+            score *= 1 + HEADING_BOOST * heading_share(wanted, total, heading_terms.split())
         if code_query and has_code:
             score *= 1 + CODE_BOOST
         elif has_code == 2 and prose:  # a listing answers a prose question rarely
@@ -107,6 +107,17 @@ def structural(db: sqlite3.Connection, fused: dict[int, float], wanted: dict[str
     floor = WEAK * best[0][0] if best else 0.0
     strong = [item for item in best if item[0] >= floor]
     return _below_originals(strong + twins + best[len(strong):])[:k]
+
+
+def heading_share(wanted: dict[str, float], total: float, heading_terms: list[str]) -> float:
+    """The share of the query's weight (`total`) its title and headings carry, scaled by
+    sqrt(HEADING_TERMS / n) for n distinct heading terms beyond HEADING_TERMS: a long
+    heading (a FAQ entry's question, an error message, a deep numbered path under a long
+    title) holds a query word or two by chance, as a long body does for bm25 (which
+    normalizes its fields' length; this factor did not)."""
+    terms = set(heading_terms)
+    found = heading_match(wanted, terms)
+    return found / total * min(1.0, HEADING_TERMS / max(1, len(terms))) ** 0.5
 
 
 def heading_match(wanted: dict[str, float], heading_terms: set[str]) -> float:

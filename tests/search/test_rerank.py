@@ -1,0 +1,56 @@
+"""Reranking rules measured on the tune and old question sets (docs/search.md, ranking
+step 3), each on chunks shaped as the generators write them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from docscrawl.search import Searcher, SearchIndex, structure
+from tests.search.test_ranking import SITE, chunk, page, write_output
+
+
+def _manual_and_faq(out: Path) -> None:
+    """Texinfo's R manuals: a FAQ entry whose heading is a long question, and the manual's
+    section with a short heading; both hold words of the question, the manual's body more."""
+    pages = [page("R-FAQ.html", "R FAQ", None), page("R-intro.html", "An Introduction to R", None)]
+    chunks = [
+        chunk("R-FAQ.html", "R FAQ", "Use arrows() with a tiny arrow head to draw error bars "
+              "on an existing graph, or polygon() for a confidence band.", version=None,
+              heading_path=["R FAQ", "7 R Miscellanea", "7.38 How can I put error bars or "
+                            "confidence bands on my plot?"],
+              anchor="How-can-I-put-error-bars-or-confidence-bands-on-my-plot_003f"),
+        chunk("R-intro.html", "An Introduction to R", "R allows you to create an n by m array "
+              "of figures on a single page, each with its own margins. Set par(mfrow=c(3,2)) "
+              "to put several plots next to each other, by rows.",
+              version=None, heading_path=["An Introduction to R", "12 Graphical procedures",
+                                          "12.5.4 Multiple figure environment"],
+              anchor="Multiple-figure-environment"),
+        *[chunk("R-intro.html", "An Introduction to R", f"Filler text {i} about vectors.",
+                version=None, heading_path=["An Introduction to R", f"{i} Vectors {i}"],
+                anchor=f"filler-{i}") for i in range(8)],
+    ]
+    write_output(out, pages, chunks)
+
+
+@pytest.mark.parametrize(("heading_terms", "first"), [
+    (structure.HEADING_TERMS, "R-intro.html#Multiple-figure-environment"),
+    (10**6, "R-FAQ.html#How-can-I-put-error-bars-or-confidence-bands-on-my-plot_003f")])
+def test_a_long_heading_holding_a_query_word_counts_for_less(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, heading_terms: int, first: str) -> None:
+    """`structure.heading_share`: the FAQ's question heading holds "plot" among its 18
+    terms; scaled by its length it no longer outranks the manual's section, whose body
+    answers (unscaled, HEADING_TERMS 10**6: the FAQ entry came first)."""
+    monkeypatch.setattr(structure, "HEADING_TERMS", heading_terms)
+    _manual_and_faq(tmp_path)
+    result = Searcher(SearchIndex.open(tmp_path, embedder="none")).search(
+        "several plots next to each other in one window", k=3)
+    assert result.hits[0].url() == SITE + first
+
+
+def test_heading_share_is_full_for_a_short_heading_and_scaled_for_a_long_one() -> None:
+    wanted = {"plot": 2.0, "window": 1.0}
+    assert structure.heading_share(wanted, 3.0, ["plot", "window"]) == 1.0
+    long = ["plot", *[f"w{i}" for i in range(23)]]  # 24 terms: sqrt(6 / 24) = 0.5
+    assert structure.heading_share(wanted, 3.0, long) == pytest.approx(2.0 / 3.0 * 0.5)
