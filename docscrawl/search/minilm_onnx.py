@@ -1,0 +1,173 @@
+"""all-MiniLM-L6-v2 run by onnxruntime: the numpy pass's weights as an ONNX graph.
+
+The graph is built in memory with `onnx.helper` from the weights `minilm.MiniLM` already
+loads (nothing is exported, downloaded or written): the embeddings, six BERT layers,
+the last hidden states out; the tokenizer, the padding and the mean pooling stay those of
+the numpy pass. `int8` stores the four dense matrices of each layer as int8, one scale per
+output column (per-channel, symmetric), run by onnxruntime's DynamicQuantizeMatMul (the
+activations are quantized per batch at run time); the embedding table, the attention
+products and the layer norms stay float32.
+
+onnxruntime and onnx are the `semantic` extra; without them `embed._minilm` runs the numpy
+pass. One thread: an index build is one process among others, and the numpy pass is
+measured on one thread too (docs/search.md, Models).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from docscrawl.search.minilm import HEADS, LAYERS, LN_EPS, MiniLM
+
+PRECISIONS = ("fp32", "int8")
+BACKENDS = ("numpy", *(f"onnx-{p}" for p in PRECISIONS))
+# what `minilm` runs on when onnxruntime is installed (docs/search.md, Models)
+PREFERRED = "onnx-int8"
+OPSET = 17                  # LayerNormalization
+MS_DOMAIN = "com.microsoft"  # DynamicQuantizeMatMul
+
+
+def available() -> bool:
+    """Whether onnxruntime and onnx can be imported (the `semantic` extra)."""
+    try:
+        import onnx  # noqa: F401
+        import onnxruntime  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def quantized(matrix: Any) -> tuple[Any, Any]:
+    """A float (in, out) matrix as int8 and one scale per output column: symmetric, so
+    no zero point; the largest magnitude of each column maps to 127."""
+    import numpy as np
+
+    scale = np.abs(matrix).max(axis=0) / 127.0
+    scale = np.where(scale > 0, scale, 1.0).astype(np.float32)
+    values = np.clip(np.rint(matrix / scale), -127, 127).astype(np.int8)
+    return values, scale
+
+
+class _Graph:
+    """Nodes and initializers of the graph being built, with fresh names."""
+
+    def __init__(self, precision: str) -> None:
+        self.precision = precision
+        self.nodes: list[Any] = []
+        self.weights: list[Any] = []
+        self._count = 0
+
+    def name(self, stem: str) -> str:
+        self._count += 1
+        return f"{stem}_{self._count}"
+
+    def const(self, stem: str, value: Any) -> str:
+        from onnx import numpy_helper
+
+        name = self.name(stem)
+        self.weights.append(numpy_helper.from_array(value, name))
+        return name
+
+    def op(self, kind: str, *inputs: str, domain: str = "", **attrs: Any) -> str:
+        from onnx import helper
+
+        out = self.name(kind.lower())
+        self.nodes.append(helper.make_node(kind, list(inputs), [out], domain=domain,
+                                           **attrs))
+        return out
+
+    def dense(self, x: str, weight_bias: tuple[Any, Any]) -> str:
+        """x @ W + b, W int8 per-channel under `int8`."""
+        weight, bias = weight_bias
+        if self.precision == "int8":
+            values, scale = quantized(weight)
+            return self.op("DynamicQuantizeMatMul", x, self.const("w", values),
+                           self.const("s", scale), "", self.const("b", bias),
+                           domain=MS_DOMAIN)
+        return self.op("Add", self.op("MatMul", x, self.const("w", weight)),
+                       self.const("b", bias))
+
+    def norm(self, x: str, weight_bias: tuple[Any, Any]) -> str:
+        weight, bias = weight_bias
+        return self.op("LayerNormalization", x, self.const("g", weight),
+                       self.const("beta", bias), axis=-1, epsilon=LN_EPS)
+
+
+def build_model(w: dict[str, Any], precision: str) -> bytes:
+    """The serialized ONNX model of BERT's forward pass with the weights `w` (as
+    `MiniLM._load` holds them). Inputs: token ids (batch, length), positions (length),
+    the attention bias (batch, 1, 1, length: 0 for a token, the float32 minimum for
+    padding); output: the last hidden states (batch, length, hidden)."""
+    import numpy as np
+    from onnx import TensorProto, helper
+
+    g = _Graph(precision)
+    hidden = int(w["pos"].shape[1])
+    head = hidden // HEADS
+    x = g.op("Add", g.op("Gather", g.const("word", np.asarray(w["word"])), "ids"),
+             g.op("Gather", g.const("pos", w["pos"]), "positions"))
+    x = g.norm(g.op("Add", x, g.const("type0", w["type0"])), w["ln"])
+    split_heads = g.const("shape", np.array([0, 0, 3, HEADS, head], dtype=np.int64))
+    merge_heads = g.const("shape", np.array([0, 0, hidden], dtype=np.int64))
+    scale = g.const("scale", np.array(1.0 / head ** 0.5, dtype=np.float32))
+    for i in range(LAYERS):
+        qkv = g.op("Transpose", g.op("Reshape", g.dense(x, w[f"qkv{i}"]), split_heads),
+                   perm=[2, 0, 3, 1, 4])          # (3, batch, heads, length, head)
+        q, k, v = (g.op("Gather", qkv, g.const("i", np.array(n, dtype=np.int64)), axis=0)
+                   for n in range(3))
+        scores = g.op("MatMul", g.op("Mul", q, scale), g.op("Transpose", k, perm=[0, 1, 3, 2]))
+        probs = g.op("Softmax", g.op("Add", scores, "bias"), axis=-1)
+        context = g.op("Reshape", g.op("Transpose", g.op("MatMul", probs, v), perm=[0, 2, 1, 3]),
+                       merge_heads)
+        x = g.norm(g.op("Add", g.dense(context, w[f"attn_out{i}"]), x), w[f"attn_ln{i}"])
+        inner = g.op("Gelu", g.dense(x, w[f"inter{i}"]), domain=MS_DOMAIN)
+        x = g.norm(g.op("Add", g.dense(inner, w[f"out{i}"]), x), w[f"out_ln{i}"])
+    g.nodes.append(helper.make_node("Identity", [x], ["hidden"]))
+    graph = helper.make_graph(
+        g.nodes, f"minilm-{precision}",
+        [helper.make_tensor_value_info("ids", TensorProto.INT64, ["batch", "length"]),
+         helper.make_tensor_value_info("positions", TensorProto.INT64, ["length"]),
+         helper.make_tensor_value_info("bias", TensorProto.FLOAT,
+                                       ["batch", 1, 1, "length"])],
+        [helper.make_tensor_value_info("hidden", TensorProto.FLOAT,
+                                       ["batch", "length", hidden])],
+        initializer=g.weights)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET),
+                                                    helper.make_opsetid(MS_DOMAIN, 1)])
+    return bytes(model.SerializeToString())
+
+
+class OnnxMiniLM(MiniLM):
+    """The `minilm` embedder with its forward pass run by onnxruntime."""
+
+    def __init__(self, archive: Any, max_tokens: int, precision: str) -> None:
+        super().__init__(archive, max_tokens)
+        if precision not in PRECISIONS:
+            raise ValueError(f"precision {precision!r}: one of {', '.join(PRECISIONS)}")
+        self.precision = precision
+        self.backend = f"onnx-{precision}"
+        self.key = f"minilm-{max_tokens}-{self.backend}"
+        self._session: Any = None
+
+    def _load(self) -> None:
+        import onnxruntime
+
+        super()._load()
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = 1
+        options.inter_op_num_threads = 1
+        options.execution_mode = onnxruntime.ExecutionMode.ORT_SEQUENTIAL
+        options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
+        self._session = onnxruntime.InferenceSession(
+            build_model(self._w, self.precision), options,
+            providers=["CPUExecutionProvider"])
+
+    def forward(self, batch: list[list[int]]) -> Any:
+        import numpy as np
+
+        tokens, mask = self.padded(batch)
+        bias = ((1.0 - mask) * np.finfo(np.float32).min)[:, None, None, :]
+        positions = np.arange(tokens.shape[1], dtype=np.int64)
+        (hidden,) = self._session.run(None, {"ids": tokens, "positions": positions,
+                                             "bias": bias.astype(np.float32)})
+        return self.pooled(hidden, mask)
