@@ -228,7 +228,7 @@ class MiniLM:
         w = self._w
         tokens, mask = self.padded(batch)
         length = tokens.shape[1]
-        x = _layer_norm(w["word"][tokens] + w["pos"][:length] + w["type0"], *w["ln"])
+        x = self.embedded(tokens)
         bias = ((1.0 - mask) * np.finfo(np.float32).min)[:, None, None, :]
         n, hidden = len(batch), x.shape[-1]
         head = hidden // HEADS
@@ -247,6 +247,12 @@ class MiniLM:
             weight, b = w[f"out{i}"]
             x = _layer_norm(h @ weight + b + x, *w[f"out_ln{i}"])
         return self.pooled(x, mask)
+
+    def embedded(self, tokens: Any) -> Any:
+        """The embedding layer's output for padded token ids: (batch, length, hidden)."""
+        w = self._w
+        return _layer_norm(w["word"][tokens] + w["pos"][:tokens.shape[1]] + w["type0"],
+                           *w["ln"])
 
     @staticmethod
     def padded(batch: list[list[int]]) -> tuple[Any, Any]:

@@ -15,6 +15,10 @@ measured on one thread too (docs/search.md, Models).
 
 from __future__ import annotations
 
+import importlib.util
+import os
+import tempfile
+from pathlib import Path
 from typing import Any
 
 from docscrawl.search.minilm import HEADS, LAYERS, LN_EPS, MiniLM
@@ -24,17 +28,17 @@ BACKENDS = ("numpy", *(f"onnx-{p}" for p in PRECISIONS))
 # what `minilm` runs on when onnxruntime is installed (docs/search.md, Models)
 PREFERRED = "onnx-int8"
 OPSET = 17                  # LayerNormalization
-MS_DOMAIN = "com.microsoft"  # DynamicQuantizeMatMul
+MS_DOMAIN = "com.microsoft"  # DynamicQuantizeMatMul, Gelu
+GRAPH_VERSION = "g1"        # in the cached model's name: a change to build_model writes anew
 
 
 def available() -> bool:
-    """Whether onnxruntime and onnx can be imported (the `semantic` extra)."""
+    """Whether onnxruntime and onnx are installed (the `semantic` extra); neither is
+    imported here (onnx's import alone costs 0.5 s of CPU)."""
     try:
-        import onnx  # noqa: F401
-        import onnxruntime  # noqa: F401
-    except ImportError:
+        return all(importlib.util.find_spec(name) is not None for name in ("onnxruntime", "onnx"))
+    except ValueError:      # a module whose spec is unset: treated as missing
         return False
-    return True
 
 
 def quantized(matrix: Any) -> tuple[Any, Any]:
@@ -94,19 +98,18 @@ class _Graph:
 
 
 def build_model(w: dict[str, Any], precision: str) -> bytes:
-    """The serialized ONNX model of BERT's forward pass with the weights `w` (as
-    `MiniLM._load` holds them). Inputs: token ids (batch, length), positions (length),
-    the attention bias (batch, 1, 1, length: 0 for a token, the float32 minimum for
-    padding); output: the last hidden states (batch, length, hidden)."""
+    """The serialized ONNX model of BERT's six layers with the weights `w` (as
+    `MiniLM._load` holds them). Inputs: the embedding layer's output (batch, length,
+    hidden; computed in numpy from the mapped table, which keeps 47 MB out of the model)
+    and the attention bias (batch, 1, 1, length: 0 for a token, the float32 minimum for
+    padding); output: the last hidden states."""
     import numpy as np
     from onnx import TensorProto, helper
 
     g = _Graph(precision)
     hidden = int(w["pos"].shape[1])
     head = hidden // HEADS
-    x = g.op("Add", g.op("Gather", g.const("word", np.asarray(w["word"])), "ids"),
-             g.op("Gather", g.const("pos", w["pos"]), "positions"))
-    x = g.norm(g.op("Add", x, g.const("type0", w["type0"])), w["ln"])
+    x = "x"
     split_heads = g.const("shape", np.array([0, 0, 3, HEADS, head], dtype=np.int64))
     merge_heads = g.const("shape", np.array([0, 0, hidden], dtype=np.int64))
     scale = g.const("scale", np.array(1.0 / head ** 0.5, dtype=np.float32))
@@ -125,8 +128,7 @@ def build_model(w: dict[str, Any], precision: str) -> bytes:
     g.nodes.append(helper.make_node("Identity", [x], ["hidden"]))
     graph = helper.make_graph(
         g.nodes, f"minilm-{precision}",
-        [helper.make_tensor_value_info("ids", TensorProto.INT64, ["batch", "length"]),
-         helper.make_tensor_value_info("positions", TensorProto.INT64, ["length"]),
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", "length", hidden]),
          helper.make_tensor_value_info("bias", TensorProto.FLOAT,
                                        ["batch", 1, 1, "length"])],
         [helper.make_tensor_value_info("hidden", TensorProto.FLOAT,
@@ -138,9 +140,9 @@ def build_model(w: dict[str, Any], precision: str) -> bytes:
 
 
 class OnnxMiniLM(MiniLM):
-    """The `minilm` embedder with its forward pass run by onnxruntime."""
+    """The `minilm` embedder with its six layers run by onnxruntime."""
 
-    def __init__(self, archive: Any, max_tokens: int, precision: str) -> None:
+    def __init__(self, archive: Path, max_tokens: int, precision: str) -> None:
         super().__init__(archive, max_tokens)
         if precision not in PRECISIONS:
             raise ValueError(f"precision {precision!r}: one of {', '.join(PRECISIONS)}")
@@ -159,15 +161,32 @@ class OnnxMiniLM(MiniLM):
         options.execution_mode = onnxruntime.ExecutionMode.ORT_SEQUENTIAL
         options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
         self._session = onnxruntime.InferenceSession(
-            build_model(self._w, self.precision), options,
-            providers=["CPUExecutionProvider"])
+            self._model(), options, providers=["CPUExecutionProvider"])
+
+    def _model(self) -> str | bytes:
+        """The model file beside the cached weights (importing onnx and building the
+        graph cost 0.8 s of CPU, more than a query: a search process reads the file),
+        written at the first load; the model's bytes when no cache can be written."""
+        weights = self._weights
+        if not isinstance(weights, Path):
+            return build_model(self._w, self.precision)
+        target = weights.with_name(f"{weights.stem}-{self.backend}-{GRAPH_VERSION}.onnx")
+        if target.is_file():
+            return str(target)
+        data = build_model(self._w, self.precision)
+        try:
+            fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".minilm-")
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+            os.replace(tmp, target)
+        except OSError:
+            return data
+        return str(target)
 
     def forward(self, batch: list[list[int]]) -> Any:
         import numpy as np
 
         tokens, mask = self.padded(batch)
         bias = ((1.0 - mask) * np.finfo(np.float32).min)[:, None, None, :]
-        positions = np.arange(tokens.shape[1], dtype=np.int64)
-        (hidden,) = self._session.run(None, {"ids": tokens, "positions": positions,
-                                             "bias": bias.astype(np.float32)})
+        (hidden,) = self._session.run(None, {"x": self.embedded(tokens), "bias": bias})
         return self.pooled(hidden, mask)
