@@ -151,6 +151,7 @@ class MiniLM:
     # 88 % of off-topic queries fell under, at 0.7 92 %, no real question under 0.84
     no_good_match = 0.7
     progress_every = PROGRESS_EVERY
+    batch_texts = BATCH_TEXTS
 
     def __init__(self, archive: Path, max_tokens: int = MAX_TOKENS) -> None:
         self._archive = archive
@@ -214,8 +215,8 @@ class MiniLM:
             return out
         ids = [e.ids for e in self._tokenizer.encode_batch_fast(list(texts))]
         order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
-        for start in range(0, len(order), BATCH_TEXTS):
-            batch = order[start:start + BATCH_TEXTS]
+        for start in range(0, len(order), self.batch_texts):
+            batch = order[start:start + self.batch_texts]
             out[batch] = self.forward([ids[i] for i in batch])
         return out
 
