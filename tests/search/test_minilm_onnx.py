@@ -44,10 +44,10 @@ TEXTS = [
     "Installation",
     "word " * 400,  # longer than the token budget: truncated
 ]
-# int8 against the numpy pass: the least cosine over TEXTS was 0.983, and 0.969 over the
-# 37,000 sections of the question sets' crawls, whose mean was 0.991 (docs/search.md)
-INT8_COSINE = 0.95
-INT8_MEAN_COSINE = 0.98
+# int8 against the numpy pass: the least cosine over TEXTS was 0.987; over 9,996 sections
+# of five question-set crawls the least was 0.980, the mean 0.994 (docs/search.md)
+INT8_COSINE = 0.97
+INT8_MEAN_COSINE = 0.985
 
 
 @pytest.fixture(scope="module")
