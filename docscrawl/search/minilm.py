@@ -142,6 +142,7 @@ class MiniLM:
     """The `minilm` embedder: texts -> unit 384-dim vectors, float32."""
 
     name = "minilm"
+    backend = "numpy"           # what runs the forward pass (minilm_onnx: onnx-fp32, onnx-int8)
     coarse_dims = 0             # not Matryoshka-trained: a prefix is no coarser vector
     # on the 157 benchmark questions (minilm:64): 0.4 / 0.7 / 1.0 / 1.5 gave MRR@10 0.831 /
     # 0.838 / 0.849 / 0.839 (docs/search.md, Models)
@@ -150,6 +151,7 @@ class MiniLM:
     # 88 % of off-topic queries fell under, at 0.7 92 %, no real question under 0.84
     no_good_match = 0.7
     progress_every = PROGRESS_EVERY
+    batch_texts = BATCH_TEXTS
 
     def __init__(self, archive: Path, max_tokens: int = MAX_TOKENS) -> None:
         self._archive = archive
@@ -213,8 +215,8 @@ class MiniLM:
             return out
         ids = [e.ids for e in self._tokenizer.encode_batch_fast(list(texts))]
         order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
-        for start in range(0, len(order), BATCH_TEXTS):
-            batch = order[start:start + BATCH_TEXTS]
+        for start in range(0, len(order), self.batch_texts):
+            batch = order[start:start + self.batch_texts]
             out[batch] = self.forward([ids[i] for i in batch])
         return out
 
@@ -225,13 +227,9 @@ class MiniLM:
         import numpy as np
 
         w = self._w
-        length = max(len(ids) for ids in batch)
-        tokens = np.zeros((len(batch), length), dtype=np.int64)
-        mask = np.zeros((len(batch), length), dtype=np.float32)
-        for row, ids in enumerate(batch):
-            tokens[row, :len(ids)] = ids
-            mask[row, :len(ids)] = 1
-        x = _layer_norm(w["word"][tokens] + w["pos"][:length] + w["type0"], *w["ln"])
+        tokens, mask = self.padded(batch)
+        length = tokens.shape[1]
+        x = self.embedded(tokens)
         bias = ((1.0 - mask) * np.finfo(np.float32).min)[:, None, None, :]
         n, hidden = len(batch), x.shape[-1]
         head = hidden // HEADS
@@ -249,11 +247,33 @@ class MiniLM:
             h = gelu(x @ weight + b)
             weight, b = w[f"out{i}"]
             x = _layer_norm(h @ weight + b + x, *w[f"out_ln{i}"])
-        pooled = (x * mask[:, :, None]).sum(axis=1) / np.maximum(mask.sum(axis=1), 1)[:, None]
+        return self.pooled(x, mask)
+
+    def embedded(self, tokens: Any) -> Any:
+        """The embedding layer's output for padded token ids: (batch, length, hidden)."""
+        w = self._w
+        return _layer_norm(w["word"][tokens] + w["pos"][:tokens.shape[1]] + w["type0"],
+                           *w["ln"])
+
+    @staticmethod
+    def padded(batch: list[list[int]]) -> tuple[Any, Any]:
+        """Token ids padded to the batch's longest (int64) and the mask of real tokens
+        (float32)."""
+        import numpy as np
+
+        length = max(len(ids) for ids in batch)
+        tokens = np.zeros((len(batch), length), dtype=np.int64)
+        mask = np.zeros((len(batch), length), dtype=np.float32)
+        for row, ids in enumerate(batch):
+            tokens[row, :len(ids)] = ids
+            mask[row, :len(ids)] = 1
+        return tokens, mask
+
+    @staticmethod
+    def pooled(hidden: Any, mask: Any) -> Any:
+        """Unit mean of the last hidden states over the real tokens."""
+        import numpy as np
+
+        pooled = (hidden * mask[:, :, None]).sum(axis=1) / np.maximum(mask.sum(axis=1), 1)[:, None]
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
         return pooled / np.maximum(norms, 1e-12)
-
-
-def load(max_tokens: int = MAX_TOKENS) -> MiniLM:
-    """The embedder (its weights are read at the first text)."""
-    return MiniLM(model_zip(), max_tokens)

@@ -46,7 +46,7 @@ TEXTS = [
 @pytest.fixture(scope="module")
 def model(tmp_path_factory: pytest.TempPathFactory) -> Any:
     os.environ["DOCSCRAWL_CACHE"] = str(tmp_path_factory.mktemp("cache"))
-    embedder = load_embedder("minilm")
+    embedder = load_embedder("minilm@numpy")  # onnxruntime's: test_minilm_onnx.py
     assert embedder is not None
     return embedder
 
@@ -106,7 +106,7 @@ def test_weights_cached_uncompressed_once(model: Any) -> None:
     model.embed(["warm"])
     cached = list(Path(os.environ["DOCSCRAWL_CACHE"]).glob("all-minilm-l6-v2-*.safetensors"))
     assert len(cached) == 1 and cached[0].stat().st_size > 80_000_000
-    again = load_embedder("minilm")
+    again = load_embedder("minilm@numpy")
     assert again is not None
     assert np.allclose(again.embed(QUICKSTART[:1]), model.embed(QUICKSTART[:1]), atol=1e-6)
 

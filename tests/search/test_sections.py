@@ -84,7 +84,7 @@ def test_section_model_defaults_to_48_tokens(tmp_path: Path,
     monkeypatch.setenv("DOCSCRAWL_CACHE", str(tmp_path))
     sections = load_section_embedder("wordllama+minilm")
     chunks = load_embedder("wordllama+minilm")
-    assert sections is not None and sections.key == "minilm-48"
+    assert sections is not None and sections.key.startswith("minilm-48")
     assert chunks is not None and chunks.key == "wordllama"
 
 
