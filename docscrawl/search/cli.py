@@ -18,6 +18,7 @@ from docscrawl.search.context import (
     DEFAULT_BUDGET,
     ContextError,
     build_context,
+    check_question,
     format_context,
 )
 from docscrawl.search.hits import Result, section_label
@@ -96,8 +97,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _search(args: argparse.Namespace) -> int:
+    query = check_question(args.query)  # before the index is opened (a build can take a while)
     index = SearchIndex.open(args.out, embedder=args.embedder)
-    result = Searcher(index).search(args.query, version=args.doc_version, k=max(args.k, 1))
+    result = Searcher(index).search(query, version=args.doc_version, k=max(args.k, 1))
     if args.json:
         for hit in result.hits:
             print(json_text({**hit.as_json(), "no_good_match": result.no_good_match,

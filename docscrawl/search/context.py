@@ -88,14 +88,20 @@ class Context:
                 "sections": [s.as_json() for s in self.sections], "flags": self.flags}
 
 
-def check_request(question: str, budget: int) -> str:
-    """The question on one line; a clear error for an empty one or a budget under 1."""
-    if budget < 1:
-        raise ContextError(f"the budget must be a positive number of tokens (got {budget})")
+def check_question(question: str) -> str:
+    """The question on one line; a clear error for an empty one (search and context alike:
+    an empty query would otherwise list arbitrary sections as if they answered it)."""
     flat = " ".join(question.split())
     if not flat:
         raise ContextError("the question is empty")
     return flat
+
+
+def check_request(question: str, budget: int) -> str:
+    """The question on one line; a clear error for an empty one or a budget under 1."""
+    if budget < 1:
+        raise ContextError(f"the budget must be a positive number of tokens (got {budget})")
+    return check_question(question)
 
 
 def build_context(searcher: Searcher, question: str, *, version: str | None = None,

@@ -22,6 +22,7 @@ from docscrawl.search.context import (
     Context,
     ContextError,
     build_context,
+    check_question,
     check_request,
     format_context,
 )
@@ -93,6 +94,7 @@ class Library:
 
     def search(self, query: str, version: str | None = None, k: int = 5,
                site: str | None = None) -> str:
+        query = check_question(query)
         self.refresh()
         sites = self._served(site)
         hits: list[tuple[str, Hit]] = []

@@ -14,8 +14,16 @@ import pytest
 
 from docscrawl.chunking.units import count_tokens
 from docscrawl.demo.server import StaticSite
-from docscrawl.search.context import Section, blocks, cut_at_block, facts, in_document_order
+from docscrawl.search.context import (
+    ContextError,
+    Section,
+    blocks,
+    cut_at_block,
+    facts,
+    in_document_order,
+)
 from docscrawl.search.hits import Hit
+from docscrawl.search.mcp import Library
 from tests.conftest import ROOT, SITES, crawl
 from tests.search.mcp_session import mcp_session
 
@@ -158,6 +166,11 @@ def test_bad_input_is_one_clear_line(demo: tuple[Path, Path, str]) -> None:
         done = docscrawl("context", str(out), *args)
         assert done.returncode == 2 and done.stdout == ""
         assert done.stderr.strip() == message
+    empty = docscrawl("search", str(out), " \t ")  # search asks the same of its question
+    assert (empty.returncode, empty.stdout) == (2, "")
+    assert empty.stderr.strip() == "docscrawl: error: the question is empty"
+    with pytest.raises(ContextError, match="the question is empty"):
+        Library([out]).search("  ")  # the MCP tool's answer, before any index is read
     long = context_json(out, "how do I set the timeout " * 400)  # 10,000 characters
     assert long["flags"][0]["flag"] == "question_cut"
     assert "9,999 characters" in long["flags"][0]["note"]  # the last space dropped
