@@ -4,15 +4,17 @@
     python -m benchmarks.bytes --outputs /tmp/bytes --crawl flask-docs    # crawl first
     python -m benchmarks.bytes --outputs /tmp/bytes --crawl --arg compress=gzip git-docs
     python -m benchmarks.bytes --outputs /tmp/bytes --as-gzip git-docs   # a plain crawl, gzipped
+    python -m benchmarks.bytes --outputs /tmp/bytes --crawl --arg render=auto sdl2-docs
 
-For each corpus site (`../shared/corpus/real-sites.sh`), read the output folder
-OUTPUTS/NAME (crawling it first with `--crawl`: render=never, `--max-pages` pages): the
-bytes of every file of the published run, of the state (`state.sqlite3`,
-`site_model.json`) and of the search index (`search.*`) if one was built; the HTML crawled
-(the `bytes` of the crawl log's `fetched` events: every response body the crawl read); the
-ratios output/HTML without state and index (the target is <= 1.5) and with both (<= 3);
-and, per JSONL file, the bytes each top-level field takes on disk as written (key, value
-and separator; uncompressed), so that `links` against `markdown` is a figure, not a guess.
+For each corpus site (`real-sites.sh`, found as the retrieval benchmark finds it), read
+the output folder OUTPUTS/NAME (crawling it first with `--crawl`: render=never unless an
+`--arg` says otherwise, `--max-pages` pages): the bytes of every file of the published
+run, of the state (`state.sqlite3`, `site_model.json`) and of the search index
+(`search.*`) if one was built; the HTML crawled (the `bytes` of the crawl log's `fetched`
+events: every response body the crawl read); the ratios output/HTML without state and
+index (the target is <= 1.5) and with both (<= 3); and, per JSONL file, the bytes each
+top-level field takes on disk as written (key, value and separator; uncompressed), so that
+`links` against `markdown` is a figure, not a guess.
 With `--as-gzip`, a plain output is measured as `compress=gzip` would have published it:
 a copy whose published files are compressed by the crawler's own `compress_jsonl` (the
 same bytes as a `compress=gzip` crawl of that run, without crawling the site twice).
@@ -30,12 +32,12 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from benchmarks.question_sites import SITES_SCRIPT
 from docscrawl.jsonl import compress_jsonl, dumps_value, jsonl_path, read_jsonl
 from docscrawl.runs import published_dir
 from docscrawl.vocab import OUTPUT_FILES
 
 ROOT = Path(__file__).resolve().parent.parent
-SITES_SCRIPT = ROOT.parent / "shared" / "corpus" / "real-sites.sh"
 DEFAULT_SITES = ("flask-docs", "mkdocs-docs", "git-docs", "glib-docs", "pytest-docs",
                  "octave-manual")
 FIELD_FILES = ("pages.jsonl", "structure.jsonl", "chunks.jsonl", "templates.jsonl")
@@ -50,7 +52,8 @@ def corpus_sites(script: Path = SITES_SCRIPT) -> dict[str, str]:
 
 
 def crawl(url: str, out: Path, max_pages: int, extra: list[str]) -> None:
-    """One crawl of the site into `out` (replaced), as a user runs it."""
+    """One crawl of the site into `out` (replaced), as a user runs it (an `extra`
+    render=... comes after render=never: the last value of an argument is the one)."""
     subprocess.run(["rm", "-rf", str(out)], check=True)
     command = [sys.executable, "-m", "scrapy", "crawl", "docs", "-a", f"site={url}",
                "-a", f"out={out}", "-a", "render=never", "-a", f"max_pages={max_pages}",
@@ -152,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--as-gzip", action="store_true",
                         help="measure each output as compress=gzip would publish it")
     parser.add_argument("--sites-script", type=Path, default=SITES_SCRIPT,
-                        help="the corpus script (default: ../shared/corpus/real-sites.sh)")
+                        help=f"the corpus script (default: {SITES_SCRIPT})")
     args = parser.parse_args(argv)
     names = args.sites or list(DEFAULT_SITES)
     known = corpus_sites(args.sites_script) if args.crawl else {}

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from docscrawl.search import Searcher, SearchIndex
+from docscrawl.search import index as index_module
 from docscrawl.search.index import INDEX_NAME
 from docscrawl.search.vectors import load_vectors
 from tests.search.counting import Counting
@@ -191,6 +192,37 @@ def test_vector_files_an_update_did_not_commit_make_the_index_rebuild(
     _edit_chunks(out)
     index = SearchIndex.open(out, embedder="wordllama", update=False)
     try:
+        with caplog.at_level(logging.WARNING):
+            built = index.refresh()
+        assert built.full and built.added == index.count()
+        assert "vector files are not this index's" in caplog.text
+        updated = _results(index)
+    finally:
+        index.close()
+    assert _results_of(_copy(out, tmp_path / "fresh")) == updated
+
+
+def test_an_update_that_dies_after_writing_the_files_is_rebuilt_next_time(
+        demo: tuple[Path, Path, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        caplog: pytest.LogCaptureFixture) -> None:
+    """The vector files are renamed in place before the update commits: when it then
+    fails, the index rolls back and the files are ahead of it; the next update sees
+    that and rebuilds, instead of taking the rolled-back update's vectors as its own."""
+    out = _copy(demo[1], tmp_path / "out")
+    SearchIndex.open(out, embedder="wordllama").close()
+    _edit_chunks(out)
+    real = index_module.write_vector_files
+
+    def dies_after(index: SearchIndex) -> None:
+        real(index)
+        raise OSError("disk full")
+
+    monkeypatch.setattr(index_module, "write_vector_files", dies_after)
+    index = SearchIndex.open(out, embedder="wordllama", update=False)
+    try:
+        with pytest.raises(OSError, match="disk full"):
+            index.refresh()
+        monkeypatch.setattr(index_module, "write_vector_files", real)
         with caplog.at_level(logging.WARNING):
             built = index.refresh()
         assert built.full and built.added == index.count()
