@@ -63,12 +63,15 @@ def vectors_sound(index: SearchIndex, *, whole: bool = False) -> bool:
     paths = index.vector_files()
     if stored is None or not all(path.exists() for path in paths.values()):
         return False
-    try:
+    try:  # mapping reads a file's header only: a damaged or cut file fails here, cheaply
         rowids = np.load(paths["rowids"])
-        full = np.load(paths["full"], mmap_mode="r") if whole else None
-    except (OSError, ValueError):
+        full = np.load(paths["full"], mmap_mode="r")
+        versions = np.load(paths["versions"], mmap_mode="r")
+    except (OSError, ValueError, EOFError):
         return False
-    found = _digest(rowids, full)
+    if full.ndim != 2 or len(full) != len(rowids) or len(versions) != len(rowids):
+        return False
+    found = _digest(rowids, full if whole else None)
     return stored == found if whole else stored.rsplit(":", 1)[0] == found
 
 

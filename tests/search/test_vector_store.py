@@ -180,6 +180,31 @@ def test_vector_files_deleted_make_the_index_rebuild(
         index.close()
 
 
+@pytest.mark.parametrize("damage", ["garbage", "cut", "other_rows"])
+def test_damaged_vector_files_make_the_index_rebuild(
+        demo: tuple[Path, Path, str], tmp_path: Path, damage: str,
+        caplog: pytest.LogCaptureFixture) -> None:
+    """A vector file overwritten, cut short, or of another row count: the search that
+    meets it rebuilds the index (one warning) instead of failing in numpy."""
+    out = _copy(demo[1], tmp_path / "out")
+    results = _results_of(out)
+    path = out / ("search.versions.npy" if damage == "other_rows" else "search.full.npy")
+    data = path.read_bytes()
+    if damage == "garbage":
+        path.write_bytes(b"garbage")
+    elif damage == "cut":
+        path.write_bytes(data[:len(data) // 2])
+    else:
+        np.save(path, np.load(path)[:-1])
+    with caplog.at_level(logging.WARNING, logger="docscrawl"):
+        index = SearchIndex.open(out, embedder="wordllama")
+    try:
+        assert "rebuilding it" in caplog.text
+        assert _results(index) == results
+    finally:
+        index.close()
+
+
 def test_vector_files_an_update_did_not_commit_make_the_index_rebuild(
         demo: tuple[Path, Path, str], tmp_path: Path,
         caplog: pytest.LogCaptureFixture) -> None:
