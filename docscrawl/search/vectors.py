@@ -64,11 +64,10 @@ def vectors_sound(index: SearchIndex, *, whole: bool = False) -> bool:
     if stored is None or not all(path.exists() for path in paths.values()):
         return False
     try:  # mapping reads a file's header only: a damaged or cut file fails here, cheaply
-        rowids = np.load(paths["rowids"])
-        full = np.load(paths["full"], mmap_mode="r")
-        versions = np.load(paths["versions"], mmap_mode="r")
+        mapped = {name: np.load(path, mmap_mode="r") for name, path in paths.items()}
     except (OSError, ValueError, EOFError):
         return False
+    rowids, versions, full = (mapped[name] for name in VECTOR_FILES)
     if full.ndim != 2 or len(full) != len(rowids) or len(versions) != len(rowids):
         return False
     found = _digest(rowids, full if whole else None)
