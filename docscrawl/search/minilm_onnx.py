@@ -30,7 +30,8 @@ BACKENDS = ("numpy", *(f"onnx-{p}" for p in PRECISIONS))
 PREFERRED = "onnx-int8"
 OPSET = 17                  # LayerNormalization
 MS_DOMAIN = "com.microsoft"  # DynamicQuantizeMatMul, Gelu
-GRAPH_VERSION = "g2"        # in the cached model's name: a change to build_model writes anew
+# in the cached model's name: bump it when build_model or quantized change
+GRAPH_VERSION = "g2"
 
 
 def available() -> bool:
