@@ -28,8 +28,8 @@ from docscrawl.terminal import for_terminal, json_text
 
 EMBEDDER_HELP = ("semantic model: wordllama (default), minilm[:TOKENS][@BACKEND], "
                  "wordllama+minilm (chunk vectors + one MiniLM vector per section; "
-                 "BACKEND numpy, onnx-fp32 or onnx-int8, the last by default when "
-                 "onnxruntime is installed), sentence-transformers:NAME, fastembed:NAME or "
+                 "BACKEND numpy (default), onnx-fp32 or onnx-int8, the last two with "
+                 "onnxruntime), sentence-transformers:NAME, fastembed:NAME or "
                  "none (env DOCSCRAWL_EMBEDDER)")
 
 

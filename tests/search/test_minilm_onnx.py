@@ -93,12 +93,14 @@ def test_int8_matrices_are_per_column_symmetric() -> None:
 
 
 @needs_onnx
-def test_backend_is_in_the_key_and_onnx_is_chosen_when_installed(
-        models: dict[str, Any]) -> None:
+def test_backend_is_in_the_key_and_preferred_unless_named(models: dict[str, Any]) -> None:
+    from docscrawl.search.minilm_onnx import PREFERRED
+
     assert {m.key for m in models.values()} == {
         "minilm-48", "minilm-48-onnx-fp32", "minilm-48-onnx-int8"}
     chosen = load_section_embedder("wordllama+minilm:32")
-    assert chosen is not None and chosen.key == "minilm-32-onnx-int8"
+    assert chosen is not None and chosen.backend == PREFERRED
+    assert chosen.key == "minilm-32" + ("" if PREFERRED == "numpy" else f"-{PREFERRED}")
     with pytest.raises(EmbedderError, match="backend is one of numpy, onnx-fp32, onnx-int8"):
         load_section_embedder("wordllama+minilm@onnx-int4")
 
@@ -120,7 +122,8 @@ print(json.dumps({"key": model.key, "backend": model.backend, "norm": float(vect
 """
 
 
-def test_without_onnxruntime_minilm_runs_in_numpy(tmp_path: Path) -> None:
+def test_without_onnxruntime_minilm_runs_in_numpy_and_a_named_backend_says_so(
+        tmp_path: Path) -> None:
     pytest.importorskip("wordllama")
     result = subprocess.run([sys.executable, "-c", WITHOUT_ONNX], cwd=ROOT, text=True,
                             capture_output=True, timeout=300,
