@@ -28,9 +28,9 @@ from docscrawl.terminal import for_terminal, json_text
 
 EMBEDDER_HELP = ("semantic model: wordllama (default), minilm[:TOKENS][@BACKEND], "
                  "wordllama+minilm (chunk vectors + one MiniLM vector per section; "
-                 "BACKEND numpy (default), onnx-fp32 or onnx-int8, the last two with "
-                 "onnxruntime), sentence-transformers:NAME, fastembed:NAME or "
-                 "none (env DOCSCRAWL_EMBEDDER)")
+                 "BACKEND numpy, onnx-fp32 or onnx-int8, the last two with onnxruntime, "
+                 "onnx-int8 by default where it is installed), sentence-transformers:NAME, "
+                 "fastembed:NAME or none (env DOCSCRAWL_EMBEDDER)")
 
 
 def add_commands(commands: argparse._SubParsersAction[Any]) -> None:
