@@ -129,8 +129,15 @@ def _index(args: argparse.Namespace) -> int:
     built = index.refresh()
     print(f"{args.out}/search.sqlite3: {built.total} chunks ({built.added} added, "
           f"{built.deleted} deleted, {built.relinked} with new inbound links); "
-          f"embedder {index.embedder.name if index.embedder else 'none'}")
+          f"embedder {_embedder_label(index)}")
     return 0
+
+
+def _embedder_label(index: SearchIndex) -> str:
+    """The chunk model, and the section model with its backend when there is one."""
+    if index.embedder is None:
+        return "none"
+    return index.embedder.name + (f" + sections {index.sections.key}" if index.sections else "")
 
 
 def snippet(text: str, width: int = 240) -> str:

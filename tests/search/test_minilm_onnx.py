@@ -169,3 +169,10 @@ def test_a_backend_change_rebuilds_the_index(tmp_path: Path,
     # the same sections in the same order, each row close to the numpy build's
     cosines = (rows[:-1] * numpy_rows[:-1]).sum(axis=1)
     assert cosines.min() >= INT8_COSINE, cosines.min()
+    # `docscrawl index` names both models, the section model with its backend
+    done = subprocess.run([sys.executable, "-m", "docscrawl.cli", "index", str(out),
+                           "--embedder", "wordllama+minilm@onnx-int8"], cwd=ROOT,
+                          capture_output=True, text=True, check=True,
+                          env={**os.environ, "DOCSCRAWL_CACHE": str(tmp_path / "cache")})
+    assert done.stdout.rstrip().endswith(
+        "; embedder wordllama + sections minilm-48-onnx-int8"), done.stdout
