@@ -11,8 +11,9 @@ makes up at least `MIN_COVER` of its own. Sample paragraphs that more than two p
 are template text (a feature note, stock trait documentation), and so are paragraphs more
 than two of the longest pages hold: they identify nothing.
 
-Memory is bounded: every page keeps its 1-3 sample hashes; only the `MAX_CANDIDATES`
-longest pages (the only ones that can contain several others) keep all their hashes.
+Every page keeps its 1-3 sample hashes: in the crawl's ledger, on disk (`samples`,
+`by_hash`: about 1.4 KB per page as Python objects); only the `MAX_CANDIDATES` longest
+pages (the only ones that can contain several others) keep all their hashes, in memory.
 The verdict is drawn once, at the end of the crawl (the chapters may come after the print
 view), then confirmed by reading the parts whole (`confirm`: they must hold 90% of the
 aggregate's text), and the written records follow (`docscrawl.crawl.finish`).
@@ -23,7 +24,8 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, MutableMapping
+from typing import Any
 
 __all__ = ["AggregateTracker", "paragraph_hashes"]
 
@@ -63,10 +65,15 @@ def _sample(hashes: list[tuple[int, int]]) -> tuple[int, ...]:
 class AggregateTracker:
     """Fed every written page; tells at the end which pages aggregate which."""
 
-    def __init__(self, *, max_candidates: int = MAX_CANDIDATES) -> None:
+    def __init__(self, *, max_candidates: int = MAX_CANDIDATES,
+                 samples: MutableMapping[str, Any] | None = None,
+                 by_hash: MutableMapping[str, Any] | None = None) -> None:
+        """`samples` and `by_hash`: where the per-page hashes go (the ledger's JSON maps in
+        a crawl, `DedupState`; dicts by default)."""
         self.max_candidates = max_candidates
-        self.samples: dict[str, tuple[tuple[int, ...], int]] = {}  # url -> (sample, chars)
-        self.by_hash: dict[int, list[str]] = {}
+        # url -> (sample, chars); sample hash (as a string) -> the urls whose sample has it
+        self.samples: MutableMapping[str, Any] = samples if samples is not None else {}
+        self.by_hash: MutableMapping[str, Any] = by_hash if by_hash is not None else {}
         self.candidates: dict[str, tuple[dict[int, int], int]] = {}  # hash -> position
         self.sizes: dict[str, dict[int, int]] = {}  # candidate -> hash -> its text length
 
@@ -78,7 +85,8 @@ class AggregateTracker:
         sample = _sample(hashes)
         self.samples[url] = (sample, chars)
         for digest in set(sample):
-            self.by_hash.setdefault(digest, []).append(url)
+            key = str(digest)
+            self.by_hash[key] = [*self.by_hash.get(key, ()), url]  # stored again: a ledger map
         if len(hashes) >= MIN_CANDIDATE_PARAGRAPHS:
             positions: dict[int, int] = {}
             sizes: dict[int, int] = {}
@@ -97,14 +105,15 @@ class AggregateTracker:
         trait method's stock documentation) identifies none of them and is not counted."""
         found: dict[str, list[str]] = {}
         in_candidates = Counter(d for hashes, _ in self.candidates.values() for d in hashes)
-        shared = {digest for digest, urls in self.by_hash.items()
-                  if len(urls) > MAX_SHARING or in_candidates[digest] > MAX_SHARING}
+        shared = {digest for digest, n in in_candidates.items() if n > MAX_SHARING}
+        shared |= {int(digest) for digest, urls in self.by_hash.items()
+                   if len(urls) > MAX_SHARING}
         for url, (hashes, chars) in self.candidates.items():
             hits: dict[str, int] = {}
             for digest in hashes:
                 if digest in shared:
                     continue
-                for other in self.by_hash.get(digest, ()):
+                for other in self.by_hash.get(str(digest), ()):
                     if other != url:
                         hits[other] = hits.get(other, 0) + 1
             parts = [other for other, n in hits.items()

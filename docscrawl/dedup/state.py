@@ -28,7 +28,8 @@ class DedupState:
         self.renames: dict[str, str] = {}  # canonical URL written -> better one found later
         # that better URL -> its page's `version` and `title` (`rename_canonical`)
         self.relabels: dict[str, dict[str, Any]] = {}
-        self.aggregates = AggregateTracker()
+        self.aggregates = AggregateTracker(samples=ledger.json_map("aggregate_samples"),
+                                           by_hash=ledger.json_map("aggregate_by_hash"))
 
     def rename_canonical(self, old: str, new: str, fields: dict[str, Any]) -> None:
         """A better URL for a written page turned up: its records follow at the end, and

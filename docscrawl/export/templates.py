@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from docscrawl.jsonl import (
+    GZIP_SUFFIX,
     JsonlWriter,
     UnreadableJsonl,
     dumps_line,
@@ -43,7 +44,7 @@ from docscrawl.jsonl import (
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["TEMPLATES_FILE", "TemplateBlock", "TemplateLinks", "TemplateWriter",
+__all__ = ["TEMPLATES_FILE", "PreviousBlocks", "TemplateBlock", "TemplateLinks", "TemplateWriter",
            "join_links", "split_links", "template_blocks", "template_ids_in"]
 
 TEMPLATES_FILE = "templates.jsonl"
@@ -209,6 +210,59 @@ class TemplateLinks(Mapping[str, list[dict[str, Any]]]):
         return joined
 
 
+class PreviousBlocks:
+    """Template id -> its line in earlier runs' templates.jsonl, for carried-over pages.
+    A plain file is indexed by byte range and a line read when its block is carried (on a
+    10,000-page generated site the file is 168 MB: held as strings, a re-crawl started at
+    440 MB); a compressed one cannot be read at an offset and is held (it is 8-10 times
+    smaller). The last run that has an id gives its line."""
+
+    def __init__(self, run_dirs: Iterable[Path]) -> None:
+        self._where: dict[str, tuple[Path, int, int] | str] = {}
+        for run_dir in run_dirs:  # a missing file reads as empty
+            try:
+                self._index(resolve_jsonl(run_dir / TEMPLATES_FILE))
+            except UnreadableJsonl as exc:
+                logger.warning("docscrawl: %s; pages using its missing blocks are "
+                               "extracted again", exc)
+
+    def _index(self, path: Path) -> None:
+        if not path.is_file():
+            return
+        if path.name.endswith(GZIP_SUFFIX):
+            for raw in read_raw_lines(path):
+                template_id = _block_id(raw)
+                if template_id is not None:
+                    self._where[template_id] = raw.decode("utf-8")
+            return
+        offset = 0
+        with path.open("rb") as handle:
+            for raw in handle:
+                template_id = _block_id(raw)
+                if template_id is not None:
+                    self._where[template_id] = (path, offset, len(raw))
+                offset += len(raw)
+
+    def __contains__(self, template_id: str) -> bool:
+        return template_id in self._where
+
+    def get(self, template_id: str) -> str | None:
+        """The block's line (None when no earlier run has it)."""
+        where = self._where.get(template_id)
+        if where is None or isinstance(where, str):
+            return where
+        path, offset, length = where
+        with path.open("rb") as handle:
+            handle.seek(offset)
+            return handle.read(length).decode("utf-8")
+
+
+def _block_id(raw: bytes) -> str | None:
+    record = parse_object(raw)
+    template_id = record.get("template_id") if record is not None else None
+    return template_id if isinstance(template_id, str) else None
+
+
 class TemplateWriter:
     """The crawl's templates.jsonl: each block written once, before the first page line
     that references it (a kill never leaves a page referencing a block not written).
@@ -230,7 +284,7 @@ class TemplateWriter:
         self._writer = JsonlWriter(self.path, append=append)
         self._seen_once: set[str] = set()  # block ids met on one page so far
         self._previous_dirs = [previous] if previous is not None else []
-        self._previous: dict[str, str] | None = None
+        self._previous: PreviousBlocks | None = None
 
     def also_previous(self, run_dirs: Iterable[Path]) -> None:
         """More runs carried-over pages may come from: the runs the incremental state
@@ -269,18 +323,9 @@ class TemplateWriter:
                 self._writer.write_raw(block.line(0))
                 self._written.add(block.template_id)
 
-    def _previous_lines(self) -> dict[str, str]:
+    def _previous_lines(self) -> PreviousBlocks:
         if self._previous is None:
-            self._previous = {}
-            for previous_dir in self._previous_dirs:  # a missing file reads as empty
-                try:
-                    for raw in read_raw_lines(previous_dir / TEMPLATES_FILE):
-                        record = parse_object(raw)
-                        if record is not None and isinstance(record.get("template_id"), str):
-                            self._previous[record["template_id"]] = raw.decode("utf-8")
-                except UnreadableJsonl as exc:
-                    logger.warning("docscrawl: %s; pages using its missing blocks are "
-                                   "extracted again", exc)
+            self._previous = PreviousBlocks(self._previous_dirs)
         return self._previous
 
     def available(self, record_line: str | None) -> bool:

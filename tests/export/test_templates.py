@@ -4,19 +4,21 @@ and a bad templates.jsonl costs one line, never the rest."""
 from __future__ import annotations
 
 import gzip
+import json
 import logging
 from pathlib import Path
 
 import pytest
 
 from docscrawl.export.templates import (
+    PreviousBlocks,
     TemplateLinks,
     TemplateWriter,
     join_links,
     split_links,
     template_ids_in,
 )
-from docscrawl.jsonl import dumps_line
+from docscrawl.jsonl import compress_jsonl, dumps_line
 
 
 def link(position: int, url: str, locator: str | None, region: str = "sidebar_navigation",
@@ -114,15 +116,26 @@ def test_writer_counts_pages_and_drops_unused_blocks(tmp_path: Path) -> None:
     assert template_ids_in(dumps_line({"markdown": 'a "template_ids":["x"] b'})) == []
 
 
-def test_carried_over_record_copies_its_blocks_from_the_previous_run(tmp_path: Path) -> None:
+@pytest.mark.parametrize("compressed", [False, True])
+def test_carried_over_record_copies_its_blocks_from_the_previous_run(
+        tmp_path: Path, compressed: bool) -> None:
     previous, current = tmp_path / "prev", tmp_path / "cur"
     previous.mkdir()
     current.mkdir()
     record, blocks = record_of(page_links(2, ["a", "b"]), TEMPLATE)
+    other, other_blocks = record_of(page_links(1, ["x", "y"]), TEMPLATE)
     old = TemplateWriter(previous)
-    old.write(blocks)
-    (previous / "pages.jsonl").write_text(dumps_line(record), encoding="utf-8")
+    old.write(other_blocks + blocks)
+    (previous / "pages.jsonl").write_text(dumps_line(other) + dumps_line(record),
+                                          encoding="utf-8")
     old.finish(previous / "pages.jsonl")
+    wanted = {json.loads(raw)["template_id"]: raw for raw in
+              (previous / "templates.jsonl").read_text(encoding="utf-8").splitlines(True)}
+    if compressed:  # a `compress=gzip` run: held, not read at an offset
+        compress_jsonl(previous / "templates.jsonl")
+    previous_blocks = PreviousBlocks([previous])
+    assert {i: previous_blocks.get(i) for i in wanted} == wanted  # byte for byte
+    assert previous_blocks.get("tpl:none") is None and "tpl:none" not in previous_blocks
     line = dumps_line(record)
     assert not TemplateWriter(current).available(line)  # nothing to copy from
     writer = TemplateWriter(current, previous=previous)
