@@ -205,6 +205,15 @@ def test_damaged_vector_files_make_the_index_rebuild(
         index.close()
 
 
+def _rebuilt(index: SearchIndex, caplog: pytest.LogCaptureFixture) -> list[list[tuple[str, float]]]:
+    """Refresh `index`, which must rebuild every chunk and say why; its results after."""
+    with caplog.at_level(logging.WARNING):
+        built = index.refresh()
+    assert built.full and built.added == index.count()
+    assert "vector files are not this index's" in caplog.text
+    return _results(index)
+
+
 def test_vector_files_an_update_did_not_commit_make_the_index_rebuild(
         demo: tuple[Path, Path, str], tmp_path: Path,
         caplog: pytest.LogCaptureFixture) -> None:
@@ -217,11 +226,7 @@ def test_vector_files_an_update_did_not_commit_make_the_index_rebuild(
     _edit_chunks(out)
     index = SearchIndex.open(out, embedder="wordllama", update=False)
     try:
-        with caplog.at_level(logging.WARNING):
-            built = index.refresh()
-        assert built.full and built.added == index.count()
-        assert "vector files are not this index's" in caplog.text
-        updated = _results(index)
+        updated = _rebuilt(index, caplog)
     finally:
         index.close()
     assert _results_of(_copy(out, tmp_path / "fresh")) == updated
@@ -248,11 +253,7 @@ def test_an_update_that_dies_after_writing_the_files_is_rebuilt_next_time(
         with pytest.raises(OSError, match="disk full"):
             index.refresh()
         monkeypatch.setattr(index_module, "write_vector_files", real)
-        with caplog.at_level(logging.WARNING):
-            built = index.refresh()
-        assert built.full and built.added == index.count()
-        assert "vector files are not this index's" in caplog.text
-        updated = _results(index)
+        updated = _rebuilt(index, caplog)
     finally:
         index.close()
     assert _results_of(_copy(out, tmp_path / "fresh")) == updated
