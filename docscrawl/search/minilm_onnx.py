@@ -17,12 +17,10 @@ pass. One thread, as the numpy pass: an index build is one process among others.
 from __future__ import annotations
 
 import importlib.util
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
-from docscrawl.search.minilm import HEADS, LAYERS, LN_EPS, MiniLM
+from docscrawl.search.minilm import HEADS, LAYERS, LN_EPS, MiniLM, cached
 
 PRECISIONS = ("fp32", "int8")
 BACKENDS = ("numpy", *(f"onnx-{p}" for p in PRECISIONS))
@@ -179,15 +177,8 @@ class OnnxMiniLM(MiniLM):
         target = weights.with_name(f"{weights.stem}-{self.backend}-{GRAPH_VERSION}.onnx")
         if target.is_file():
             return str(target)
-        data = build_model(self._w, self.precision)
-        try:
-            fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".minilm-")
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-            os.replace(tmp, target)
-        except OSError:
-            return data
-        return str(target)
+        written = cached(target, build_model(self._w, self.precision))
+        return str(written) if isinstance(written, Path) else written
 
     def forward(self, batch: list[list[int]]) -> Any:
         import numpy as np
