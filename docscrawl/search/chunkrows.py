@@ -6,14 +6,13 @@ to `index.fresh` until the vector files are written (`docscrawl.search.vectors`)
 from __future__ import annotations
 
 import json
-import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from docscrawl.search.fields import WINDOW_SLOTS, Vocab, index_fields
 from docscrawl.search.rawline import chunk_key, inbound_sig, leading_id, vocab_sig
 from docscrawl.search.store import pack_chunk
-from docscrawl.search.vectors import embed_sections
+from docscrawl.search.vectors import embed_sections, report_embedded
 
 if TYPE_CHECKING:
     from docscrawl.search.index import SearchIndex
@@ -69,16 +68,6 @@ def sync_chunks(index: SearchIndex) -> Built:
     return built
 
 
-def progress(index: SearchIndex, embedded: int) -> None:
-    """A stderr line every `progress_every` chunks embedded, for a slow model's long
-    build (wordllama names none: a whole site takes it seconds)."""
-    every = getattr(index.embedder, "progress_every", 0)
-    before, index.embedded = index.embedded, index.embedded + embedded
-    if every and index.embedded // every > before // every:
-        print(f"docscrawl: {index.out.name}: {index.embedded:,} chunks embedded "
-              f"({index.embedder.name if index.embedder else ''})", file=sys.stderr, flush=True)
-
-
 def delete_chunk(index: SearchIndex, rowid: int) -> None:
     """A chunk's row and its FTS rows (a contentless table deletes a row given the
     values it was indexed with: the ones `write_chunks` kept)."""
@@ -108,7 +97,9 @@ def write_chunks(index: SearchIndex, pending: list[tuple[str, str, int | None]])
     if index.embedder is not None:
         vectors = index.embedder.embed([fields.embed for *_, fields in records])
         vectors = vectors.astype("float16")
-        progress(index, len(records))
+        before = index.embedded
+        index.embedded += len(records)
+        report_embedded(index, index.embedder, "chunks", before, index.embedded)
     if index.sections is not None:
         embed_sections(index, records)
     codec = index.codec()

@@ -202,9 +202,16 @@ def embed_sections(index: SearchIndex, records: list[Any]) -> None:
     index.db.executemany("INSERT OR REPLACE INTO sections VALUES(?,?,?)",
                         [(key, text_sig(text), vectors[i].tobytes())
                          for i, (key, text) in enumerate(wanted)])
+    before = index.embedded_sections
+    index.embedded_sections += len(wanted)
+    report_embedded(index, model, "sections", before, index.embedded_sections)
+
+
+def report_embedded(index: SearchIndex, model: Any, noun: str, before: int, after: int) -> None:
+    """A stderr line each time a build passes a multiple of the model's `progress_every`
+    texts embedded, for a slow model's long build (wordllama names none: a whole site
+    takes it seconds)."""
     every = getattr(model, "progress_every", 0)
-    before, index.embedded_sections = (index.embedded_sections,
-                                       index.embedded_sections + len(wanted))
-    if every and index.embedded_sections // every > before // every:
-        print(f"docscrawl: {index.out.name}: {index.embedded_sections:,} sections embedded "
-              f"({model.name})", file=sys.stderr, flush=True)
+    if every and after // every > before // every:
+        print(f"docscrawl: {index.out.name}: {after:,} {noun} embedded ({model.name})",
+              file=sys.stderr, flush=True)
