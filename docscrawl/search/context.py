@@ -31,6 +31,7 @@ from docscrawl.search.versions import unversioned
 
 DEFAULT_BUDGET = 2000      # tokens of section text
 MAX_QUESTION_CHARS = 2000  # a longer question is searched by its start (and says so)
+SHOWN_QUESTION_CHARS = 300  # the text header quotes no more of a long question
 POOL = 20                  # search results the sections are chosen from
 MAX_SECTIONS = 5
 RELATIVE_FLOOR = 0.35      # a section scoring under this share of the best is not chosen
@@ -360,7 +361,10 @@ def format_context(context: Context, site: str | None = None) -> str:
     (`quote`) under its `[n]` line. Everything the site wrote is inside the quotes or
     defused on one line."""
     spent = sum(s.tokens for s in context.sections)
-    lines = [defuse_line(f"Context for {context.question!r}. Version used: "
+    shown = context.question
+    if len(shown) > SHOWN_QUESTION_CHARS:  # its flag says how long it was
+        shown = shown[:SHOWN_QUESTION_CHARS].rsplit(" ", 1)[0] + " …"
+    lines = [defuse_line(f"Context for {shown!r}. Version used: "
                          f"{_version_used(context)}. {len(context.sections)} sections, "
                          f"{spent:,} of {context.budget:,} tokens.")]
     lines += [defuse_line(f"Flag {flag['flag']}: {flag['note']}") for flag in context.flags]

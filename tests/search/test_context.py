@@ -175,6 +175,10 @@ def test_bad_input_is_one_clear_line(demo: tuple[Path, Path, str]) -> None:
     assert long["flags"][0]["flag"] == "question_cut"
     assert "9,999 characters" in long["flags"][0]["note"]  # the last space dropped
     assert long["sections"]
+    text = docscrawl("context", str(out), "how do I set the timeout " * 400)
+    header = text.stdout.splitlines()[0]
+    assert header.startswith("Context for 'how do I set the timeout") and " …'" in header
+    assert len(header) < 500  # the 10,000 characters are not echoed back
 
 
 def test_a_corrupt_index_is_rebuilt(demo: tuple[Path, Path, str], tmp_path: Path) -> None:
