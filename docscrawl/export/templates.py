@@ -130,7 +130,6 @@ def template_ids_in(line: str) -> list[str]:
     return [part.strip().strip('"') for part in found.group(1).split(",")]
 
 
-_ABSENT = object()  # a field a link does not have (not the same as null)
 
 
 def template_blocks(path: Path) -> Iterator[tuple[str, list[Any]]]:
@@ -150,48 +149,19 @@ def template_blocks(path: Path) -> Iterator[tuple[str, list[Any]]]:
 
 
 class TemplateLinks(Mapping[str, list[dict[str, Any]]]):
-    """The template blocks of one run directory (read on first use), for readers.
+    """The template blocks of one run directory (read on first use), for readers."""
 
-    `fields`: keep only these fields of each link, as a compact row (strings shared),
-    and give a block's links as dicts on each lookup. For a reader that reads a few
-    fields of every block once (the end of a crawl's inbound links): a site whose sidebar
-    varies by section has a block per variant, mostly the same links (2,000 generated
-    pages: 4,039 blocks, 101,000 links, 101 MB held as full dicts)."""
-
-    def __init__(self, run_dir: Path, *, fields: tuple[str, ...] | None = None) -> None:
+    def __init__(self, run_dir: Path) -> None:
         self.path = resolve_jsonl(run_dir / TEMPLATES_FILE)
-        self.fields = fields
-        self._blocks: dict[str, list[Any]] | None = None
-        self._strings: dict[str, str] = {}
+        self._blocks: dict[str, list[dict[str, Any]]] | None = None
 
-    def _load(self) -> dict[str, list[Any]]:
+    def _load(self) -> dict[str, list[dict[str, Any]]]:
         if self._blocks is None:
-            self._blocks = {}
-            for template_id, links in template_blocks(self.path):
-                if self.fields is not None:
-                    links = [self._row(link) for link in links]
-                self._blocks[template_id] = links
-            self._strings = {}
+            self._blocks = dict(template_blocks(self.path))
         return self._blocks
 
-    def _row(self, link: Any) -> Any:
-        """`link`'s `fields` as a tuple, equal strings one object (`_ABSENT`: no such
-        field); anything but a dict is kept as it is."""
-        if not isinstance(link, dict) or self.fields is None:
-            return link
-        strings = self._strings
-        return tuple(strings.setdefault(value, value) if isinstance(value, str) else value
-                     for value in (link.get(name, _ABSENT) for name in self.fields))
-
-    def _link(self, row: Any) -> Any:
-        if not isinstance(row, tuple) or self.fields is None:
-            return row
-        return {name: value for name, value in zip(self.fields, row, strict=True)
-                if value is not _ABSENT}
-
     def __getitem__(self, key: str) -> list[dict[str, Any]]:
-        links = self._load()[key]
-        return links if self.fields is None else [self._link(row) for row in links]
+        return self._load()[key]
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._load())
