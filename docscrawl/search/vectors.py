@@ -155,7 +155,7 @@ def section_arrays(index: SearchIndex, rowids: list[int]) -> dict[str, Any]:
     matrix = (np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float16)
               .reshape(len(rows), -1).astype(np.float32)
               if rows else np.zeros((0, 1), dtype=np.float32))
-    keys = dict(index.db.execute("SELECT rowid, section_key FROM chunks"))
+    keys = dict(index.db.execute("SELECT rowid, section_key FROM chunk_pages"))
     chunksec = np.array([at.get(keys.get(r), -1) for r in rowids], dtype=np.int32)
     first = np.zeros(len(rows) + 1, dtype=np.int32)  # 0 for a section no chunk holds
     for position, row in reversed(list(enumerate(chunksec.tolist()))):

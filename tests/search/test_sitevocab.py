@@ -66,7 +66,7 @@ def crawled(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Path
 def _vocab(index: SearchIndex, page_end: str) -> list[tuple[str, str]]:
     """(section key, vocab text) of each chunk of the page whose URL ends so: the field as
     written, without the encoded compounds `index_text` appends to it."""
-    rows = index.db.execute("SELECT section_key, rowid FROM chunks WHERE page_url LIKE ?",
+    rows = index.db.execute("SELECT section_key, rowid FROM chunk_pages WHERE page_url LIKE ?",
                             (f"%{page_end}",)).fetchall()
     found = []
     for key, rowid in rows:
@@ -80,7 +80,7 @@ def _vocab(index: SearchIndex, page_end: str) -> list[tuple[str, str]]:
 
 def _regions(index: SearchIndex, page_end: str) -> set[str]:
     return {r for (r,) in index.db.execute(
-        "SELECT region FROM chunks WHERE page_url LIKE ?", (f"%{page_end}",))}
+        "SELECT region FROM chunk_pages WHERE page_url LIKE ?", (f"%{page_end}",))}
 
 
 @pytest.mark.parametrize(("name", "index_page", "target", "section", "term"), [
