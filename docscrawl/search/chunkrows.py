@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from docscrawl.search.fields import WINDOW_SLOTS, Vocab, index_fields
 from docscrawl.search.rawline import chunk_key, inbound_sig, leading_id, vocab_sig
 from docscrawl.search.store import pack_chunk
-from docscrawl.search.vectors import embed_sections, report_embedded
+from docscrawl.search.vectors import embed_sections, quantize, report_embedded
 
 if TYPE_CHECKING:
     from docscrawl.search.index import SearchIndex
@@ -97,8 +97,7 @@ def write_chunks(index: SearchIndex, pending: list[tuple[str, str, int | None]])
         records.append((record, line, sig, old, index_fields(record, index.affixes, vocab)))
     vectors = None
     if index.embedder is not None:
-        vectors = index.embedder.embed([fields.embed for *_, fields in records])
-        vectors = vectors.astype("float16")
+        vectors = quantize(index.embedder.embed([fields.embed for *_, fields in records]))
         before = index.embedded
         index.embedded += len(records)
         report_embedded(index, index.embedder, "chunks", before, index.embedded)
@@ -117,7 +116,7 @@ def write_chunks(index: SearchIndex, pending: list[tuple[str, str, int | None]])
             (chunk_key(str(record.get("id"))), page, meta.get("version"), sig,
              pack_chunk(codec, line, fields.rows, fields.vocab), *fields.rank[:3], anchor))
         if vectors is not None:
-            index.fresh[int(cur.lastrowid or 0)] = vectors[i]
+            index.fresh[int(cur.lastrowid or 0)] = (vectors[0][i], vectors[1][i])
         first = int(cur.lastrowid or 0) * WINDOW_SLOTS
         index.db.executemany(
             "INSERT INTO fts(rowid, ver, title, headings, anchors, body) "

@@ -80,8 +80,8 @@ class SearchIndex:
         self.identity: tuple[int, int] | None = None  # the index file's, when opened
         self.embedded = 0  # chunks embedded by this object (progress lines)
         self._codec: tuple[bytes, LineCodec] | None = None  # the `meta` table's, as stored
-        self.fresh: dict[int, Any] = {}  # row id -> vector of a chunk written, until the
-        # vector files are (`docscrawl.search.vectors`: they are the only copy)
+        self.fresh: dict[int, Any] = {}  # row id -> (int8 vector, scale) of a chunk written,
+        # until the vector files are (`docscrawl.search.vectors`: they are the only copy)
         self.embedded_sections = 0  # section texts embedded by this object
 
     def replaced(self) -> bool:

@@ -27,7 +27,8 @@ SCHEMA = 14  # 11: lines compressed, FTS contentless (docs/performance.md, the s
 # 13: the chunk vector stored once, in the vector files (no `chunks.vec`, no coarse
 # file); a chunk's id as an 8-byte key, unindexed (`rawline.chunk_key`);
 # 14: a chunk's page URL once per page (`urls`), its section key as the anchor after it;
-# pages and aliases without rowid; the line dictionary compressed
+# pages and aliases without rowid; the line dictionary compressed; the chunk vectors int8
+# with a scale per row (`vectors.quantize`)
 # bm25 weights per FTS column: version token, title, headings, anchors, body.
 BM25_WEIGHTS = (0.0, 2.0, 3.0, 1.5, 1.0)
 TABLES = frozenset({"fts", "vocab", "chunks", "urls", "pages", "aliases", "sections", "meta"})

@@ -18,9 +18,10 @@ import pytest
 
 from docscrawl.search import Searcher, SearchIndex
 from docscrawl.search import index as index_module
+from docscrawl.search.fields import Vocab, index_fields
 from docscrawl.search.index import INDEX_NAME
 from docscrawl.search.schema import SCHEMA
-from docscrawl.search.vectors import load_vectors
+from docscrawl.search.vectors import load_vectors, quantize
 from tests.search.counting import Counting
 
 pytest.importorskip("wordllama")
@@ -82,13 +83,14 @@ def test_the_vector_is_stored_once_and_the_coarse_matrix_derived(
         ids = [json.loads(line)["id"] for line in index.chunk_lines()]
         ids = [chunk_id for chunk_id in ids if chunk_id.encode() not in zdict]
         assert sorted(p.name for p in out.glob("search.*.npy")) == [
-            "search.full.npy", "search.rowids.npy", "search.versions.npy"]
+            "search.full.npy", "search.rowids.npy", "search.scales.npy", "search.versions.npy"]
         rowids, versions, coarse, full = load_vectors(index)
-        assert full.dtype == np.float16 and full.shape == (index.count(), 256)
-        assert len(rowids) == len(versions) == index.count()
+        stored_full = np.load(out / "search.full.npy")
+        assert stored_full.dtype == np.int8 and stored_full.shape == (index.count(), 256)
+        assert len(rowids) == len(versions) == len(full) == index.count()
         dims = index.embedder.coarse_dims if index.embedder else 0
         assert coarse.dtype == np.float32 and coarse.shape == (index.count(), dims)
-        assert np.array_equal(coarse, full[:, :dims].astype(np.float32))
+        assert np.array_equal(coarse, full[:, :dims])
         assert _results(index)[0]
     finally:
         index.close()
@@ -96,7 +98,7 @@ def test_the_vector_is_stored_once_and_the_coarse_matrix_derived(
     db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     db.close()
     stored = (out / INDEX_NAME).read_bytes()
-    assert all(np.asarray(full[i]).tobytes() not in stored for i in range(0, len(full), 7))
+    assert all(stored_full[i].tobytes() not in stored for i in range(0, len(full), 7))
     assert ids and not any(chunk_id.encode() in stored for chunk_id in ids)
 
 
@@ -122,6 +124,30 @@ def test_a_page_url_is_stored_once_and_read_back_whole(
     with closing(SearchIndex.open(out, embedder="none")) as index:
         left = {url for (url,) in index.db.execute("SELECT url FROM urls")}
         assert left == {r["metadata"]["canonical_url"] for r in kept} and gone not in left
+
+
+def test_the_int8_vectors_read_back_as_the_model_gave_them(
+        demo: tuple[Path, Path, str], tmp_path: Path) -> None:
+    """Schema 14 stores a vector as int8 and a scale per row: read back, each is within
+    half a step of the model's float vector, and its cosines to another within 1e-3."""
+    out = _copy(demo[1], tmp_path / "out")
+    index = SearchIndex.open(out, embedder="wordllama")
+    try:
+        rowids, _, _, full = load_vectors(index)
+        lines = index.lines([int(r) for r in rowids])
+        texts = [index_fields(json.loads(lines[int(r)]), index.affixes,
+                              index.vocab.get(json.loads(lines[int(r)])["id"]) or Vocab()).embed
+                 for r in rowids]
+        assert index.embedder is not None
+        exact = np.asarray(index.embedder.embed(texts), dtype=np.float32)
+    finally:
+        index.close()
+    read = full[np.arange(len(full))]
+    steps = np.abs(exact).max(axis=1) / 127
+    assert np.all(np.abs(read - exact) <= steps[:, None] / 2 + 1e-6)
+    assert np.abs(read @ exact[0] - exact @ exact[0]).max() < 1e-3
+    rows, scales = quantize(exact)
+    assert rows.dtype == np.int8 and np.abs(rows).max() == 127 and scales.dtype == np.float32
 
 
 def test_an_update_embeds_only_new_chunks_and_ranks_as_a_fresh_build(
