@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from docscrawl.search.fields import WINDOW_SLOTS, Vocab, index_fields
 from docscrawl.search.rawline import chunk_key, inbound_sig, leading_id, vocab_sig
+from docscrawl.search.schema import MAIN_REGION
 from docscrawl.search.store import pack_chunk
 from docscrawl.search.vectors import embed_sections, quantize, report_embedded
 
@@ -110,11 +111,13 @@ def write_chunks(index: SearchIndex, pending: list[tuple[str, str, int | None]])
         if old is not None:
             delete_chunk(index, old)
         page, anchor = page_and_anchor(index, pages, meta.get("canonical_url"), fields.rank[3])
+        heading_terms, has_code, region = fields.rank[:3]
         cur = index.db.execute(
             "INSERT INTO chunks(chunk_key, page, version, inbound_sig, line, "
             "heading_terms, has_code, region, anchor) VALUES(?,?,?,?,?,?,?,?,?)",
             (chunk_key(str(record.get("id"))), page, meta.get("version"), sig,
-             pack_chunk(codec, line, fields.rows, fields.vocab), *fields.rank[:3], anchor))
+             pack_chunk(codec, line, fields.rows, fields.vocab), heading_terms, has_code,
+             None if region == MAIN_REGION else region, anchor))
         if vectors is not None:
             index.fresh[int(cur.lastrowid or 0)] = (vectors[0][i], vectors[1][i])
         first = int(cur.lastrowid or 0) * WINDOW_SLOTS

@@ -27,12 +27,16 @@ SCHEMA = 14  # 11: lines compressed, FTS contentless (docs/performance.md, the s
 # 13: the chunk vector stored once, in the vector files (no `chunks.vec`, no coarse
 # file); a chunk's id as an 8-byte key, unindexed (`rawline.chunk_key`);
 # 14: a chunk's page URL once per page (`urls`), its section key as the anchor after it;
-# pages and aliases without rowid; the line dictionary compressed; the chunk vectors int8
+# pages and aliases without rowid; the line dictionary compressed; the main-content region
+# as NULL; the chunk vectors int8
 # with a scale per row (`vectors.quantize`)
 # bm25 weights per FTS column: version token, title, headings, anchors, body.
 BM25_WEIGHTS = (0.0, 2.0, 3.0, 1.5, 1.0)
 TABLES = frozenset({"fts", "vocab", "chunks", "urls", "pages", "aliases", "sections", "meta"})
 VIEWS = frozenset({"chunk_pages"})
+# a chunk's `region` when it is this: stored as NULL (nearly every chunk's), read back by
+# `chunk_pages`
+MAIN_REGION = "main_content"
 
 
 def create_tables(db: sqlite3.Connection) -> None:
@@ -46,7 +50,8 @@ def create_tables(db: sqlite3.Connection) -> None:
             heading_terms TEXT, has_code INTEGER, region TEXT, anchor TEXT);
         CREATE TABLE urls(id INTEGER PRIMARY KEY, url TEXT UNIQUE);
         CREATE VIEW chunk_pages AS SELECT c.rowid AS rowid, c.version AS version,
-            c.heading_terms AS heading_terms, c.has_code AS has_code, c.region AS region,
+            c.heading_terms AS heading_terms, c.has_code AS has_code,
+            ifnull(c.region, '{MAIN_REGION}') AS region,
             u.url AS page_url, ifnull(u.url, '') || c.anchor AS section_key
             FROM chunks c LEFT JOIN urls u ON u.id=c.page;
         CREATE TABLE pages(url TEXT PRIMARY KEY, offset INTEGER, version TEXT,

@@ -123,7 +123,7 @@ def test_one_page_manual_keeps_its_text_and_marks_only_its_indexes(
         crawled: dict[str, Path]) -> None:
     index = SearchIndex.open(crawled["texinfo-one-page"], embedder="none")
     try:
-        rows = index.db.execute("SELECT region, rowid FROM chunks").fetchall()
+        rows = index.db.execute("SELECT region, rowid FROM chunk_pages").fetchall()
         lines = index.lines([rowid for _, rowid in rows])
         marked = [lines[rowid] for region, rowid in rows if region == SITE_INDEX]
         assert marked and len(marked) < len(rows) / 5

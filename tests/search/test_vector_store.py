@@ -105,8 +105,8 @@ def test_the_vector_is_stored_once_and_the_coarse_matrix_derived(
 def test_a_page_url_is_stored_once_and_read_back_whole(
         demo: tuple[Path, Path, str], tmp_path: Path) -> None:
     """Schema 14: a chunk row holds its page's `urls` id and its anchor; `chunk_pages`
-    gives back the page URL and section key ranking reads, and a page whose chunks all
-    went away leaves no URL behind."""
+    gives back the page URL, section key and region ranking reads, and a page whose
+    chunks all went away leaves no URL behind."""
     out = _copy(demo[1], tmp_path / "out")
     records = [json.loads(line) for line in (out / "chunks.jsonl").read_text().splitlines()]
     with closing(SearchIndex.open(out, embedder="none")) as index:
@@ -117,6 +117,11 @@ def test_a_page_url_is_stored_once_and_read_back_whole(
             key.startswith(f"{page}#") and page in urls for page, key in keys)
         assert all(not anchor.startswith("http") for (anchor,) in
                    index.db.execute("SELECT anchor FROM chunks"))
+        # the main-content region is stored as NULL and read back by name
+        assert index.db.execute("SELECT count(*) FROM chunks WHERE region IS NOT NULL "
+                                "AND region='main_content'").fetchone() == (0,)
+        regions = {r for (r,) in index.db.execute("SELECT region FROM chunk_pages")}
+        assert "main_content" in regions and None not in regions
     gone = records[-1]["metadata"]["canonical_url"]
     kept = [r for r in records if r["metadata"]["canonical_url"] != gone]
     (out / "chunks.jsonl").resolve().write_text(
