@@ -5,6 +5,7 @@
     python -m benchmarks.bytes --outputs /tmp/bytes --crawl --arg compress=gzip git-docs
     python -m benchmarks.bytes --outputs /tmp/bytes --as-gzip git-docs   # a plain crawl, gzipped
     python -m benchmarks.bytes --outputs /tmp/bytes --crawl --arg render=auto sdl2-docs
+    python -m benchmarks.bytes --outputs /tmp/bytes --index-parts r-manuals go-spec
 
 For each corpus site (`real-sites.sh`, found as the retrieval benchmark finds it), read
 the output folder OUTPUTS/NAME (crawling it first with `--crawl`: render=never unless an
@@ -18,6 +19,8 @@ top-level field takes on disk as written (key, value and separator; uncompressed
 With `--as-gzip`, a plain output is measured as `compress=gzip` would have published it:
 a copy whose published files are compressed by the crawler's own `compress_jsonl` (the
 same bytes as a `compress=gzip` crawl of that run, without crawling the site twice).
+With `--index-parts`, the search index's bytes per chunk by part (`index_parts`: sqlite's
+`dbstat` pages of each table and its indexes, the vector files).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -105,6 +109,33 @@ def measure(out: Path) -> dict[str, Any]:
                           if html else None)}
 
 
+# the search index's tables by part (a name not here is "other")
+INDEX_PARTS = {"chunks": "chunk rows", "fts": "FTS index", "vocab": "vocab FTS",
+               "pages": "pages, aliases, urls", "aliases": "pages, aliases, urls",
+               "urls": "pages, aliases, urls", "sections": "sections", "meta": "meta"}
+
+
+def index_parts(out: Path) -> dict[str, Any]:
+    """Bytes per chunk of each part of `out`'s search index: the pages of its tables and
+    their indexes (`dbstat`, page slack included), of which the compressed lines, and the
+    vector files."""
+    db = sqlite3.connect(f"file:{out / 'search.sqlite3'}?mode=ro", uri=True)
+    try:
+        chunks = int(db.execute("SELECT count(*) FROM chunks").fetchone()[0]) or 1
+        parts: Counter[str] = Counter()
+        for name, size in db.execute("SELECT name, sum(pgsize) FROM dbstat GROUP BY name"):
+            table = name.removeprefix("sqlite_autoindex_").rsplit("_1", 1)[0]
+            parts[INDEX_PARTS.get(table.split("_")[0], "other")] += size
+        parts["of chunk rows: the lines"] = db.execute(
+            "SELECT sum(length(line)) FROM chunks").fetchone()[0] or 0
+    finally:
+        db.close()
+    for path in out.glob("search.*.npy"):
+        parts["vector files"] += path.stat().st_size
+    return {"chunks": chunks, "per_chunk": {name: round(size / chunks)
+                                            for name, size in parts.most_common()}}
+
+
 def measure_gzipped(out: Path) -> dict[str, Any]:
     """The figures of `out` as `compress=gzip` publishes it (a compressed copy)."""
     with tempfile.TemporaryDirectory(prefix="bytes-gz-") as scratch:
@@ -154,6 +185,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="also write the figures here")
     parser.add_argument("--as-gzip", action="store_true",
                         help="measure each output as compress=gzip would publish it")
+    parser.add_argument("--index-parts", action="store_true",
+                        help="also the search index's bytes per chunk by part")
     parser.add_argument("--sites-script", type=Path, default=SITES_SCRIPT,
                         help=f"the corpus script (default: {SITES_SCRIPT})")
     args = parser.parse_args(argv)
@@ -169,6 +202,10 @@ def main(argv: list[str] | None = None) -> int:
             continue
         results[name] = measure_gzipped(out) if args.as_gzip else measure(out)
         print(report(name, results[name], args.top), end="\n\n")
+        if args.index_parts and (out / "search.sqlite3").is_file():
+            results[name]["index_parts"] = parts = index_parts(out)
+            print(f"index per chunk ({parts['chunks']} chunks), bytes: " + ", ".join(
+                f"{part} {size}" for part, size in parts["per_chunk"].items()), end="\n\n")
     html = sum(r["html"] for r in results.values())
     if html:
         output = sum(r["output"] for r in results.values())

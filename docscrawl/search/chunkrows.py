@@ -11,8 +11,9 @@ from typing import TYPE_CHECKING
 
 from docscrawl.search.fields import WINDOW_SLOTS, Vocab, index_fields
 from docscrawl.search.rawline import chunk_key, inbound_sig, leading_id, vocab_sig
+from docscrawl.search.schema import MAIN_REGION
 from docscrawl.search.store import pack_chunk
-from docscrawl.search.vectors import embed_sections, report_embedded
+from docscrawl.search.vectors import embed_sections, quantize, report_embedded
 
 if TYPE_CHECKING:
     from docscrawl.search.index import SearchIndex
@@ -62,7 +63,9 @@ def sync_chunks(index: SearchIndex) -> Built:
         delete_chunk(index, rowid)
     if gone:
         db.execute("DELETE FROM sections WHERE section_key NOT IN "
-                   "(SELECT section_key FROM chunks)")
+                   "(SELECT section_key FROM chunk_pages)")
+        db.execute("DELETE FROM urls WHERE id NOT IN "
+                   "(SELECT page FROM chunks WHERE page IS NOT NULL)")
     built.deleted = len(gone)
     built.total = len(seen)
     return built
@@ -95,25 +98,28 @@ def write_chunks(index: SearchIndex, pending: list[tuple[str, str, int | None]])
         records.append((record, line, sig, old, index_fields(record, index.affixes, vocab)))
     vectors = None
     if index.embedder is not None:
-        vectors = index.embedder.embed([fields.embed for *_, fields in records])
-        vectors = vectors.astype("float16")
+        vectors = quantize(index.embedder.embed([fields.embed for *_, fields in records]))
         before = index.embedded
         index.embedded += len(records)
         report_embedded(index, index.embedder, "chunks", before, index.embedded)
     if index.sections is not None:
         embed_sections(index, records)
     codec = index.codec()
+    pages: dict[str, int] = {}
     for i, (record, line, sig, old, fields) in enumerate(records):
         meta = record.get("metadata") or {}
         if old is not None:
             delete_chunk(index, old)
+        page, anchor = page_and_anchor(index, pages, meta.get("canonical_url"), fields.rank[3])
+        heading_terms, has_code, region = fields.rank[:3]
         cur = index.db.execute(
-            "INSERT INTO chunks(chunk_key, page_url, version, inbound_sig, line, "
-            "heading_terms, has_code, region, section_key) VALUES(?,?,?,?,?,?,?,?,?)",
-            (chunk_key(str(record.get("id"))), meta.get("canonical_url"), meta.get("version"), sig,
-             pack_chunk(codec, line, fields.rows, fields.vocab), *fields.rank))
+            "INSERT INTO chunks(chunk_key, page, version, inbound_sig, line, "
+            "heading_terms, has_code, region, anchor) VALUES(?,?,?,?,?,?,?,?,?)",
+            (chunk_key(str(record.get("id"))), page, meta.get("version"), sig,
+             pack_chunk(codec, line, fields.rows, fields.vocab), heading_terms, has_code,
+             None if region == MAIN_REGION else region, anchor))
         if vectors is not None:
-            index.fresh[int(cur.lastrowid or 0)] = vectors[i]
+            index.fresh[int(cur.lastrowid or 0)] = (vectors[0][i], vectors[1][i])
         first = int(cur.lastrowid or 0) * WINDOW_SLOTS
         index.db.executemany(
             "INSERT INTO fts(rowid, ver, title, headings, anchors, body) "
@@ -122,3 +128,18 @@ def write_chunks(index: SearchIndex, pending: list[tuple[str, str, int | None]])
         if fields.vocab:
             index.db.execute("INSERT INTO vocab(rowid, ver, terms) VALUES(?,?,?)",
                             (cur.lastrowid, fields.rows[0][0], fields.vocab))
+
+
+def page_and_anchor(index: SearchIndex, pages: dict[str, int], url: object,
+                    section: str) -> tuple[int | None, str]:
+    """A chunk's page as its `urls` id (added when new; `pages` caches them) and its
+    section key without that URL (the `chunk_pages` view joins them back): each page URL
+    is stored once, not twice per chunk. A chunk without a URL keeps its whole key."""
+    if not isinstance(url, str) or not section.startswith(url):
+        return None, section
+    page = pages.get(url)
+    if page is None:
+        index.db.execute("INSERT OR IGNORE INTO urls(url) VALUES(?)", (url,))
+        page = int(index.db.execute("SELECT id FROM urls WHERE url=?", (url,)).fetchone()[0])
+        pages[url] = page
+    return page, section[len(url):]

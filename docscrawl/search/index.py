@@ -41,9 +41,9 @@ from docscrawl.search.fields import (
     Vocab,
 )
 from docscrawl.search.pagetable import assign_vocabulary, index_pages
-from docscrawl.search.schema import SCHEMA, TABLES, create_tables
+from docscrawl.search.schema import SCHEMA, TABLES, VIEWS, create_tables
 from docscrawl.search.sections import LEAD_CHARS
-from docscrawl.search.store import LineCodec, unpack_line, unpack_rows
+from docscrawl.search.store import LineCodec, pack_dict, unpack_dict, unpack_line, unpack_rows
 from docscrawl.search.vectors import (
     OLD_FILES,
     SECTION_FILES,
@@ -80,8 +80,8 @@ class SearchIndex:
         self.identity: tuple[int, int] | None = None  # the index file's, when opened
         self.embedded = 0  # chunks embedded by this object (progress lines)
         self._codec: tuple[bytes, LineCodec] | None = None  # the `meta` table's, as stored
-        self.fresh: dict[int, Any] = {}  # row id -> vector of a chunk written, until the
-        # vector files are (`docscrawl.search.vectors`: they are the only copy)
+        self.fresh: dict[int, Any] = {}  # row id -> (int8 vector, scale) of a chunk written,
+        # until the vector files are (`docscrawl.search.vectors`: they are the only copy)
         self.embedded_sections = 0  # section texts embedded by this object
 
     def replaced(self) -> bool:
@@ -143,12 +143,14 @@ class SearchIndex:
             embedder = self.meta("embedder")
             current = self._embedder_key()
             tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
-            if schema == str(SCHEMA) and embedder == current and tables >= TABLES:
+            if schema == str(SCHEMA) and embedder == current and tables >= TABLES | VIEWS:
                 return
         self._reset()
 
     def _reset(self) -> None:
         """The tables dropped and made anew, empty: the next refresh builds them."""
+        for name in sorted(VIEWS):
+            self.db.execute(f"DROP VIEW IF EXISTS {name}")
         for name in sorted(TABLES):
             self.db.execute(f"DROP TABLE IF EXISTS {name}")
         create_tables(self.db)
@@ -263,13 +265,13 @@ class SearchIndex:
         the caller's transaction: another process's rebuild makes a new one), or, on an
         index's first build, one learned from chunks.jsonl's first lines."""
         row = self.db.execute("SELECT value FROM meta WHERE key='line_dict'").fetchone()
-        if row is None:  # kept as a blob (schema 12 and before: base64, a third more)
+        if row is None:  # kept as a compressed blob (`store.pack_dict`)
             codec = LineCodec.learn(self.chunk_lines())
-            self.db.execute("INSERT OR REPLACE INTO meta VALUES('line_dict', ?)",
-                            (codec.zdict,))
-            self._codec = (codec.zdict, codec)
+            stored = pack_dict(codec.zdict)
+            self.db.execute("INSERT OR REPLACE INTO meta VALUES('line_dict', ?)", (stored,))
+            self._codec = (stored, codec)
         elif self._codec is None or self._codec[0] != row[0]:
-            self._codec = (bytes(row[0]), LineCodec(bytes(row[0])))
+            self._codec = (bytes(row[0]), LineCodec(unpack_dict(bytes(row[0]))))
         return self._codec[1]
 
     def fts_values(self, rowid: int) -> tuple[list[tuple[str, ...]], str]:

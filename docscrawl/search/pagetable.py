@@ -120,6 +120,7 @@ def learn_affixes(index: SearchIndex, titles: list[str]) -> None:
         index.db.execute("INSERT INTO fts(fts) VALUES('delete-all')")
         index.db.execute("INSERT INTO vocab(vocab) VALUES('delete-all')")
         index.db.execute("DELETE FROM chunks")
+        index.db.execute("DELETE FROM urls")
         index.db.execute("DELETE FROM sections")
         index.set_meta("title_affixes", learned)
 

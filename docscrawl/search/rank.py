@@ -345,7 +345,7 @@ class Searcher:
         self._current_counts()
         if self._sizes is None:
             self._sizes = dict(self.index.db.execute(
-                "SELECT page_url, count(*) FROM chunks GROUP BY page_url").fetchall())
+                "SELECT page_url, count(*) FROM chunk_pages GROUP BY page_url").fetchall())
         return self._sizes
 
     def _hits(self, ranked: list[Ranked]) -> list[Hit]:

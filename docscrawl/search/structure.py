@@ -64,7 +64,7 @@ def structural(db: sqlite3.Connection, fused: dict[int, float], wanted: dict[str
     marks = ",".join("?" * len(fused))
     rows = db.execute(
         f"SELECT c.rowid, c.version, c.heading_terms, c.has_code, c.region, "
-        f"c.section_key, c.page_url, p.aggregate_of FROM chunks c LEFT JOIN pages p "
+        f"c.section_key, c.page_url, p.aggregate_of FROM chunk_pages c LEFT JOIN pages p "
         f"ON p.url=c.page_url WHERE c.rowid IN ({marks})", list(fused)).fetchall()
     fused = page_support(fused, {row[0]: row[6] for row in rows}, page_sizes)
     total = sum(wanted.values())

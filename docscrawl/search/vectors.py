@@ -1,6 +1,6 @@
 """The numpy files a search maps beside the index (`search.NAME.npy`): each chunk's row id,
-version id and float16 vector, and, with a section model, the section vectors
-(`docscrawl.search.sections`).
+version id and vector (int8, with a float32 scale per row: `quantize`), and, with a section
+model, the section vectors (`docscrawl.search.sections`).
 
 The vector files are the only copy of the chunk vectors (schema 13; before, `chunks.vec`
 held each one again): an update rebuilds them from themselves, each chunk's row taken from
@@ -9,7 +9,9 @@ the old files by row id, the chunks written by this update from their fresh vect
 (`vector_files`); files that are not those (deleted, or written by an update that did not
 commit) make the index rebuild (`vectors_sound`). The first search stage's coarse matrix
 (the embedder's `coarse_dims` prefix, float32) is derived at load (`load_vectors`), not
-stored. The section vectors are embedded as chunks are written (`embed_sections`)."""
+stored. Schema 14 keeps each vector as int8 times its row's scale (its largest component
+over 127): half the bytes of float16, the ranking unchanged (docs/performance.md). The
+section vectors are embedded as chunks are written (`embed_sections`)."""
 
 from __future__ import annotations
 
@@ -25,7 +27,7 @@ from docscrawl.search.sections import section_text, starts_section, text_sig
 if TYPE_CHECKING:
     from docscrawl.search.index import SearchIndex
 
-VECTOR_FILES = ("rowids", "versions", "full")
+VECTOR_FILES = ("rowids", "versions", "full", "scales")
 SECTION_FILES = ("sections", "chunksec", "secfirst")  # see `docscrawl.search.sections`
 OLD_FILES = ("coarse",)  # written by schema 12 and before; removed on the rebuild
 
@@ -40,16 +42,49 @@ def vector_paths(out: Path, sections: bool) -> dict[str, Path]:
     return {name: Path(out) / f"search.{name}.npy" for name in names}
 
 
-def _digest(rowids: Any, full: Any = None) -> str:
+def _digest(rowids: Any, full: Any = None, scales: Any = None) -> str:
     """What identifies the vector files: their row count and ids (cheap to check on every
-    search), and, when `full` is given, the vectors' bytes."""
+    search), and, when `full` is given, the vectors' bytes and their scales."""
     head = f"{len(rowids)}:{zlib.crc32(rowids.tobytes()):08x}"
     if full is None:
         return head
-    crc = 0
+    crc = zlib.crc32(scales.tobytes()) if scales is not None else 0
     for start in range(0, len(full), 4096):
         crc = zlib.crc32(full[start:start + 4096].tobytes(), crc)
     return f"{head}:{crc:08x}"
+
+
+def quantize(matrix: Any) -> tuple[Any, Any]:
+    """int8 rows and each row's float32 scale (its largest component over 127; 1 for a
+    zero row): a vector is stored in a byte a dimension instead of float16's two."""
+    import numpy as np
+
+    matrix = np.asarray(matrix, dtype=np.float32)
+    scales = np.abs(matrix).max(axis=1, initial=0.0) / 127.0
+    scales[scales == 0] = 1.0
+    rows = np.clip(np.rint(matrix / scales[:, None]), -127, 127).astype(np.int8)
+    return rows, scales.astype(np.float32)
+
+
+class Dequantized:
+    """The stored int8 matrix read as float32 rows (`full[rows]`, `full[:, :dims]`), each
+    times its scale: what ranking rescores with, without a float copy of the whole."""
+
+    def __init__(self, rows: Any, scales: Any) -> None:
+        self.rows, self.scales = rows, scales
+        self.shape = rows.shape
+        self.ndim = rows.ndim
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __getitem__(self, key: Any) -> Any:
+        import numpy as np
+
+        picked, scales = self.rows[key], self.scales[key[0] if isinstance(key, tuple) else key]
+        scales = np.asarray(scales, dtype=np.float32)
+        return picked.astype(np.float32) * (scales[..., None] if picked.ndim > scales.ndim
+                                            else scales)
 
 
 def vectors_sound(index: SearchIndex, *, whole: bool = False) -> bool:
@@ -67,22 +102,22 @@ def vectors_sound(index: SearchIndex, *, whole: bool = False) -> bool:
         mapped = {name: np.load(path, mmap_mode="r") for name, path in paths.items()}
     except (OSError, ValueError, EOFError):
         return False
-    rowids, versions, full = (mapped[name] for name in VECTOR_FILES)
-    if full.ndim != 2 or len(full) != len(rowids) or len(versions) != len(rowids):
+    rowids, versions, full, scales = (mapped[name] for name in VECTOR_FILES)
+    if full.ndim != 2 or not len(full) == len(rowids) == len(versions) == len(scales):
         return False
-    found = _digest(rowids, full if whole else None)
+    found = _digest(rowids, full, scales) if whole else _digest(rowids)
     return stored == found if whole else stored.rsplit(":", 1)[0] == found
 
 
 def load_vectors(index: SearchIndex) -> tuple[Any, Any, Any, Any]:
     """Row ids, version names, the coarse matrix (the embedder's `coarse_dims` prefix of
     each unit vector, float32, derived here: scanned whole per query) and the full
-    float16 matrix (rescoring, memory mapped)."""
+    matrix (rescoring: the int8 file memory mapped, read as float32, `Dequantized`)."""
     import numpy as np
 
     files = index.vector_files()
     rowids = np.load(files["rowids"])
-    full = np.load(files["full"], mmap_mode="r")
+    full = Dequantized(np.load(files["full"], mmap_mode="r"), np.load(files["scales"]))
     coarse = np.ascontiguousarray(full[:, :coarse_dims(index, full)], dtype=np.float32)
     names = np.array(json.loads(index.meta("vector_versions") or "[]") or [""], dtype=object)
     versions = names[np.load(files["versions"])] if len(rowids) else names[:0]
@@ -100,11 +135,11 @@ def write_vector_files(index: SearchIndex) -> None:
     names = sorted({r[1] or "" for r in rows})
     position = {name: i for i, name in enumerate(names)}
     rowids = np.array([r[0] for r in rows], dtype=np.int64)
-    full = _gather(index, rowids)
+    full, scales = _gather(index, rowids)
     arrays: dict[str, np.ndarray] = {
         "rowids": rowids,
         "versions": np.array([position[r[1] or ""] for r in rows], dtype=np.int32),
-        "full": full}
+        "full": full, "scales": scales}
     if index.sections is not None:
         arrays.update(section_arrays(index, rowids.tolist()))
     for name, path in index.vector_files().items():
@@ -113,35 +148,39 @@ def write_vector_files(index: SearchIndex) -> None:
     for name in OLD_FILES:
         (index.out / f"search.{name}.npy").unlink(missing_ok=True)
     index.set_meta("vector_versions", json.dumps(names))
-    index.set_meta("vector_files", _digest(rowids, full))
+    index.set_meta("vector_files", _digest(rowids, full, scales))
     index.fresh = {}
 
 
-def _gather(index: SearchIndex, rowids: Any) -> Any:
-    """The float16 matrix of `rowids`: fresh vectors, else the old files' rows."""
+def _gather(index: SearchIndex, rowids: Any) -> tuple[Any, Any]:
+    """The int8 matrix of `rowids` and its scales: fresh vectors (`index.fresh`: row id ->
+    (int8 row, scale)), else the old files' rows, bit for bit."""
     import numpy as np
 
     fresh = index.fresh
-    dims = len(next(iter(fresh.values()))) if fresh else 0
-    old_ids, old = np.zeros(0, dtype=np.int64), None
+    dims = len(next(iter(fresh.values()))[0]) if fresh else 0
+    old_ids, old, old_scales = np.zeros(0, dtype=np.int64), None, None
     paths = index.vector_files()
     if index.meta("vector_files") is not None and paths["full"].exists():
         old_ids = np.load(paths["rowids"])
         old = np.load(paths["full"], mmap_mode="r")
+        old_scales = np.load(paths["scales"])
         dims = dims or old.shape[1]
-    full = np.zeros((len(rowids), dims or 1), dtype=np.float16)
+    full = np.zeros((len(rowids), dims or 1), dtype=np.int8)
+    scales = np.ones(len(rowids), dtype=np.float32)
     at = np.clip(np.searchsorted(old_ids, rowids), 0, max(len(old_ids) - 1, 0))
     kept = (old_ids[at] == rowids) if len(old_ids) else np.zeros(len(rowids), dtype=bool)
-    if old is not None and kept.any():
+    if old is not None and old_scales is not None and kept.any():
         full[kept] = old[at[kept]]
+        scales[kept] = old_scales[at[kept]]
     for i, rowid in enumerate(rowids.tolist()):
         vector = fresh.get(rowid)
         if vector is not None:
-            full[i] = vector
+            full[i], scales[i] = vector
             kept[i] = True
     if not kept.all():
         raise StaleVectors(f"{int((~kept).sum())} chunks have no vector")
-    return full
+    return full, scales
 
 
 def section_arrays(index: SearchIndex, rowids: list[int]) -> dict[str, Any]:
@@ -155,7 +194,7 @@ def section_arrays(index: SearchIndex, rowids: list[int]) -> dict[str, Any]:
     matrix = (np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float16)
               .reshape(len(rows), -1).astype(np.float32)
               if rows else np.zeros((0, 1), dtype=np.float32))
-    keys = dict(index.db.execute("SELECT rowid, section_key FROM chunks"))
+    keys = dict(index.db.execute("SELECT rowid, section_key FROM chunk_pages"))
     chunksec = np.array([at.get(keys.get(r), -1) for r in rowids], dtype=np.int32)
     first = np.zeros(len(rows) + 1, dtype=np.int32)  # 0 for a section no chunk holds
     for position, row in reversed(list(enumerate(chunksec.tolist()))):

@@ -11,6 +11,7 @@ import pytest
 from benchmarks import bytes as bytes_bench
 from docscrawl.demo.server import StaticSite
 from docscrawl.runs import published_dir
+from docscrawl.search import SearchIndex
 from tests.conftest import crawl
 
 
@@ -30,3 +31,19 @@ def test_as_gzip_measures_a_compressed_copy_of_the_output(
     assert packed["fields"] == plain["fields"]  # the same records, read through gzip
     assert bytes_bench.main(["--outputs", str(tmp_path), "--as-gzip", "demo"]) == 0
     assert "pages.jsonl.gz" in capsys.readouterr().out
+
+
+def test_index_parts_are_the_index_per_chunk(
+        demo_site: StaticSite, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "demo"
+    crawl(f"{demo_site.url}/docs/", out)
+    SearchIndex.open(out, embedder="none").close()
+    parts = bytes_bench.index_parts(out)
+    per, chunks = parts["per_chunk"], parts["chunks"]
+    assert chunks > 1 and per["chunk rows"] > per["of chunk rows: the lines"] > 0
+    assert per["FTS index"] > 0 and "vector files" not in per  # no embedder, no files
+    tables = sum(size for name, size in per.items() if name != "of chunk rows: the lines")
+    size = (out / "search.sqlite3").stat().st_size
+    assert size * 0.8 <= tables * chunks <= size + len(per) * chunks  # every page, rounded
+    assert bytes_bench.main(["--outputs", str(tmp_path), "--index-parts", "demo"]) == 0
+    assert "index per chunk" in capsys.readouterr().out

@@ -90,7 +90,8 @@ def test_section_model_defaults_to_48_tokens(tmp_path: Path,
 
 
 def _sections_held(index: SearchIndex) -> int:
-    return int(index.db.execute("SELECT count(DISTINCT section_key) FROM chunks").fetchone()[0])
+    return int(index.db.execute(
+        "SELECT count(DISTINCT section_key) FROM chunk_pages").fetchone()[0])
 
 
 @pytest.mark.e2e

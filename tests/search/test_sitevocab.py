@@ -66,7 +66,7 @@ def crawled(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Path
 def _vocab(index: SearchIndex, page_end: str) -> list[tuple[str, str]]:
     """(section key, vocab text) of each chunk of the page whose URL ends so: the field as
     written, without the encoded compounds `index_text` appends to it."""
-    rows = index.db.execute("SELECT section_key, rowid FROM chunks WHERE page_url LIKE ?",
+    rows = index.db.execute("SELECT section_key, rowid FROM chunk_pages WHERE page_url LIKE ?",
                             (f"%{page_end}",)).fetchall()
     found = []
     for key, rowid in rows:
@@ -80,7 +80,7 @@ def _vocab(index: SearchIndex, page_end: str) -> list[tuple[str, str]]:
 
 def _regions(index: SearchIndex, page_end: str) -> set[str]:
     return {r for (r,) in index.db.execute(
-        "SELECT region FROM chunks WHERE page_url LIKE ?", (f"%{page_end}",))}
+        "SELECT region FROM chunk_pages WHERE page_url LIKE ?", (f"%{page_end}",))}
 
 
 @pytest.mark.parametrize(("name", "index_page", "target", "section", "term"), [
@@ -123,7 +123,7 @@ def test_one_page_manual_keeps_its_text_and_marks_only_its_indexes(
         crawled: dict[str, Path]) -> None:
     index = SearchIndex.open(crawled["texinfo-one-page"], embedder="none")
     try:
-        rows = index.db.execute("SELECT region, rowid FROM chunks").fetchall()
+        rows = index.db.execute("SELECT region, rowid FROM chunk_pages").fetchall()
         lines = index.lines([rowid for _, rowid in rows])
         marked = [lines[rowid] for region, rowid in rows if region == SITE_INDEX]
         assert marked and len(marked) < len(rows) / 5

@@ -9,6 +9,7 @@ import json
 import logging
 import shutil
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -17,8 +18,10 @@ import pytest
 
 from docscrawl.search import Searcher, SearchIndex
 from docscrawl.search import index as index_module
+from docscrawl.search.fields import Vocab, index_fields
 from docscrawl.search.index import INDEX_NAME
-from docscrawl.search.vectors import load_vectors
+from docscrawl.search.schema import SCHEMA
+from docscrawl.search.vectors import load_vectors, quantize
 from tests.search.counting import Counting
 
 pytest.importorskip("wordllama")
@@ -70,22 +73,24 @@ def test_the_vector_is_stored_once_and_the_coarse_matrix_derived(
     index = SearchIndex.open(out, embedder="wordllama")
     try:
         columns = [row[1] for row in index.db.execute("PRAGMA table_info(chunks)")]
-        assert "vec" not in columns and "chunk_id" not in columns
+        assert not {"vec", "chunk_id", "page_url", "section_key"} & set(columns)
         indexes = [row[1] for row in index.db.execute("PRAGMA index_list(chunks)")]
-        assert indexes == ["chunks_page"]  # no index of chunk ids
-        assert index.db.execute("SELECT typeof(value) FROM meta "
-                                "WHERE key='line_dict'").fetchone() == ("blob",)
+        assert indexes == []  # no index of chunk ids nor of pages
+        stored_dict = index.db.execute("SELECT value FROM meta WHERE key='line_dict'"
+                                       ).fetchone()[0]
         zdict = index.codec().zdict  # the site's first lines, ids and all
+        assert isinstance(stored_dict, bytes) and len(stored_dict) * 3 < len(zdict)
         ids = [json.loads(line)["id"] for line in index.chunk_lines()]
         ids = [chunk_id for chunk_id in ids if chunk_id.encode() not in zdict]
         assert sorted(p.name for p in out.glob("search.*.npy")) == [
-            "search.full.npy", "search.rowids.npy", "search.versions.npy"]
+            "search.full.npy", "search.rowids.npy", "search.scales.npy", "search.versions.npy"]
         rowids, versions, coarse, full = load_vectors(index)
-        assert full.dtype == np.float16 and full.shape == (index.count(), 256)
-        assert len(rowids) == len(versions) == index.count()
+        stored_full = np.load(out / "search.full.npy")
+        assert stored_full.dtype == np.int8 and stored_full.shape == (index.count(), 256)
+        assert len(rowids) == len(versions) == len(full) == index.count()
         dims = index.embedder.coarse_dims if index.embedder else 0
         assert coarse.dtype == np.float32 and coarse.shape == (index.count(), dims)
-        assert np.array_equal(coarse, full[:, :dims].astype(np.float32))
+        assert np.array_equal(coarse, full[:, :dims])
         assert _results(index)[0]
     finally:
         index.close()
@@ -93,8 +98,61 @@ def test_the_vector_is_stored_once_and_the_coarse_matrix_derived(
     db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     db.close()
     stored = (out / INDEX_NAME).read_bytes()
-    assert all(np.asarray(full[i]).tobytes() not in stored for i in range(0, len(full), 7))
+    assert all(stored_full[i].tobytes() not in stored for i in range(0, len(full), 7))
     assert ids and not any(chunk_id.encode() in stored for chunk_id in ids)
+
+
+def test_a_page_url_is_stored_once_and_read_back_whole(
+        demo: tuple[Path, Path, str], tmp_path: Path) -> None:
+    """Schema 14: a chunk row holds its page's `urls` id and its anchor; `chunk_pages`
+    gives back the page URL, section key and region ranking reads, and a page whose
+    chunks all went away leaves no URL behind."""
+    out = _copy(demo[1], tmp_path / "out")
+    records = [json.loads(line) for line in (out / "chunks.jsonl").read_text().splitlines()]
+    with closing(SearchIndex.open(out, embedder="none")) as index:
+        urls = [url for (url,) in index.db.execute("SELECT url FROM urls")]
+        assert sorted(urls) == sorted({r["metadata"]["canonical_url"] for r in records})
+        keys = index.db.execute("SELECT page_url, section_key FROM chunk_pages").fetchall()
+        assert len(keys) == len(records) and all(
+            key.startswith(f"{page}#") and page in urls for page, key in keys)
+        assert all(not anchor.startswith("http") for (anchor,) in
+                   index.db.execute("SELECT anchor FROM chunks"))
+        # the main-content region is stored as NULL and read back by name
+        assert index.db.execute("SELECT count(*) FROM chunks WHERE region IS NOT NULL "
+                                "AND region='main_content'").fetchone() == (0,)
+        regions = {r for (r,) in index.db.execute("SELECT region FROM chunk_pages")}
+        assert "main_content" in regions and None not in regions
+    gone = records[-1]["metadata"]["canonical_url"]
+    kept = [r for r in records if r["metadata"]["canonical_url"] != gone]
+    (out / "chunks.jsonl").resolve().write_text(
+        "".join(json.dumps(r) + "\n" for r in kept), encoding="utf-8")
+    with closing(SearchIndex.open(out, embedder="none")) as index:
+        left = {url for (url,) in index.db.execute("SELECT url FROM urls")}
+        assert left == {r["metadata"]["canonical_url"] for r in kept} and gone not in left
+
+
+def test_the_int8_vectors_read_back_as_the_model_gave_them(
+        demo: tuple[Path, Path, str], tmp_path: Path) -> None:
+    """Schema 14 stores a vector as int8 and a scale per row: read back, each is within
+    half a step of the model's float vector, and its cosines to another within 1e-3."""
+    out = _copy(demo[1], tmp_path / "out")
+    index = SearchIndex.open(out, embedder="wordllama")
+    try:
+        rowids, _, _, full = load_vectors(index)
+        lines = index.lines([int(r) for r in rowids])
+        texts = [index_fields(json.loads(lines[int(r)]), index.affixes,
+                              index.vocab.get(json.loads(lines[int(r)])["id"]) or Vocab()).embed
+                 for r in rowids]
+        assert index.embedder is not None
+        exact = np.asarray(index.embedder.embed(texts), dtype=np.float32)
+    finally:
+        index.close()
+    read = full[np.arange(len(full))]
+    steps = np.abs(exact).max(axis=1) / 127
+    assert np.all(np.abs(read - exact) <= steps[:, None] / 2 + 1e-6)
+    assert np.abs(read @ exact[0] - exact @ exact[0]).max() < 1e-3
+    rows, scales = quantize(exact)
+    assert rows.dtype == np.int8 and np.abs(rows).max() == 127 and scales.dtype == np.float32
 
 
 def test_an_update_embeds_only_new_chunks_and_ranks_as_a_fresh_build(
@@ -132,10 +190,13 @@ def test_an_older_index_is_rebuilt_once(demo: tuple[Path, Path, str], tmp_path: 
     out = _copy(demo[1], tmp_path / "out")
     SearchIndex.open(out, embedder="wordllama").close()
     results = _results_of(out)
-    # a schema 12 index: the vector in `chunks.vec` too, and a coarse file
+    # an older index: the vector in `chunks.vec` too and a coarse file (schema 12), the
+    # page URL in each chunk row and no `chunk_pages` view (13)
     db = sqlite3.connect(out / INDEX_NAME, isolation_level=None)
-    db.execute("UPDATE meta SET value='12' WHERE key='schema'")
+    db.execute("UPDATE meta SET value='13' WHERE key='schema'")
     db.execute("ALTER TABLE chunks ADD COLUMN vec BLOB")
+    db.execute("ALTER TABLE chunks ADD COLUMN page_url TEXT")
+    db.execute("DROP VIEW chunk_pages")
     db.close()
     np.save(out / "search.coarse.npy", np.zeros((3, 64), dtype=np.float32))
     index = SearchIndex.open(out, embedder="wordllama", update=False)
@@ -150,7 +211,7 @@ def test_an_older_index_is_rebuilt_once(demo: tuple[Path, Path, str], tmp_path: 
         index.close()
     again = SearchIndex.open(out, embedder="wordllama", update=False)
     try:
-        assert again.meta("schema") == "13"
+        assert again.meta("schema") == str(SCHEMA)
         built = again.refresh()
         assert (built.full, built.added) == (False, 0)
     finally:
