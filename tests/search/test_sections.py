@@ -168,3 +168,41 @@ def test_section_vectors_find_a_page_the_chunk_vectors_miss(
     rank = {spec: urls.index(page) if page in urls else len(urls)
             for spec, urls in found.items()}
     assert rank["wordllama+minilm"] < rank["wordllama"], found
+
+
+FLASK_DOC = Path("/usr/share/doc/python-flask-doc/html")
+FLASK_PAGES = ("genindex.html", "config.html", "cli.html")
+
+
+@pytest.mark.e2e
+@needs_minilm
+@pytest.mark.skipif(not all((FLASK_DOC / p).exists() for p in FLASK_PAGES),
+                    reason="python-flask-doc not installed")
+def test_back_of_book_index_sections_are_not_embedded(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A genindex's sections are never answers (ranking drops them): none of their texts
+    is embedded, and their chunks read the zero row; every other section has its vector."""
+    pytest.importorskip("wordllama")
+    monkeypatch.setenv("DOCSCRAWL_CACHE", str(tmp_path / "cache"))
+    site = tmp_path / "site"
+    site.mkdir()
+    for page in FLASK_PAGES:
+        shutil.copy(FLASK_DOC / page, site / page)
+    out = tmp_path / "out"
+    with StaticSite(site) as server:
+        crawl(f"{server.url}/genindex.html", out, "render=never")
+    index = SearchIndex.open(out, embedder="wordllama+minilm", update=False)
+    index.sections = counting = Counting(index.sections)
+    index.refresh()
+    regions = dict(index.db.execute(
+        "SELECT section_key, max(region) FROM chunks GROUP BY section_key").fetchall())
+    answers = [key for key, region in regions.items() if region != "site_index"]
+    assert len(answers) < len(regions) and answers
+    assert len(counting.texts) == len(answers)
+    assert not [text for text in counting.texts if text.startswith("Index")]
+    files = {name: np.load(path) for name, path in index.vector_files().items()}
+    keys = [key for (key,) in index.db.execute("SELECT section_key FROM chunks ORDER BY rowid")]
+    zero = len(files["sections"]) - 1
+    for key, row in zip(keys, files["chunksec"].tolist(), strict=True):
+        assert (row == zero) == (regions[key] == "site_index")
+    index.close()
