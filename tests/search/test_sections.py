@@ -89,6 +89,14 @@ def test_section_model_defaults_to_48_tokens(tmp_path: Path,
 
 
 
+def _section_vectors(index: SearchIndex) -> dict[str, np.ndarray]:
+    """Section key -> its row of `search.sections.npy` (float16, as stored)."""
+    matrix = np.load(index.vector_files()["sections"])
+    assert matrix.dtype == np.float16
+    return {key: matrix[row] for key, row in index.db.execute("SELECT section_key, row "
+                                                             "FROM sections")}
+
+
 def _sections_held(index: SearchIndex) -> int:
     return int(index.db.execute("SELECT count(DISTINCT section_key) FROM chunks").fetchone()[0])
 
@@ -117,6 +125,7 @@ def test_update_embeds_only_changed_sections(tmp_path: Path, monkeypatch: pytest
         assert files["sections"].shape == (len(counting.texts) + 1, 384)
         assert len(files["chunksec"]) == len(files["rowids"]) == index.count()
         assert (files["chunksec"] < len(counting.texts)).all()
+        vectors = _section_vectors(index)
         counting.texts.clear()
         assert index.refresh().added == 0 and counting.texts == []
         page = site / "docs" / "guide" / "index.html"
@@ -133,6 +142,14 @@ def test_update_embeds_only_changed_sections(tmp_path: Path, monkeypatch: pytest
         assert any("Quokkas maintain this guide." in text for text in counting.texts)
         rows = int(index.db.execute("SELECT count(*) FROM sections").fetchone()[0])
         assert rows == _sections_held(index)  # the replaced chunks' sections are not kept twice
+        # the vector file is the sections' only copy (no vector in the table): an update
+        # carries each unchanged section's row over, bit for bit
+        columns = [r[1] for r in index.db.execute("PRAGMA table_info(sections)")]
+        assert columns == ["section_key", "sig", "row"]
+        after = _section_vectors(index)
+        common = [key for key in after if key in vectors]
+        same = sum(np.array_equal(after[key], vectors[key]) for key in common)
+        assert same >= len(common) - len(counting.texts) and same > 0
         hits = Searcher(index).search("who looks after the guide?", k=3).hits
         assert hits
         index.close()

@@ -18,6 +18,7 @@ import pytest
 from docscrawl.search import Searcher, SearchIndex
 from docscrawl.search import index as index_module
 from docscrawl.search.index import INDEX_NAME
+from docscrawl.search.schema import SCHEMA
 from docscrawl.search.vectors import load_vectors
 from tests.search.counting import Counting
 
@@ -150,7 +151,7 @@ def test_an_older_index_is_rebuilt_once(demo: tuple[Path, Path, str], tmp_path: 
         index.close()
     again = SearchIndex.open(out, embedder="wordllama", update=False)
     try:
-        assert again.meta("schema") == "13"
+        assert again.meta("schema") == str(SCHEMA)
         built = again.refresh()
         assert (built.full, built.added) == (False, 0)
     finally:
