@@ -28,9 +28,15 @@ from typing import Any
 LEAD_CHARS = 240
 # the section model's token budget unless the spec names one (`wordllama+minilm:32`)
 SECTION_TOKENS = 48
-# the section cosine list's weight in the fusion (rank.py): 1.0 and more gained more on
-# the tune set but lost page hit@1 on the old one; 0.5 gains on both (docs/search.md)
-SECTION_WEIGHT = 0.5
+# the section cosine list's weight in the fusion (rank.py) for a question in words, and
+# for one that names an identifier or is a command (`Searcher._section_weight`). One weight
+# for both (0.5) lost the old set's page hit@1 (0.766 against wordllama's 0.791): section
+# summaries pull exact questions to sections about the topic in other words. Tune / old
+# page hit@1 at (words, exact): (0.5, 0.5) 0.592 / 0.766, (0.5, 0) 0.583 / 0.778,
+# (1.0, 0) 0.612 / 0.810, (1.5, 0) 0.621 / 0.810 (old hit@5 0.949), (2.0, 0) 0.631 /
+# 0.810 (old hit@5 0.937); docs/search.md, Section vectors
+SECTION_WEIGHT = 1.0
+SECTION_WEIGHT_EXACT = 0.0
 # sections scanned per query whose first chunk becomes a candidate (a section the chunk
 # lists missed)
 SECTION_POOL = 100

@@ -15,6 +15,7 @@ import pytest
 
 from docscrawl.demo.server import StaticSite
 from docscrawl.search import Searcher, SearchIndex
+from docscrawl.search import rank as rank_module
 from docscrawl.search.embed import EmbedderError, load_embedder, load_section_embedder
 from docscrawl.search.minilm import PIP_COMMAND
 from docscrawl.search.sections import lead_sentence, section_text, split_spec, starts_section
@@ -165,26 +166,62 @@ GIT_PAGES = 70          # git.html and the porcelain commands it lists first
 BRIDGE = ("apply one commit from another branch", "git-cherry-pick.html")
 
 
-@pytest.mark.e2e
-@needs_minilm
-@pytest.mark.skipif(not (GIT_DOC / BRIDGE[1]).exists(), reason="git-doc not installed")
-def test_section_vectors_find_a_page_the_chunk_vectors_miss(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    pytest.importorskip("wordllama")
-    monkeypatch.setenv("DOCSCRAWL_CACHE", str(tmp_path / "cache"))
-    question, page = BRIDGE
-    out = tmp_path / "out"
+# An exact question: it names git-commit's option. The section vectors of pages about
+# replacing and switching branches are close to its words; at the section weight of
+# questions in words they push git-commit out of the first five (docs/search.md, Section
+# vectors: fusion).
+EXACT = ("--amend replace the tip of the current branch", "git-commit.html")
+needs_git_doc = pytest.mark.skipif(not (GIT_DOC / BRIDGE[1]).exists(),
+                                   reason="git-doc not installed")
+
+
+@pytest.fixture(scope="module")
+def git_crawl(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("git") / "out"
     with StaticSite(GIT_DOC) as server:
         crawl(f"{server.url}/git.html", out, "render=never", f"max_pages={GIT_PAGES}")
+    return out
+
+
+def _pages(index: SearchIndex, question: str) -> list[str]:
+    return [h.meta["canonical_url"].rsplit("/", 1)[-1]
+            for h in Searcher(index).search(question, k=5).hits]
+
+
+@pytest.mark.e2e
+@needs_minilm
+@needs_git_doc
+def test_section_vectors_find_a_page_the_chunk_vectors_miss(
+        git_crawl: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("wordllama")
+    monkeypatch.setenv("DOCSCRAWL_CACHE", str(git_crawl.parent / "cache"))
+    question, page = BRIDGE
     found = {}
     for spec in ("wordllama+minilm", "wordllama"):
-        index = SearchIndex.open(out, embedder=spec)
-        hits = Searcher(index).search(question, k=5).hits
-        found[spec] = [h.meta["canonical_url"].rsplit("/", 1)[-1] for h in hits]
+        index = SearchIndex.open(git_crawl, embedder=spec)
+        found[spec] = _pages(index, question)
         index.close()
     rank = {spec: urls.index(page) if page in urls else len(urls)
             for spec, urls in found.items()}
     assert rank["wordllama+minilm"] < rank["wordllama"], found
+
+
+@pytest.mark.e2e
+@needs_minilm
+@needs_git_doc
+def test_a_question_naming_an_option_is_not_pulled_by_section_vectors(
+        git_crawl: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Section vectors weigh SECTION_WEIGHT_EXACT (0) in a question that names an
+    identifier or option: at the weight of a question in words its page falls out."""
+    pytest.importorskip("wordllama")
+    monkeypatch.setenv("DOCSCRAWL_CACHE", str(git_crawl.parent / "cache"))
+    question, page = EXACT
+    index = SearchIndex.open(git_crawl, embedder="wordllama+minilm")
+    assert index.sections is not None
+    assert page in _pages(index, question)[:2]
+    monkeypatch.setattr(rank_module, "SECTION_WEIGHT_EXACT", rank_module.SECTION_WEIGHT)
+    assert page not in _pages(index, question)
+    index.close()
 
 
 FLASK_DOC = Path("/usr/share/doc/python-flask-doc/html")
