@@ -103,10 +103,8 @@ class Searcher:
         sig = self.index.meta("signature")
         if self._sections is None or sig != self._sections_sig:
             files = self.index.vector_files()
-            # stored float16 (its only copy), widened once: one product per query
-            self._sections = (np.load(files["sections"]).astype(np.float32),
-                              *(np.load(files[name], mmap_mode="r")
-                                for name in ("chunksec", "secfirst")))
+            self._sections = tuple(np.load(files[name], mmap_mode="r")
+                                   for name in ("sections", "chunksec", "secfirst"))
             self._sections_sig = sig
         matrix, chunksec, first = self._sections
         if not len(rowids) or len(chunksec) != len(rowids):

@@ -25,7 +25,7 @@ SCHEMA = 14  # 11: lines compressed, FTS contentless (docs/performance.md, the s
 # 12: Javadoc's index-all read as an index (its entries never answers);
 # 13: the chunk vector stored once, in the vector files (no `chunks.vec`, no coarse
 # file); a chunk's id as an 8-byte key, unindexed (`rawline.chunk_key`); 14: a section's
-# vector stored once, float16 in `search.sections.npy` (`sections.row` its row; no `vec`)
+# vector stored once, in `search.sections.npy` (`sections.row` its row; no `vec`)
 # bm25 weights per FTS column: version token, title, headings, anchors, body.
 BM25_WEIGHTS = (0.0, 2.0, 3.0, 1.5, 1.0)
 TABLES = frozenset({"fts", "vocab", "chunks", "pages", "aliases", "sections", "meta"})

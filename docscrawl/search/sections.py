@@ -10,7 +10,7 @@ out), the heading path, and the section's opening sentence. Many chunks share a 
 section's cosine is fused into each of its chunks beside bm25 and the chunk vector.
 
 Kept apart from the chunk vectors: table `sections` (section key -> its text's hash and
-its row in `search.sections.npy`, the vectors' only copy, float16) in the index;
+its row in `search.sections.npy`, the vectors' only copy) in the index;
 `search.chunksec.npy` (each chunk's section row, in the order of `search.rowids.npy`)
 beside it. A re-crawl embeds only sections whose text changed or that are new; the
 others' rows are carried over (`vectors.section_arrays`). A back-of-book index's sections

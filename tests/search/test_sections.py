@@ -91,9 +91,10 @@ def test_section_model_defaults_to_48_tokens(tmp_path: Path,
 
 
 def _section_vectors(index: SearchIndex) -> dict[str, np.ndarray]:
-    """Section key -> its row of `search.sections.npy` (float16, as stored)."""
+    """Section key -> its row of `search.sections.npy` (float32 holding float16 values)."""
     matrix = np.load(index.vector_files()["sections"])
-    assert matrix.dtype == np.float16
+    assert matrix.dtype == np.float32
+    assert np.array_equal(matrix.astype(np.float16).astype(np.float32), matrix)
     return {key: matrix[row] for key, row in index.db.execute("SELECT section_key, row "
                                                              "FROM sections")}
 
