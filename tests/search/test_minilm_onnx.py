@@ -78,9 +78,8 @@ def test_onnx_vectors_are_the_numpy_pass(models: dict[str, Any]) -> None:
 
 
 @needs_onnx
-def test_a_cached_model_is_run_without_reading_the_layers(tmp_path: Path,
-                                                          monkeypatch: pytest.MonkeyPatch,
-                                                          models: dict[str, Any]) -> None:
+def test_a_cached_model_is_run_without_reading_the_layers(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The first load builds and caches the model file from the layers' weights; a later
     load (every index update and query) runs that file and never copies the 44 MB of
     layer weights (0.3 s of CPU), with the same vectors."""
