@@ -133,9 +133,11 @@ class _StaticModel:
         it, so no token spans two words and the ids are those of each word alone."""
         import numpy as np
 
-        new = [word for word in dict.fromkeys(words) if word not in self._ids]
+        wanted = list(dict.fromkeys(words))
+        new = [word for word in wanted if word not in self._ids]
         if len(self._ids) + len(new) > self.CACHE_WORDS:
-            self._ids.clear()
+            self._ids.clear()   # every word of this batch is looked up after: all learned
+            new = wanted
         if "" in new:  # a run of spaces: no token, as in the whole text
             self._ids[""] = []
             new.remove("")

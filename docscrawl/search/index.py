@@ -83,6 +83,7 @@ class SearchIndex:
         self.fresh: dict[int, Any] = {}  # row id -> (int8 vector, scale) of a chunk written,
         # until the vector files are (`docscrawl.search.vectors`: they are the only copy)
         self.embedded_sections = 0  # section texts embedded by this object
+        self.fresh_sections: dict[str, Any] = {}  # section key -> vector, likewise
 
     def replaced(self) -> bool:
         """True when the index file is gone or another one is at its path (`docscrawl
@@ -246,6 +247,7 @@ class SearchIndex:
         self.db.execute("ROLLBACK")
         self._codec = None  # a dictionary learned in the transaction is not kept
         self.fresh = {}
+        self.fresh_sections = {}
 
     def vector_files(self) -> dict[str, Path]:
         """The numpy files a search maps: row ids, version ids, vectors (`vectors`)."""

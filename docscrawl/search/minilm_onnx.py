@@ -20,7 +20,15 @@ import importlib.util
 from pathlib import Path
 from typing import Any
 
-from docscrawl.search.minilm import HEADS, LAYERS, LN_EPS, MiniLM, cached
+from docscrawl.search.minilm import (
+    HEADS,
+    LAYERS,
+    LN_EPS,
+    MiniLM,
+    cached,
+    layer_weights,
+    read_safetensors,
+)
 
 PRECISIONS = ("fp32", "int8")
 BACKENDS = ("numpy", *(f"onnx-{p}" for p in PRECISIONS))
@@ -154,7 +162,7 @@ class OnnxMiniLM(MiniLM):
     def _load(self) -> None:
         import onnxruntime
 
-        super()._load()
+        self._load_embeddings()   # the layers' weights are read only to build the model
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = 1
         options.inter_op_num_threads = 1
@@ -172,12 +180,15 @@ class OnnxMiniLM(MiniLM):
         graph cost 0.8 s of CPU, more than a query: a search process reads the file),
         written at the first load; the model's bytes when no cache can be written."""
         weights = self._weights
-        if not isinstance(weights, Path):
-            return build_model(self._w, self.precision)
-        target = weights.with_name(f"{weights.stem}-{self.backend}-{GRAPH_VERSION}.onnx")
-        if target.is_file():
+        target = (weights.with_name(f"{weights.stem}-{self.backend}-{GRAPH_VERSION}.onnx")
+                  if isinstance(weights, Path) else None)
+        if target is not None and target.is_file():
             return str(target)
-        written = cached(target, build_model(self._w, self.precision))
+        model = build_model({**self._w, **layer_weights(read_safetensors(weights))},
+                            self.precision)
+        if target is None:
+            return model
+        written = cached(target, model)
         return str(written) if isinstance(written, Path) else written
 
     def forward(self, batch: list[list[int]]) -> Any:

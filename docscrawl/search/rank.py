@@ -27,9 +27,10 @@ from docscrawl.search.fields import WINDOW_SLOTS, version_token
 from docscrawl.search.hits import Hit, Result
 from docscrawl.search.index import SearchIndex
 from docscrawl.search.schema import BM25_WEIGHTS
-from docscrawl.search.sections import SECTION_WEIGHT, section_scores
+from docscrawl.search.sections import SECTION_WEIGHT, SECTION_WEIGHT_EXACT, section_scores
 from docscrawl.search.structure import Ranked, structural
 from docscrawl.search.tokenize import (
+    command_like,
     fts_phrase,
     is_compound,
     query_terms,
@@ -272,10 +273,12 @@ class Searcher:
         lexical = self.lexical(lexical_terms, filtered)
         semantic = self.semantic(searched, filtered, also=[rowid for rowid, _ in lexical])
         weight = getattr(self.index.embedder, "semantic_weight", SEMANTIC_WEIGHT)
-        sections = self.section_list(searched, filtered,
-                                     [rowid for rowid, _ in lexical + semantic])
+        section_weight = self._section_weight(query, terms)
+        sections = (self.section_list(searched, filtered,
+                                      [rowid for rowid, _ in lexical + semantic])
+                    if section_weight else [])  # (weight 0: the model is not run)
         fused = fuse([(LEXICAL_WEIGHT, True, lexical), (weight, False, semantic),
-                      (SECTION_WEIGHT, False, sections)])
+                      (section_weight, False, sections)])
         aliases = self.index.default_aliases() if source == "default" else []
         ranked = self._structural(fused, terms, query, k=max(k, MATCH_DEPTH),
                                   preferred={version, *aliases} if source == "default" else None)
@@ -285,6 +288,15 @@ class Searcher:
                  if self.index.embedder else NO_GOOD_MATCH_LEXICAL)
         return Result(hits=self._hits(ranked[:k]), version=version, version_source=source,
                       aliases=aliases, match=match, no_good_match=match < floor)
+
+    @staticmethod
+    def _section_weight(query: str, terms: list[str]) -> float:
+        """The section list's weight: SECTION_WEIGHT for a question in words, and
+        SECTION_WEIGHT_EXACT for one that names an identifier or is a command, whose
+        words are the page's own (bm25 and the chunk vectors find it; a section's
+        summary pulls in sections about the same topic in other words)."""
+        exact = command_like(query) or any(is_compound(term) for term in terms)
+        return SECTION_WEIGHT_EXACT if exact else SECTION_WEIGHT
 
     def _known(self, term: str) -> bool:
         return self._doc_count(term) > 0

@@ -11,7 +11,8 @@ title, heading path and breadcrumbs, inbound anchor text, body; one row per
 window of a long chunk, rowid = chunk rowid * WINDOW_SLOTS + window), `vocab` (FTS5: what
 the site's indexes and summary tables call a chunk, `sitevocab`; rowid = chunk rowid; a
 table of its own so its words do not change the rarity of the chunks' own words),
-`sections` (a section's text signature and vector, `vectors.embed_sections`) and
+`sections` (a section's text signature and its row in `search.sections.npy`,
+`vectors.embed_sections`) and
 `meta`. Both FTS tables are contentless (`content=''`): ranking reads only their index,
 and a chunk's text is read from its compressed line.
 
@@ -28,8 +29,8 @@ SCHEMA = 14  # 11: lines compressed, FTS contentless (docs/performance.md, the s
 # file); a chunk's id as an 8-byte key, unindexed (`rawline.chunk_key`);
 # 14: a chunk's page URL once per page (`urls`), its section key as the anchor after it;
 # pages and aliases without rowid; the line dictionary compressed; the main-content region
-# as NULL; the chunk vectors int8
-# with a scale per row (`vectors.quantize`)
+# as NULL; the chunk vectors int8 with a scale per row (`vectors.quantize`); a section's
+# vector stored once, in `search.sections.npy` (`sections.row` its row; no `vec`)
 # bm25 weights per FTS column: version token, title, headings, anchors, body.
 BM25_WEIGHTS = (0.0, 2.0, 3.0, 1.5, 1.0)
 TABLES = frozenset({"fts", "vocab", "chunks", "urls", "pages", "aliases", "sections", "meta"})
@@ -57,7 +58,7 @@ def create_tables(db: sqlite3.Connection) -> None:
         CREATE TABLE pages(url TEXT PRIMARY KEY, offset INTEGER, version TEXT,
             title TEXT, aggregate_of TEXT) WITHOUT ROWID;
         CREATE TABLE aliases(url TEXT PRIMARY KEY, canonical TEXT) WITHOUT ROWID;
-        CREATE TABLE sections(section_key TEXT PRIMARY KEY, sig TEXT, vec BLOB);
+        CREATE TABLE sections(section_key TEXT PRIMARY KEY, sig TEXT, row INTEGER);
         CREATE VIRTUAL TABLE fts USING fts5(ver, title, headings, anchors, body,
             content='', tokenize="porter unicode61 remove_diacritics 2");
         CREATE VIRTUAL TABLE vocab USING fts5(ver, terms,

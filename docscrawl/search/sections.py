@@ -10,9 +10,11 @@ out), the heading path, and the section's opening sentence. Many chunks share a 
 section's cosine is fused into each of its chunks beside bm25 and the chunk vector.
 
 Kept apart from the chunk vectors: table `sections` (section key -> its text's hash and
-vector) in the index; `search.sections.npy` (one row per section) and
+its row in `search.sections.npy`, the vectors' only copy) in the index;
 `search.chunksec.npy` (each chunk's section row, in the order of `search.rowids.npy`)
-beside it. A re-crawl embeds only sections whose text changed or that are new.
+beside it. A re-crawl embeds only sections whose text changed or that are new; the
+others' rows are carried over (`vectors.section_arrays`). A back-of-book index's sections
+are never answers: not embedded.
 """
 
 from __future__ import annotations
@@ -26,9 +28,15 @@ from typing import Any
 LEAD_CHARS = 240
 # the section model's token budget unless the spec names one (`wordllama+minilm:32`)
 SECTION_TOKENS = 48
-# the section cosine list's weight in the fusion (rank.py): 1.0 and more gained more on
-# the tune set but lost page hit@1 on the old one; 0.5 gains on both (docs/search.md)
-SECTION_WEIGHT = 0.5
+# the section cosine list's weight in the fusion (rank.py) for a question in words, and
+# for one that names an identifier or is a command (`Searcher._section_weight`). One weight
+# for both (0.5) lost the old set's page hit@1 (0.766 against wordllama's 0.791): section
+# summaries pull exact questions to sections about the topic in other words. Tune / old
+# page hit@1 at (words, exact): (0.5, 0.5) 0.592 / 0.766, (0.5, 0) 0.583 / 0.778,
+# (1.0, 0) 0.612 / 0.810, (1.5, 0) 0.621 / 0.810 (old hit@5 0.949), (2.0, 0) 0.631 /
+# 0.810 (old hit@5 0.937); docs/search.md, Section vectors
+SECTION_WEIGHT = 1.0
+SECTION_WEIGHT_EXACT = 0.0
 # sections scanned per query whose first chunk becomes a candidate (a section the chunk
 # lists missed)
 SECTION_POOL = 100

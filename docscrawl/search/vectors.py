@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from docscrawl.jsonl import replacing
+from docscrawl.search.fields import SITE_INDEX
 from docscrawl.search.sections import section_text, starts_section, text_sig
 
 if TYPE_CHECKING:
@@ -184,28 +185,47 @@ def _gather(index: SearchIndex, rowids: Any) -> tuple[Any, Any]:
 
 
 def section_arrays(index: SearchIndex, rowids: list[int]) -> dict[str, Any]:
-    """The section matrix (float32, one row per section), each chunk's section row
-    (in `rowids` order) and each section's first chunk (a position in `rowids`)."""
+    """The section matrix (one row per section in key order, then a zero row; float32,
+    the float16 rounding of each vector, so a search maps it and multiplies, with no
+    widening of the whole matrix per process: 0.1 s of CPU on 28,000 sections),
+    each chunk's section row (in `rowids` order) and each section's first chunk (a
+    position in `rowids`). The matrix is the section vectors' only copy: a section's
+    vector is its fresh one (`index.fresh_sections`) or its row of the old file (the
+    `sections` table's `row`, renumbered here); raises StaleVectors when it has neither.
+    The files are written together and only when chunks changed, so a file left by an
+    update that did not commit fails the chunk files' digest too (`vectors_sound`)."""
     import numpy as np
 
-    rows = index.db.execute("SELECT section_key, vec FROM sections "
-                            "WHERE vec IS NOT NULL ORDER BY section_key").fetchall()
+    # (a section no chunk holds any more was forgotten by `chunkrows.sync_chunks`)
+    rows = index.db.execute("SELECT section_key, row FROM sections "
+                            "ORDER BY section_key").fetchall()
+    fresh = index.fresh_sections
+    old = None
+    path = index.vector_files()["sections"]
+    if index.meta("vector_files") is not None and path.exists():
+        old = np.load(path, mmap_mode="r")
+    dims = (len(next(iter(fresh.values()))) if fresh else
+            old.shape[1] if old is not None else 1)
+    matrix = np.zeros((len(rows) + 1, dims), dtype=np.float32)
+    for i, (key, row) in enumerate(rows):
+        vector = fresh.get(key)
+        if vector is None:
+            if old is None or row is None or not 0 <= row < len(old) - 1:
+                raise StaleVectors(f"section {key} has no vector")
+            vector = old[row]
+        matrix[i] = vector
+    index.db.executemany("UPDATE sections SET row=? WHERE section_key=?",
+                         [(i, key) for i, (key, _) in enumerate(rows)])
+    index.fresh_sections = {}
     at = {key: i for i, (key, _) in enumerate(rows)}
-    matrix = (np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float16)
-              .reshape(len(rows), -1).astype(np.float32)
-              if rows else np.zeros((0, 1), dtype=np.float32))
     keys = dict(index.db.execute("SELECT rowid, section_key FROM chunk_pages"))
     chunksec = np.array([at.get(keys.get(r), -1) for r in rowids], dtype=np.int32)
     first = np.zeros(len(rows) + 1, dtype=np.int32)  # 0 for a section no chunk holds
     for position, row in reversed(list(enumerate(chunksec.tolist()))):
         first[row] = position
-    # a chunk whose section has no vector reads the last row, zeros: cosine 0; so
-    # does a section no chunk holds (its `first` would be no chunk of it)
-    matrix = np.vstack([matrix, np.zeros((1, matrix.shape[1]), dtype=np.float32)])
+    # a chunk whose section has no vector (a back-of-book index's) reads the last row,
+    # zeros: cosine 0
     chunksec[chunksec < 0] = len(rows)
-    held = np.zeros(len(rows) + 1, dtype=bool)
-    held[chunksec] = True
-    matrix[~held] = 0.0
     return {"sections": matrix, "chunksec": chunksec, "secfirst": first}
 
 
@@ -217,9 +237,13 @@ def coarse_dims(index: SearchIndex, full: Any) -> int:
 
 def embed_sections(index: SearchIndex, records: list[Any]) -> None:
     """Vectors of the sections these chunks belong to that have none, or whose text
-    changed (their opening chunk is among them): one text per section (`sections`)."""
+    changed (their opening chunk is among them): one text per section (`sections`).
+    A back-of-book index's sections are never answers (ranking drops them): not
+    embedded, their chunks read a zero vector (5-9 % of the sections of Sphinx sites)."""
     texts: dict[str, tuple[str, bool]] = {}   # section key -> text, from its opener
     for record, *_, fields in records:
+        if fields.rank[2] == SITE_INDEX:
+            continue
         meta = record.get("metadata") or {}
         markdown = str(record.get("markdown") or "")
         key, opener = fields.rank[3], starts_section(markdown)
@@ -238,9 +262,9 @@ def embed_sections(index: SearchIndex, records: list[Any]) -> None:
     model = index.sections
     assert model is not None  # called only when the index has section vectors
     vectors = model.embed([text for _, text in wanted]).astype("float16")
-    index.db.executemany("INSERT OR REPLACE INTO sections VALUES(?,?,?)",
-                        [(key, text_sig(text), vectors[i].tobytes())
-                         for i, (key, text) in enumerate(wanted)])
+    index.db.executemany("INSERT OR REPLACE INTO sections VALUES(?,?,NULL)",
+                        [(key, text_sig(text)) for key, text in wanted])
+    index.fresh_sections.update((key, vectors[i]) for i, (key, _) in enumerate(wanted))
     before = index.embedded_sections
     index.embedded_sections += len(wanted)
     report_embedded(index, model, "sections", before, index.embedded_sections)

@@ -56,6 +56,20 @@ def test_vector_is_the_normalised_sum_of_token_rows(model) -> None:  # type: ign
     assert not vectors[2].any() and not vectors[3].any()  # nothing to embed: a zero row
 
 
+def test_a_full_word_cache_is_emptied_without_losing_the_batch(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The word -> ids cache is bounded (CACHE_WORDS): a batch that overflows it empties
+    it and learns all its words again, also those it held (a 50,000-chunk build failed
+    with a KeyError on a word cached before the batch)."""
+    fresh = load_embedder("wordllama")
+    texts = ["Install the package with pip", "pip install the package again, new words"]
+    expected = fresh.embed(texts)  # type: ignore[union-attr]
+    small = load_embedder("wordllama")
+    monkeypatch.setattr(small, "CACHE_WORDS", 8)
+    small.embed(texts[:1])  # type: ignore[union-attr]
+    assert np.array_equal(small.embed(texts), expected)  # type: ignore[union-attr]
+
+
 BLOCKED_RUN = ("import sys\n"
                "for name in sys.argv[1].split(','):\n"
                "    sys.modules[name] = None  # Python's way to make a package uninstalled\n"

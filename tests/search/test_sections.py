@@ -15,6 +15,7 @@ import pytest
 
 from docscrawl.demo.server import StaticSite
 from docscrawl.search import Searcher, SearchIndex
+from docscrawl.search import rank as rank_module
 from docscrawl.search.embed import EmbedderError, load_embedder, load_section_embedder
 from docscrawl.search.minilm import PIP_COMMAND
 from docscrawl.search.sections import lead_sentence, section_text, split_spec, starts_section
@@ -89,6 +90,15 @@ def test_section_model_defaults_to_48_tokens(tmp_path: Path,
 
 
 
+def _section_vectors(index: SearchIndex) -> dict[str, np.ndarray]:
+    """Section key -> its row of `search.sections.npy` (float32 holding float16 values)."""
+    matrix = np.load(index.vector_files()["sections"])
+    assert matrix.dtype == np.float32
+    assert np.array_equal(matrix.astype(np.float16).astype(np.float32), matrix)
+    return {key: matrix[row] for key, row in index.db.execute("SELECT section_key, row "
+                                                             "FROM sections")}
+
+
 def _sections_held(index: SearchIndex) -> int:
     return int(index.db.execute(
         "SELECT count(DISTINCT section_key) FROM chunk_pages").fetchone()[0])
@@ -118,6 +128,7 @@ def test_update_embeds_only_changed_sections(tmp_path: Path, monkeypatch: pytest
         assert files["sections"].shape == (len(counting.texts) + 1, 384)
         assert len(files["chunksec"]) == len(files["rowids"]) == index.count()
         assert (files["chunksec"] < len(counting.texts)).all()
+        vectors = _section_vectors(index)
         counting.texts.clear()
         assert index.refresh().added == 0 and counting.texts == []
         page = site / "docs" / "guide" / "index.html"
@@ -134,6 +145,14 @@ def test_update_embeds_only_changed_sections(tmp_path: Path, monkeypatch: pytest
         assert any("Quokkas maintain this guide." in text for text in counting.texts)
         rows = int(index.db.execute("SELECT count(*) FROM sections").fetchone()[0])
         assert rows == _sections_held(index)  # the replaced chunks' sections are not kept twice
+        # the vector file is the sections' only copy (no vector in the table): an update
+        # carries each unchanged section's row over, bit for bit
+        columns = [r[1] for r in index.db.execute("PRAGMA table_info(sections)")]
+        assert columns == ["section_key", "sig", "row"]
+        after = _section_vectors(index)
+        common = [key for key in after if key in vectors]
+        same = sum(np.array_equal(after[key], vectors[key]) for key in common)
+        assert same >= len(common) - len(counting.texts) and same > 0
         hits = Searcher(index).search("who looks after the guide?", k=3).hits
         assert hits
         index.close()
@@ -149,23 +168,97 @@ GIT_PAGES = 70          # git.html and the porcelain commands it lists first
 BRIDGE = ("apply one commit from another branch", "git-cherry-pick.html")
 
 
-@pytest.mark.e2e
-@needs_minilm
-@pytest.mark.skipif(not (GIT_DOC / BRIDGE[1]).exists(), reason="git-doc not installed")
-def test_section_vectors_find_a_page_the_chunk_vectors_miss(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    pytest.importorskip("wordllama")
-    monkeypatch.setenv("DOCSCRAWL_CACHE", str(tmp_path / "cache"))
-    question, page = BRIDGE
-    out = tmp_path / "out"
+# An exact question: it names git-commit's option. The section vectors of pages about
+# replacing and switching branches are close to its words; at the section weight of
+# questions in words they push git-commit out of the first five (docs/search.md, Section
+# vectors: fusion).
+EXACT = ("--amend replace the tip of the current branch", "git-commit.html")
+needs_git_doc = pytest.mark.skipif(not (GIT_DOC / BRIDGE[1]).exists(),
+                                   reason="git-doc not installed")
+
+
+@pytest.fixture(scope="module")
+def git_crawl(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("git") / "out"
     with StaticSite(GIT_DOC) as server:
         crawl(f"{server.url}/git.html", out, "render=never", f"max_pages={GIT_PAGES}")
+    return out
+
+
+def _pages(index: SearchIndex, question: str) -> list[str]:
+    return [h.meta["canonical_url"].rsplit("/", 1)[-1]
+            for h in Searcher(index).search(question, k=5).hits]
+
+
+@pytest.mark.e2e
+@needs_minilm
+@needs_git_doc
+def test_section_vectors_find_a_page_the_chunk_vectors_miss(
+        git_crawl: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("wordllama")
+    monkeypatch.setenv("DOCSCRAWL_CACHE", str(git_crawl.parent / "cache"))
+    question, page = BRIDGE
     found = {}
     for spec in ("wordllama+minilm", "wordllama"):
-        index = SearchIndex.open(out, embedder=spec)
-        hits = Searcher(index).search(question, k=5).hits
-        found[spec] = [h.meta["canonical_url"].rsplit("/", 1)[-1] for h in hits]
+        index = SearchIndex.open(git_crawl, embedder=spec)
+        found[spec] = _pages(index, question)
         index.close()
     rank = {spec: urls.index(page) if page in urls else len(urls)
             for spec, urls in found.items()}
     assert rank["wordllama+minilm"] < rank["wordllama"], found
+
+
+@pytest.mark.e2e
+@needs_minilm
+@needs_git_doc
+def test_a_question_naming_an_option_is_not_pulled_by_section_vectors(
+        git_crawl: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Section vectors weigh SECTION_WEIGHT_EXACT (0) in a question that names an
+    identifier or option: at the weight of a question in words its page falls out."""
+    pytest.importorskip("wordllama")
+    monkeypatch.setenv("DOCSCRAWL_CACHE", str(git_crawl.parent / "cache"))
+    question, page = EXACT
+    index = SearchIndex.open(git_crawl, embedder="wordllama+minilm")
+    assert index.sections is not None
+    assert page in _pages(index, question)[:2]
+    monkeypatch.setattr(rank_module, "SECTION_WEIGHT_EXACT", rank_module.SECTION_WEIGHT)
+    assert page not in _pages(index, question)
+    index.close()
+
+
+FLASK_DOC = Path("/usr/share/doc/python-flask-doc/html")
+FLASK_PAGES = ("genindex.html", "config.html", "cli.html")
+
+
+@pytest.mark.e2e
+@needs_minilm
+@pytest.mark.skipif(not all((FLASK_DOC / p).exists() for p in FLASK_PAGES),
+                    reason="python-flask-doc not installed")
+def test_back_of_book_index_sections_are_not_embedded(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A genindex's sections are never answers (ranking drops them): none of their texts
+    is embedded, and their chunks read the zero row; every other section has its vector."""
+    pytest.importorskip("wordllama")
+    monkeypatch.setenv("DOCSCRAWL_CACHE", str(tmp_path / "cache"))
+    site = tmp_path / "site"
+    site.mkdir()
+    for page in FLASK_PAGES:
+        shutil.copy(FLASK_DOC / page, site / page)
+    out = tmp_path / "out"
+    with StaticSite(site) as server:
+        crawl(f"{server.url}/genindex.html", out, "render=never")
+    index = SearchIndex.open(out, embedder="wordllama+minilm", update=False)
+    index.sections = counting = Counting(index.sections)
+    index.refresh()
+    regions = dict(index.db.execute(
+        "SELECT section_key, max(region) FROM chunks GROUP BY section_key").fetchall())
+    answers = [key for key, region in regions.items() if region != "site_index"]
+    assert len(answers) < len(regions) and answers
+    assert len(counting.texts) == len(answers)
+    assert not [text for text in counting.texts if text.startswith("Index")]
+    files = {name: np.load(path) for name, path in index.vector_files().items()}
+    keys = [key for (key,) in index.db.execute("SELECT section_key FROM chunks ORDER BY rowid")]
+    zero = len(files["sections"]) - 1
+    for key, row in zip(keys, files["chunksec"].tolist(), strict=True):
+        assert (row == zero) == (regions[key] == "site_index")
+    index.close()
