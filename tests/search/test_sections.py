@@ -251,13 +251,14 @@ def test_back_of_book_index_sections_are_not_embedded(tmp_path: Path,
     index.sections = counting = Counting(index.sections)
     index.refresh()
     regions = dict(index.db.execute(
-        "SELECT section_key, max(region) FROM chunks GROUP BY section_key").fetchall())
+        "SELECT section_key, max(region) FROM chunk_pages GROUP BY section_key").fetchall())
     answers = [key for key, region in regions.items() if region != "site_index"]
     assert len(answers) < len(regions) and answers
     assert len(counting.texts) == len(answers)
     assert not [text for text in counting.texts if text.startswith("Index")]
     files = {name: np.load(path) for name, path in index.vector_files().items()}
-    keys = [key for (key,) in index.db.execute("SELECT section_key FROM chunks ORDER BY rowid")]
+    keys = [key for (key,) in
+            index.db.execute("SELECT section_key FROM chunk_pages ORDER BY rowid")]
     zero = len(files["sections"]) - 1
     for key, row in zip(keys, files["chunksec"].tolist(), strict=True):
         assert (row == zero) == (regions[key] == "site_index")
