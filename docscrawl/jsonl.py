@@ -269,14 +269,10 @@ def rewrite_jsonl(path: Path, transform: Callable[[dict[str, Any]], dict[str, An
                     continue
                 if updated.keys() == spans.keys():
                     dst.write(_spliced(raw, spans, updated))
-                    continue
-                record = parse_object(raw)  # keys added or removed: the whole line again
-                if record is None:
-                    continue
-                for key in spans.keys() - updated.keys():
-                    del record[key]
-                record.update(updated)
-                dst.write(dumps_line(record))
+                elif (record := parse_object(raw)) is not None:  # keys added or removed
+                    for key in spans.keys() - updated.keys():
+                        del record[key]
+                    dst.write(dumps_line({**record, **updated}))
                 continue
             record = parse_object(raw)
             if record is None:

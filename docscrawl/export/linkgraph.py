@@ -119,9 +119,8 @@ def _link_row(link: Any) -> _LinkRow | None:
 
 
 def _defrag(url: str) -> tuple[str, str]:
-    """`urldefrag`'s answer, without parsing the usual absolute http(s) URL: cut at the
-    first `#`, as it does; parsing and unparsing such a URL (no query, no parameters,
-    printable ASCII) gives it back unchanged."""
+    """`urldefrag`'s answer, cut at the first `#` as it does: parsing and unparsing a plain
+    absolute http(s) URL (no query or parameters, printable ASCII) gives it back as is."""
     base, mark, fragment = url.partition("#")
     if not mark:
         return url, ""
