@@ -247,26 +247,33 @@ def parse_object(raw: str | bytes) -> dict[str, Any] | None:
 
 
 def rewrite_jsonl(path: Path, transform: Callable[[dict[str, Any]], dict[str, Any] | None], *,
-                  leading: tuple[str, ...] = ()) -> None:
+                  fields: tuple[str, ...] = ()) -> None:
     """Apply `transform` to every line of a JSONL file, streaming into a file that
     replaces it atomically (`replacing`); torn lines, and lines for which it returns None,
     are dropped.
 
-    `leading`: keys that open every line, in this order, and the only ones `transform`
-    reads or changes: only they are parsed and written again, the rest of the line is
-    copied as it is (a page line's Markdown and links are most of it). A line that does
-    not open with them is parsed whole."""
+    `fields`: the top-level keys `transform` reads or changes, and the only ones it is
+    given: the line is read from its start up to the last of them, and only the values
+    that changed are written again, the rest of the line copied as it is (a page line's
+    Markdown and links are most of it; keys near the start cost least). A line without
+    them all is parsed whole."""
     if not path.exists():
         return
     with path.open(encoding="utf-8") as src, replacing(path) as dst:
         for raw in src:
-            head = _leading_fields(raw, leading) if leading else None
-            if head is not None:
-                fields, rest = head
-                updated = transform(fields)
-                if updated is not None and list(updated) == list(leading):
-                    dst.write(_join_fields(updated, rest))
+            found = _top_fields(raw, fields) if fields else None
+            if found is not None:
+                values, spans = found
+                updated = transform(values)
+                if updated is None:
                     continue
+                if updated.keys() == spans.keys():
+                    dst.write(_spliced(raw, spans, updated))
+                elif (record := parse_object(raw)) is not None:  # keys added or removed
+                    for key in spans.keys() - updated.keys():
+                        del record[key]
+                    dst.write(dumps_line({**record, **updated}))
+                continue
             record = parse_object(raw)
             if record is None:
                 continue
@@ -276,33 +283,54 @@ def rewrite_jsonl(path: Path, transform: Callable[[dict[str, Any]], dict[str, An
 
 
 _DECODER = json.JSONDecoder()
+Span = tuple[int, int]
 
 
-def _leading_fields(line: str, keys: tuple[str, ...]) -> tuple[dict[str, Any], str] | None:
-    """The values of `keys` opening a compact JSON line, and the text after them (the
-    remaining fields and the closing brace); None when the line does not open with them."""
+def _top_fields(line: str, keys: tuple[str, ...]
+                ) -> tuple[dict[str, Any], dict[str, Span]] | None:
+    """The values of `keys` at the top level of a compact JSON line, and where each value
+    is in it, read from the start up to the last of them (the values before are decoded
+    and dropped); None when the line is not one object or lacks one of them."""
     if not line.startswith("{") or not line.endswith("}\n"):
         return None
-    fields: dict[str, Any] = {}
+    wanted = set(keys)
+    values: dict[str, Any] = {}
+    spans: dict[str, Span] = {}
     at = 1
     try:
-        for key in keys:
-            name = f'"{key}":'
-            if not line.startswith(name, at):
+        while wanted:
+            if line[at] != '"':
                 return None
-            fields[key], at = _DECODER.raw_decode(line, at + len(name))
-            if line[at] == ",":
-                at += 1
-            elif line[at] != "}":
+            key, at = _DECODER.raw_decode(line, at)
+            if line[at] != ":":
+                return None
+            value, end = _DECODER.raw_decode(line, at + 1)
+            if key in wanted:
+                wanted.discard(key)
+                values[key], spans[key] = value, (at + 1, end)
+            at = end + 1
+            if line[end] != "," and (line[end] != "}" or wanted):
                 return None
     except (ValueError, IndexError):
         return None
-    return fields, line[at:]
+    return values, spans
 
 
-def _join_fields(fields: dict[str, Any], rest: str) -> str:
-    head = ",".join(dumps_value(key) + ":" + dumps_value(value) for key, value in fields.items())
-    return "{" + head + ("" if rest.startswith("}") else ",") + rest
+def _spliced(line: str, spans: Mapping[str, Span], values: Mapping[str, Any]) -> str:
+    """`line` with the values at `spans` that encode differently now replaced."""
+    changed = []
+    for key, (start, end) in spans.items():
+        text = dumps_value(values[key])
+        if text != line[start:end]:
+            changed.append((start, end, text))
+    if not changed:
+        return line
+    parts, at = [], 0
+    for start, end, text in sorted(changed):
+        parts += [line[at:start], text]
+        at = end
+    parts.append(line[at:])
+    return "".join(parts)
 
 
 def read_jsonl(path: Path, *, strict: bool = False,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -60,7 +61,7 @@ def test_rewrite_parses_only_the_leading_fields_and_keeps_the_rest(tmp_path) -> 
                                      "sitemap_lastmod": "2026-01-01"},
              "https://d.example/c": {"observed_urls": ["https://d.example/c/"]}}
     rewrite_jsonl(path, page_updater(grown, {"https://d.example/a": "https://d.example/a2"}),
-                  leading=PAGE_LEADING_FIELDS)
+                  fields=PAGE_LEADING_FIELDS)
     lines = path.read_text(encoding="utf-8").splitlines()
     assert len(lines) == 2  # the torn line is dropped
     first, second = (json.loads(line) for line in lines)
@@ -68,6 +69,45 @@ def test_rewrite_parses_only_the_leading_fields_and_keeps_the_rest(tmp_path) -> 
                      "https://d.example/a2", "id": first["id"]}
     assert first["id"] != page["id"]
     assert second == {**other, "observed_urls": ["https://d.example/c/"]}  # parsed whole
+
+
+def test_rewrite_of_fields_inside_the_line_is_the_whole_line_rewritten(tmp_path) -> None:
+    """`fields` need not open the line: the site's version given to pages written before it
+    was known (`version_updater`'s fields, in the middle of a page line) and to their
+    chunks (`metadata`, last). The lines come out as parsing and encoding them whole gives;
+    lines the transform leaves alone are copied as they are."""
+    from docscrawl.crawl.finish import VERSION_FIELDS, chunk_version_updater
+    from docscrawl.jsonl import dumps_line, rewrite_jsonl
+
+    def page(n: int) -> dict[str, Any]:
+        return {"id": f"sha256:{n}", "canonical_url": f"https://d.example/{n}",
+                "final_url": f"https://d.example/{n}?", "title": 'a "}\n', "version":
+                {"value": None, "status": "unversioned"}, "markdown": '"version":{}',
+                "links": [{"url": "https://d.example/", "version": 1}]}
+
+    def set_version(record: dict[str, Any]) -> dict[str, Any]:
+        if record["final_url"].endswith("1?"):
+            record["version"] = {"value": "2.0", "status": "site", "evidence": ["ü"]}
+        return record
+
+    pages = [page(n) for n in range(3)]
+    path = tmp_path / "pages.jsonl"
+    unusual = '{"id": "sha256:x", "final_url": "https://d.example/1?", "version": null}\n'
+    path.write_text("".join(map(dumps_line, pages)) + unusual + '{"torn', encoding="utf-8")
+    rewrite_jsonl(path, set_version, fields=VERSION_FIELDS)  # the third field is missing
+    expected = [set_version(page(n)) for n in range(3)]
+    assert path.read_text(encoding="utf-8") == "".join(map(dumps_line, expected)) + dumps_line(
+        {"id": "sha256:x", "final_url": "https://d.example/1?", "version": expected[1]["version"]})
+
+    chunks = [{"id": f"c{n}", "text": "}", "metadata": {"canonical_url": f"https://d.example/{n}",
+                                                        "version": None, "title": "t"}}
+              for n in range(3)]
+    path = tmp_path / "chunks.jsonl"
+    path.write_text("".join(map(dumps_line, chunks)), encoding="utf-8")
+    update = chunk_version_updater({"https://d.example/2": {"value": "2.0"}})
+    rewrite_jsonl(path, update, fields=("metadata",))
+    chunks[2]["metadata"]["version"] = "2.0"
+    assert path.read_text(encoding="utf-8") == "".join(map(dumps_line, chunks))
 
 
 def test_lines_and_log_messages_never_show_url_credentials(

@@ -47,8 +47,11 @@ def stage_seconds(stats: pstats.Stats) -> tuple[dict[str, float], float]:
     total = max((row[3] for row in table.values()), default=0.0)
     seconds = {}
     for stage, (suffixes, name) in STAGES.items():
-        seconds[stage] = sum(row[3] for key, row in table.items()
-                             if _matches(key, suffixes, name))
+        entries = {key: row for key, row in table.items() if _matches(key, suffixes, name)}
+        # An entry point called by another of the same stage (the session's `finish`
+        # calling `CrawlEnd.finish`) is already inside that one's inclusive time.
+        seconds[stage] = sum(row[3] for row in entries.values()
+                             if not any(caller in entries for caller in row[4]))
     return seconds, total
 
 

@@ -47,6 +47,9 @@ PAGE_LEADING_FIELDS = ("id", "canonical_url", "observed_urls", "discovery", "sit
 # written before it was known) and `aggregate_of`. A feed (`-O`) carries the records as
 # first written.
 UPDATED_AT_END = (*PAGE_LEADING_FIELDS, "version", "title", "aggregate_of")
+# The pages.jsonl fields `version_updater` reads and changes (all in the first third of a
+# page line, before its Markdown and links).
+VERSION_FIELDS = ("canonical_url", "final_url", "version")
 
 
 def page_updater(grown: Mapping[str, dict[str, Any]], renames: dict[str, str],
@@ -300,7 +303,7 @@ def _update_grown_records(parts: CrawlParts) -> int:
     grown = _grown_records(parts, renames)
     if len(grown) or renames:
         rewrite_jsonl(outputs.path("pages.jsonl"),
-                      page_updater(grown, renames, relabels), leading=PAGE_LEADING_FIELDS)
+                      page_updater(grown, renames, relabels), fields=PAGE_LEADING_FIELDS)
     if renames:
         for name in ("structure.jsonl", "chunks.jsonl"):
             rewrite_jsonl(outputs.path(name), page_ref_updater(renames, relabels))
@@ -315,9 +318,11 @@ def _backfill_versions(parts: CrawlParts) -> int:
     if not cold or not versions.evidence():
         return 0
     updated: dict[str, dict[str, Any]] = {}
-    rewrite_jsonl(parts.outputs.path("pages.jsonl"), version_updater(versions, cold, updated))
+    rewrite_jsonl(parts.outputs.path("pages.jsonl"), version_updater(versions, cold, updated),
+                  fields=VERSION_FIELDS)
     if updated:
-        rewrite_jsonl(parts.outputs.path("chunks.jsonl"), chunk_version_updater(updated))
+        rewrite_jsonl(parts.outputs.path("chunks.jsonl"), chunk_version_updater(updated),
+                      fields=("metadata",))
     return len(updated)
 
 

@@ -111,8 +111,10 @@ def redact_userinfo(text: str) -> str:
     return _USERINFO.sub(rf"\1{REDACTED}@", text)
 
 
+@lru_cache(maxsize=8192)
 def is_crawlable_url(url: str) -> bool:
-    """Return True for an http(s) URL with a valid host (and port, if any)."""
+    """Return True for an http(s) URL with a valid host (and port, if any). Remembered:
+    the spider asks it of every link on every page (a sidebar's on each of its pages)."""
     try:
         parts = urlsplit(url)
         if parts.scheme not in _SCHEMES:

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urldefrag
 
-from docscrawl.export.templates import TEMPLATES_FILE, join_links, template_blocks
+from docscrawl.export.templates import TEMPLATES_FILE, template_blocks
 from docscrawl.jsonl import resolve_jsonl
 
 logger = logging.getLogger(__name__)
@@ -102,6 +102,33 @@ def link_score(link: dict[str, Any]) -> float:
     score *= CONTAINER_WEIGHT.get(str(link.get("container")), 0.5)
     text = str(link.get("text") or "").strip()
     return score + (0.1 if link.get("container_label") else 0.0) + (0.05 if text else -1.0)
+
+
+# An internal link as the graph stores it, less its source page:
+# (url, fragment, anchor text, score, container label, region)
+_LinkRow = tuple[str, str, str, float, Any, Any]
+
+
+def _link_row(link: Any) -> _LinkRow | None:
+    """`link`'s row, None when it is not an internal link."""
+    if not isinstance(link, dict) or link.get("target") != "internal":
+        return None
+    url, fragment = _defrag(str(link.get("url") or ""))
+    return (url, fragment, " ".join(str(link.get("text") or "").split()), link_score(link),
+            _scalar(link.get("container_label")), _scalar(link.get("region")))
+
+
+def _defrag(url: str) -> tuple[str, str]:
+    """`urldefrag`'s answer, cut at the first `#` as it does: parsing and unparsing a plain
+    absolute http(s) URL (no query or parameters, printable ASCII) gives it back as is."""
+    base, mark, fragment = url.partition("#")
+    if not mark:
+        return url, ""
+    if (base.startswith(("https://", "http://")) and base.isascii() and base.isprintable()
+            and not any(c in base for c in " ?;[")):
+        return base, fragment
+    defragged = urldefrag(url)
+    return defragged.url, defragged.fragment
 
 
 def _scalar(value: Any) -> Any:
@@ -212,28 +239,42 @@ class LinkGraph:
     def add_links(self, pages: Path, templates: Mapping[str, list[dict[str, Any]]] | None = None
                   ) -> None:
         """Pass 2: every internal link from one page to another (its template blocks'
-        links joined back from `templates`: `export.templates`), stored in page order."""
+        links joined back from `templates`, in page order as `join_links` gives them:
+        `export.templates`), stored in page order. A block's rows are made once, not on
+        every page that holds it (a sidebar is on every page of its section)."""
+        block_rows: OrderedDict[str, list[tuple[Any, _LinkRow]]] = OrderedDict()
+
+        def rows_of(template_id: str) -> list[tuple[Any, _LinkRow]]:
+            rows = block_rows.get(template_id)
+            if rows is None:
+                links = (templates.get(template_id) if templates is not None else None) or ()
+                rows = block_rows[template_id] = [
+                    (link.get("position", 0), row) for link in links
+                    if (row := _link_row(link)) is not None]
+                if len(block_rows) > BLOCKS_CACHED:
+                    block_rows.popitem(last=False)
+            return rows
+
         for line in _page_lines(pages):
             source = _field(line, "canonical_url")
             links = _field(line, "links")
             if not isinstance(source, str) or not isinstance(links, list):
                 continue
             ids = _field(line, "template_ids") if templates is not None else None
-            if ids and templates is not None:
-                links = join_links({"links": links, "template_ids": ids,
-                                    "template_offsets": _field(line, "template_offsets")},
-                                   templates)
-            rows = []
-            for link in links:
-                if isinstance(link, dict) and link.get("target") == "internal":
-                    url, fragment = urldefrag(str(link.get("url") or ""))
-                    if url == source:  # the page's own sections (`rank` drops them anyway)
-                        continue
-                    rows.append((url, fragment, source,
-                                 " ".join(str(link.get("text") or "").split()),
-                                 link_score(link), _scalar(link.get("container_label")),
-                                 _scalar(link.get("region"))))
-            self.db.executemany("INSERT INTO links VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+            if ids:
+                offsets = _field(line, "template_offsets") or [0] * len(ids)
+                placed = [(link.get("position", 0), row) for link in links
+                          if (row := _link_row(link)) is not None]
+                for template_id, offset in zip(ids, offsets, strict=False):
+                    placed += [(position + offset, row) for position, row in rows_of(template_id)]
+                placed.sort(key=lambda item: item[0])  # stable: `join_links`' order
+                page_rows = [row for _position, row in placed]
+            else:
+                page_rows = [row for link in links if (row := _link_row(link)) is not None]
+            self.db.executemany("INSERT INTO links VALUES (?, ?, ?, ?, ?, ?, ?)",
+                                [(url, fragment, source, text, score, label, region)
+                                 for url, fragment, text, score, label, region in page_rows
+                                 if url != source])  # the page's own sections: `rank` drops them
 
     def add_run(self, run_dir: Path) -> None:
         """Both passes over a run directory's pages.jsonl, its template blocks joined."""

@@ -319,11 +319,13 @@ _NAMED = etree.XPath(
 )
 
 
-_OWN_HEADINGS = etree.XPath(".//*[self::h2 or self::h3 or self::h4 or self::h5 or self::h6]")
+_OWN_HEADINGS = ("h2", "h3", "h4", "h5", "h6")
 
 
 def _has_title_heading(main: etree._Element, parts: list[str]) -> bool:
-    for heading in _OWN_HEADINGS(main):
+    for heading in main.iter(*_OWN_HEADINGS):  # `iter`, not a `//` XPath (every node)
+        if heading is main:
+            continue
         text = _SECTION_NUMBER.sub("", " ".join("".join(heading.itertext()).split()))
         if text.rstrip(" ¶#") in parts or " ".join(
                 "".join(heading.itertext()).split()).rstrip(" ¶#") in parts:
@@ -347,11 +349,11 @@ def title_block(main: etree._Element, title: str | None = None) -> etree._Elemen
     navigation (tag, role), is mostly not links and is small. None when the main
     element has its own `h1`.
     """
+    if next(main.iter("h1"), None) is not None:
+        return None
     parts = title_parts(title)
     if parts and _has_title_heading(main, parts):
         parts = []  # the main element names the page itself (DocBook's h2 chapter title)
-    if next(main.iter("h1"), None) is not None:
-        return None
     node = main
     for _ in range(TITLE_LEVELS):
         for sibling in node.itersiblings(preceding=True):
