@@ -25,10 +25,12 @@ import hashlib
 import logging
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, MutableSet
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from docscrawl.export.pagecounts import PageCounts
 from docscrawl.jsonl import (
     GZIP_SUFFIX,
     JsonlWriter,
@@ -375,20 +377,21 @@ class TemplateWriter:
         """Close, then rewrite with each block's page count (from the page lines);
         returns the number of blocks kept. No block at all: no file."""
         self.close()
-        counts: dict[str, int] = {}
-        for raw in read_raw_lines(pages_path):
-            for template_id in template_ids_in(raw.decode("utf-8", "replace")):
-                counts[template_id] = counts.get(template_id, 0) + 1
-        if not counts:
-            self.path.unlink(missing_ok=True)
-            return 0
-        kept = 0
-        with replacing(self.path) as handle:
-            for raw in read_raw_lines(self.path):
-                record = parse_object(raw)
-                if record is None or counts.get(record.get("template_id") or "", 0) == 0:
-                    continue
-                record["pages"] = counts.pop(record["template_id"])
-                handle.write(dumps_line(record))
-                kept += 1
+        with closing(PageCounts(
+                template_id for raw in read_raw_lines(pages_path)
+                for template_id in template_ids_in(raw.decode("utf-8", "replace")))) as counts:
+            if not counts.any():
+                self.path.unlink(missing_ok=True)
+                return 0
+            kept = 0
+            with replacing(self.path) as handle:
+                for raw in read_raw_lines(self.path):
+                    record = parse_object(raw)
+                    pages = counts.take(record.get("template_id") if record else None)
+                    if record is None or not pages:
+                        continue
+                    record["pages"] = pages
+                    handle.write(dumps_line(record))
+                    kept += 1
         return kept
+

@@ -13,6 +13,7 @@ from docscrawl.crawl.ledger import Ledger
 from docscrawl.crawl.outputs import OutputFiles
 from docscrawl.export import templates
 from docscrawl.export.templates import TemplateBlock, TemplateWriter
+from docscrawl.jsonl import dumps_line
 
 HEADER, TOC, ASIDE = "/html/body/header", "/html/body/nav", "/html/body/aside"
 
@@ -107,3 +108,30 @@ def test_a_resumed_run_reads_its_written_ids_into_the_ledger(tmp_path: Path) -> 
            (tmp_path / templates.TEMPLATES_FILE).read_text().splitlines()]
     assert len(ids) == len(set(ids))  # nothing written twice
     assert sum(i.startswith("tpl:toc") for i in ids) == 8
+
+
+def _finish_peak(tmp_path: Path, pages: int) -> tuple[int, int]:
+    """(blocks kept, Python memory peak) of `finish` on `pages` pages, each with its own
+    two blocks, one of them referenced twice."""
+    run_dir = tmp_path / str(pages)
+    run_dir.mkdir()
+    writer = TemplateWriter(run_dir)
+    lines = []
+    for page in range(pages):
+        blocks = [block for _, block in _page_blocks(page)][1:]
+        writer.write(blocks)
+        ids = [block.template_id for block in blocks]
+        lines.append(dumps_line({"url": f"http://d/{page}", "template_ids": ids}))
+    (run_dir / "pages.jsonl").write_text("".join(lines))
+    tracemalloc.start()
+    kept = writer.finish(run_dir / "pages.jsonl")
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return kept, peak
+
+
+def test_the_page_counts_at_the_end_do_not_grow_with_the_blocks(tmp_path: Path) -> None:
+    small, large = _finish_peak(tmp_path, 300), _finish_peak(tmp_path, 3000)
+    assert (small[0], large[0]) == (600, 6000)
+    # a dict of the 6,000 ids: about 600 KB more than of 600
+    assert large[1] < small[1] + 60_000, (small, large)
