@@ -19,6 +19,7 @@ from pathlib import Path
 START = "# start "
 _PROGRESS = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)\S* \[docscrawl\.extensions\.progress\]"
                        r" INFO: docscrawl progress: (\d+) pages done")
+_CLOSING = "[scrapy.core.engine] INFO: Closing spider"
 
 
 def samples(tsv: Path) -> tuple[float | None, list[tuple[float, float]]]:
@@ -34,23 +35,33 @@ def samples(tsv: Path) -> tuple[float | None, list[tuple[float, float]]]:
 
 
 def progress(scrapy_log: Path) -> list[tuple[float, int]]:
-    """(epoch, pages done) of each progress line (the log's times are local time)."""
+    """(epoch, pages done) of each progress line before the spider closes (the last one is
+    written after the end of the crawl), and (epoch of the close, -1) last when it closed
+    (the log's times are local time)."""
     found = []
     with scrapy_log.open(encoding="utf-8", errors="replace") as lines:
         for line in lines:
             match = _PROGRESS.match(line)
             if match:
-                when = time.mktime(time.strptime(match.group(1), "%Y-%m-%d %H:%M:%S"))
-                found.append((when, int(match.group(2))))
+                found.append((_epoch(match.group(1)), int(match.group(2))))
+            elif _CLOSING in line:
+                found.append((_epoch(line[:19]), -1))
+                break
     return found
+
+
+def _epoch(stamp: str) -> float:
+    return time.mktime(time.strptime(stamp, "%Y-%m-%d %H:%M:%S"))
 
 
 def curve(log: Path, points: int = 10) -> tuple[list[tuple[int, float]], float | None]:
     """About `points` (pages done, MB) pairs evenly spread over the crawl's pages, each
     the last sample taken at or before its progress line; and the end of the crawl (the
-    largest sample after the last progress line; None when there is none)."""
+    largest sample after the spider closed, or after the last progress line; None when
+    there is none)."""
     start, rows = samples(log.with_name(log.name + ".rss.tsv"))
     lines = progress(log.with_name(log.name + ".scrapy"))
+    closed = lines.pop()[0] if lines and lines[-1][1] < 0 else None
     if start is None or not rows or not lines:
         return [], None
     joined = []
@@ -68,7 +79,8 @@ def curve(log: Path, points: int = 10) -> tuple[list[tuple[int, float]], float |
             picked.append((pages, mb))
     if picked[-1][0] != last:
         picked.append(joined[-1])
-    after = [mb for seconds, mb in rows if start + seconds > lines[-1][0] + 1]
+    end = closed if closed is not None else lines[-1][0]
+    after = [mb for seconds, mb in rows if start + seconds > end + 1]
     return picked, max(after) if after else None
 
 
@@ -84,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     for pages, mb in found:
         print(f"{pages:>8} pages  {mb:7.1f} MB")
     if end is not None:
-        print(f"  end of crawl {end:7.1f} MB (largest sample after the last progress line)")
+        print(f"  end of crawl {end:7.1f} MB (largest sample after the spider closed)")
     return 0
 
 

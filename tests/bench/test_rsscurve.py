@@ -25,7 +25,8 @@ def test_samples_joined_with_progress_lines(tmp_path: Path) -> None:
              for s in range(0, 60, 5)]
     (tmp_path / "docscrawl-100-0.log.scrapy").write_text(
         "2026-12-03 10:00:00 [scrapy.core.engine] INFO: Spider opened\n"
-        + "\n".join(lines) + "\n")
+        + "\n".join(lines) + "\n2026-12-03 10:00:59 [scrapy.core.engine] INFO: Closing "
+        "spider (finished)\n" + lines[-1].replace("10:00:55", "10:01:02") + "\n")
     points, end = rsscurve.curve(log, points=5)
     assert points[0] == (0, 100.0)
     assert [pages for pages, _ in points] == [0, 30, 60, 90, 110]
