@@ -58,6 +58,7 @@ ROOT = HERE.parent.parent
 sys.path.insert(0, str(HERE))
 
 import gensite  # noqa: E402
+import rsscurve  # noqa: E402
 
 from docscrawl.runs import unfinished_dir  # noqa: E402
 
@@ -223,6 +224,8 @@ def measured(command: list[str], *, cwd: Path, log: Path, timeout: float,
         proc = subprocess.Popen(command, cwd=cwd, stdout=out, stderr=subprocess.STDOUT)
         deadline = began + timeout
         samples = log.with_name(log.name + ".rss.tsv").open("w") if rss_every else None
+        if samples:  # the start, to join samples with the crawl's log (rsscurve.py)
+            samples.write(f"{rsscurve.START}{time.time() - (time.monotonic() - began):.1f}\n")
         next_sample = began
         try:
             while True:
@@ -276,6 +279,7 @@ def run_docscrawl(site: str, n: int, rep: int, work: Path, out: Path, timeout: f
         command += ["-a", "extract=off"]
     status, cpu, wall, peak = measured(command, cwd=ROOT, log=log, timeout=timeout,
                                        rss_every=rss_every)
+    points, end = rsscurve.curve(log) if rss_every else ([], None)
     files = unfinished_dir(out) or out  # a run killed at the timeout is not published
     run_json = files / "run.json"
     info = json.loads(run_json.read_text()) if run_json.exists() else {}
@@ -287,6 +291,7 @@ def run_docscrawl(site: str, n: int, rep: int, work: Path, out: Path, timeout: f
         "pages_written": info.get("pages_written"), "events": events,
         "changes": info.get("changes"), "finish_reason": info.get("finish_reason"),
         "complete": info.get("complete"),
+        **({"rss_curve": points, "rss_end_of_crawl": end} if points else {}),
     })
 
 
@@ -365,6 +370,10 @@ def print_run(run: Run) -> None:
           f"{run.cpu_s:8.1f} CPU s  {run.cpu_ms_per_page:7.1f} ms/page  "
           f"{run.pages_per_s:6.1f} pages/s  peak {run.peak_rss_mb:6.0f} MB"
           + (f"  EXIT {run.exit_status}" if run.exit_status else ""), flush=True)
+    if run.extra.get("rss_curve"):
+        print("    RSS (pages done, MB): " + "; ".join(
+            f"{pages:,} {mb:.1f}" for pages, mb in run.extra["rss_curve"])
+            + f"; end of crawl {fmt(run.extra.get('rss_end_of_crawl'))}", flush=True)
 
 
 def print_table(summaries: list[dict[str, Any]]) -> None:
@@ -499,7 +508,8 @@ def main(argv: list[str] | None = None) -> int:
                              "(stages.py)")
     parser.add_argument("--rss-every", type=float, default=0.0,
                         help="sample each crawler's VmRSS every this many seconds into "
-                             "WORK/KIND-N-REP.log.rss.tsv (0: off)")
+                             "WORK/KIND-N-REP.log.rss.tsv (0: off); a docscrawl run's RSS "
+                             "against pages done is printed (rsscurve.py)")
     args = parser.parse_args(argv)
     args.kinds = {kind.strip() for kind in args.kinds.split(",") if kind.strip()}
     if not args.kinds <= {"bare", "docscrawl"}:

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from docscrawl.export.templates import TemplateWriter
+from docscrawl.crawl.ledger import Ledger
+from docscrawl.export.templates import BlockIds, TemplateWriter
 from docscrawl.jsonl import JsonlWriter
 from docscrawl.runs import published_dir
 
@@ -18,14 +19,19 @@ from docscrawl.runs import published_dir
 class OutputFiles:
     """pages.jsonl, chunks.jsonl, structure.jsonl and templates.jsonl of one run."""
 
-    def __init__(self, out_dir: Path, run_dir: Path, *, append: bool) -> None:
+    def __init__(self, out_dir: Path, run_dir: Path, *, append: bool,
+                 ledger: Ledger | None = None) -> None:
+        """`ledger`: where templates.jsonl's block ids are kept (default: in memory)."""
         self.run_dir = run_dir
         self.pages = JsonlWriter(run_dir / "pages.jsonl", append=append)
         self.chunks = JsonlWriter(run_dir / "chunks.jsonl", append=append)
         self.structure = JsonlWriter(run_dir / "structure.jsonl", append=append)
         previous = published_dir(out_dir)
+        ids = None if ledger is None else BlockIds(
+            ledger.url_set("templates_written"), ledger.url_set("templates_seen_once"))
         self.templates = TemplateWriter(  # the previous run's blocks, for carried pages
-            run_dir, append=append, previous=previous if previous != out_dir else None)
+            run_dir, append=append, previous=previous if previous != out_dir else None,
+            ids=ids)
 
     def path(self, name: str) -> Path:
         """Where the run's file `name` is written."""

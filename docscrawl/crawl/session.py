@@ -115,7 +115,7 @@ class CrawlSession:
         log = CrawlLog(JsonlWriter(self.run_dir / "crawl_log.jsonl", append=append),
                        stats=stats, open_urls=ledger.url_set("open_urls"),
                        closed=ledger.url_set("closed_urls"))
-        outputs = OutputFiles(self.out_dir, self.run_dir, append=append)
+        outputs = OutputFiles(self.out_dir, self.run_dir, append=append, ledger=ledger)
         resume = ResumeState(jobdir, append=append)
         # An inventory crawl (extract=off) keeps its own throwaway state: it must neither
         # carry pages over from, nor report pages removed to, the state of full crawls.

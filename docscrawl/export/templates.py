@@ -24,11 +24,13 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, MutableSet
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from docscrawl.export.pagecounts import PageCounts
 from docscrawl.jsonl import (
     GZIP_SUFFIX,
     JsonlWriter,
@@ -44,8 +46,8 @@ from docscrawl.jsonl import (
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["TEMPLATES_FILE", "PreviousBlocks", "TemplateBlock", "TemplateLinks", "TemplateWriter",
-           "join_links", "split_links", "template_blocks", "template_ids_in"]
+__all__ = ["TEMPLATES_FILE", "BlockIds", "PreviousBlocks", "TemplateBlock", "TemplateLinks",
+           "TemplateWriter", "join_links", "split_links", "template_blocks", "template_ids_in"]
 
 TEMPLATES_FILE = "templates.jsonl"
 MIN_LINKS = 2  # a block of one link costs more as a reference than inline
@@ -233,6 +235,17 @@ def _block_id(raw: bytes) -> str | None:
     return template_id if isinstance(template_id, str) else None
 
 
+@dataclass(frozen=True, slots=True)
+class BlockIds:
+    """The two id sets a `TemplateWriter` checks on every page. Both grow with the site
+    (on a generated site every page has its own table-of-contents block: 0.8 KB of
+    memory per page as Python sets), so a crawl keeps them in its ledger
+    (`crawl.ledger.SqlSet`); plain sets serve a small job and the tests."""
+
+    written: MutableSet[str]  # blocks in this run's templates.jsonl
+    seen_once: MutableSet[str]  # blocks met on one page so far (at most SEEN_ONCE)
+
+
 class TemplateWriter:
     """The crawl's templates.jsonl: each block written once, before the first page line
     that references it (a kill never leaves a page referencing a block not written).
@@ -244,15 +257,19 @@ class TemplateWriter:
     no page references left out."""
 
     def __init__(self, run_dir: Path, *, append: bool = False,
-                 previous: Path | None = None) -> None:
-        """`previous`: the run carried-over pages come from (more: `also_previous`)."""
+                 previous: Path | None = None, ids: BlockIds | None = None) -> None:
+        """`previous`: the run carried-over pages come from (more: `also_previous`).
+        `ids`: where the block ids live (default: in memory)."""
         self.path = run_dir / TEMPLATES_FILE
-        self._written: set[str] = set()
+        ids = ids if ids is not None else BlockIds(set(), set())
+        self._written = ids.written
         if append:  # a resumed run: the blocks its file already holds
-            self._written = {r["template_id"] for r in read_jsonl(self.path)
-                             if isinstance(r.get("template_id"), str)}
+            for record in read_jsonl(self.path):
+                if isinstance(record.get("template_id"), str):
+                    self._written.add(record["template_id"])
         self._writer = JsonlWriter(self.path, append=append)
-        self._seen_once: set[str] = set()  # block ids met on one page so far
+        self._seen_once = ids.seen_once  # block ids met on one page so far
+        self._seen_count = len(self._seen_once)
         self._previous_dirs = [previous] if previous is not None else []
         self._previous: PreviousBlocks | None = None
 
@@ -280,9 +297,11 @@ class TemplateWriter:
                 return True
             if template_id in self._seen_once:
                 return True
-            if len(self._seen_once) >= SEEN_ONCE:
+            if self._seen_count >= SEEN_ONCE:
                 self._seen_once.clear()
+                self._seen_count = 0
             self._seen_once.add(template_id)
+            self._seen_count += 1
             return False
         return decide
 
@@ -328,20 +347,21 @@ class TemplateWriter:
         """Close, then rewrite with each block's page count (from the page lines);
         returns the number of blocks kept. No block at all: no file."""
         self.close()
-        counts: dict[str, int] = {}
-        for raw in read_raw_lines(pages_path):
-            for template_id in template_ids_in(raw.decode("utf-8", "replace")):
-                counts[template_id] = counts.get(template_id, 0) + 1
-        if not counts:
-            self.path.unlink(missing_ok=True)
-            return 0
-        kept = 0
-        with replacing(self.path) as handle:
-            for raw in read_raw_lines(self.path):
-                record = parse_object(raw)
-                if record is None or counts.get(record.get("template_id") or "", 0) == 0:
-                    continue
-                record["pages"] = counts.pop(record["template_id"])
-                handle.write(dumps_line(record))
-                kept += 1
+        with closing(PageCounts(
+                template_id for raw in read_raw_lines(pages_path)
+                for template_id in template_ids_in(raw.decode("utf-8", "replace")))) as counts:
+            if not counts.any():
+                self.path.unlink(missing_ok=True)
+                return 0
+            kept = 0
+            with replacing(self.path) as handle:
+                for raw in read_raw_lines(self.path):
+                    record = parse_object(raw)
+                    pages = counts.take(record.get("template_id") if record else None)
+                    if record is None or not pages:
+                        continue
+                    record["pages"] = pages
+                    handle.write(dumps_line(record))
+                    kept += 1
         return kept
+
