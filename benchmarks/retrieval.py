@@ -312,13 +312,21 @@ def run(outputs: Path, *, crawl: bool, embedder: str | None, set_name: str = "ol
 def render_report(outcome: dict[str, Any], *, misses: bool,
                   show_heldout_misses: bool) -> dict[str, Any]:
     """The printable report: figures for every set (per site but for the held-out set);
-    misses only when asked, and the held-out set's per-site figures and misses only with
-    `show_heldout_misses` (they are never read while tuning)."""
+    misses only when asked, and the held-out set's per-site figures, misses and the text
+    of its skipped or unanchored questions only with `show_heldout_misses` (they are
+    never read while tuning)."""
     report: dict[str, Any] = {"sets": {
         name: result.report(by_site=name != "heldout" or show_heldout_misses)
         for name, result in outcome["sets"].items()}}
-    report["skipped"] = outcome["skipped"]
-    report["anchor_not_in_crawl"] = outcome["anchor_not_in_crawl"]
+    def hidden(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """A held-out question's text and answer stay out of the notes too."""
+        if show_heldout_misses:
+            return entries
+        return [{k: v for k, v in entry.items() if k not in ("q", "anchor")}
+                if entry["set"] == "heldout" else entry for entry in entries]
+
+    report["skipped"] = hidden(outcome["skipped"])
+    report["anchor_not_in_crawl"] = hidden(outcome["anchor_not_in_crawl"])
     shown = {name: result for name, result in outcome["sets"].items()
              if (show_heldout_misses if name == "heldout" else misses)}
     if shown:

@@ -85,10 +85,12 @@ def test_serves_an_installed_package_and_hides_heldout_misses(
     assert "misses" not in hidden  # --misses never lists the held-out set's
     assert "by_site" not in figures["docscrawl"]
     assert "invalidation" not in json.dumps(hidden["sets"])
+    assert "nobody links" not in json.dumps(hidden)  # a skipped question's text neither
 
     wrong = "stable_vector iterator"
     shown = report("--set", "heldout", "--show-heldout-misses")
     assert any(m["q"].startswith(wrong) for m in shown["misses"]["heldout"]["page"])
+    assert [s["q"] for s in shown["skipped"]] == ["a page nobody links to"]
     tuning = report("--set", "tune", "--misses")  # other sets' misses: with --misses
     assert any(m["q"].startswith(wrong) for m in tuning["misses"]["tune"]["page"])
     assert tuning["sets"]["tune"]["docscrawl"]["by_site"]["boost-adhoc"]["questions"] == 2
