@@ -53,8 +53,9 @@ venv-deps:  # Debian's python3 without ensurepip
 demo: setup
 	$(BIN)/python -m docscrawl.demo.run
 
+# --durations: the slowest tests listed at the end (CI must stay under 30 minutes)
 test: setup system-deps lint  # lint first: CI (`.ci/run` = make test) checks style and types too
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q --durations=25
 
 # ruff (style) and mypy (types; its settings and the untyped third-party modules it
 # skips are in pyproject.toml's [tool.mypy])
