@@ -3,9 +3,11 @@ edit the copy and crawl it again), and altered with a hostile page and a long on
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -27,6 +29,29 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Path,
         seed = f"{server.url}/docs/"
         crawl(seed, out)
         yield site, out, seed
+
+
+def copy_output(out: Path, to: Path) -> Path:
+    """A copy of the crawl output `out` at `to`, without its search index files."""
+    shutil.copytree(out, to, symlinks=True)
+    for path in to.glob("search.*"):
+        path.unlink()
+    return to
+
+
+def edit_chunks(out: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    """One chunk of `out` gone, one changed (new words and a new id), as a re-crawl
+    would leave chunks.jsonl: (the gone chunk, the changed one)."""
+    path = (out / "chunks.jsonl").resolve()
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    gone = json.loads(lines[1])
+    changed = json.loads(lines[2])
+    changed["id"] += "-changed"
+    changed["text"] += " zorbleflux quintessential"
+    changed["markdown"] += " zorbleflux quintessential"
+    path.write_text("".join([lines[0], json.dumps(changed) + "\n", *lines[3:]]),
+                    encoding="utf-8")
+    return gone, changed
 
 
 def long_page(client_html: str) -> str:

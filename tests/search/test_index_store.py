@@ -5,7 +5,6 @@ result's whole record, and an update deletes a chunk's words exactly."""
 from __future__ import annotations
 
 import json
-import shutil
 import sqlite3
 from pathlib import Path
 
@@ -13,14 +12,7 @@ from docscrawl.search import Searcher, SearchIndex
 from docscrawl.search.index import INDEX_NAME
 from docscrawl.search.tokenize import fts_phrase
 from tests.conftest import read_jsonl
-
-
-def _copy(out: Path, tmp_path: Path) -> Path:
-    copy = tmp_path / "out"
-    shutil.copytree(out, copy, symlinks=True)
-    for path in copy.glob("search.*"):
-        path.unlink()
-    return copy
+from tests.search.conftest import copy_output, edit_chunks
 
 
 def _index_bytes(out: Path) -> bytes:
@@ -32,7 +24,7 @@ def _index_bytes(out: Path) -> bytes:
 
 def test_index_keeps_no_plain_copy_of_the_text_and_returns_whole_records(
         demo: tuple[Path, Path, str], tmp_path: Path) -> None:
-    out = _copy(demo[1], tmp_path)
+    out = copy_output(demo[1], tmp_path / "out")
     index = SearchIndex.open(out, embedder="none")
     try:
         chunks = {c["id"]: c for c in read_jsonl(out / "chunks.jsonl")}
@@ -65,18 +57,11 @@ def _doc_counts(index: SearchIndex, words: list[str]) -> dict[str, int]:
 
 def test_an_update_deletes_a_chunks_words_as_a_fresh_build_would(
         demo: tuple[Path, Path, str], tmp_path: Path) -> None:
-    out = _copy(demo[1], tmp_path)
+    out = copy_output(demo[1], tmp_path / "out")
     index = SearchIndex.open(out, embedder="none")
     index.close()
-    path = (out / "chunks.jsonl").resolve()
-    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
-    gone = json.loads(lines[1])
-    changed = json.loads(lines[2])
-    changed["id"] += "-changed"
-    changed["text"] += " zorbleflux quintessential"
-    changed["markdown"] += " zorbleflux quintessential"
-    path.write_text("".join([lines[0], json.dumps(changed) + "\n", *lines[3:]]),
-                    encoding="utf-8")
+    chunks = len(read_jsonl(out / "chunks.jsonl"))
+    gone, _ = edit_chunks(out)
     words = ["zorbleflux", "quintessential", "timeout", "install", "client",
              *gone["markdown"].split()[:12]]
     index = SearchIndex.open(out, embedder="none", update=False)
@@ -87,11 +72,11 @@ def test_an_update_deletes_a_chunks_words_as_a_fresh_build_would(
         assert updated["zorbleflux"] == 1
     finally:
         index.close()
-    fresh_out = _copy(out, tmp_path / "fresh")
+    fresh_out = copy_output(out, tmp_path / "fresh")
     fresh = SearchIndex.open(fresh_out, embedder="none")
     try:
         assert _doc_counts(fresh, words) == updated
-        assert fresh.count() == len(lines) - 2 + 1
+        assert fresh.count() == chunks - 2 + 1
     finally:
         fresh.close()
 
@@ -101,7 +86,7 @@ def test_an_open_index_reads_the_lines_of_an_index_rebuilt_meanwhile(
     """Another process rebuilds the index in place (its tables made anew: a new
     dictionary, learned from other first lines): an index object opened before reads the
     new rows with the new dictionary, never with the one it read first."""
-    out = _copy(demo[1], tmp_path)
+    out = copy_output(demo[1], tmp_path / "out")
     index = SearchIndex.open(out, embedder="none")
     searcher = Searcher(index)
     try:

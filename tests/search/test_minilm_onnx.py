@@ -7,7 +7,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -16,11 +15,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from docscrawl.demo.server import StaticSite
 from docscrawl.search import SearchIndex
 from docscrawl.search.embed import EmbedderError, load_section_embedder
 from docscrawl.search.minilm import PIP_COMMAND
-from tests.conftest import ROOT, SITES, crawl
+from tests.conftest import ROOT
+from tests.search.conftest import copy_output
 from tests.search.counting import Counting
 
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("all_minilm_l6_v2") is None,
@@ -156,15 +155,11 @@ def _section_rows(index: SearchIndex) -> int:
 
 @pytest.mark.e2e
 @needs_onnx
-def test_a_backend_change_rebuilds_the_index(tmp_path: Path,
+def test_a_backend_change_rebuilds_the_index(demo: tuple[Path, Path, str], tmp_path: Path,
                                              monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("wordllama")
     monkeypatch.setenv("DOCSCRAWL_CACHE", str(tmp_path / "cache"))
-    site = tmp_path / "site"
-    shutil.copytree(SITES / "demo", site)
-    out = tmp_path / "out"
-    with StaticSite(site) as server:
-        crawl(f"{server.url}/docs/", out)
+    out = copy_output(demo[1], tmp_path / "out")  # the session's demo crawl, no index
     built = SearchIndex.open(out, embedder="wordllama+minilm@numpy")
     numpy_rows = np.load(built.vector_files()["sections"])
     assert built.meta("embedder").endswith("+minilm-48/240")  # type: ignore[union-attr]

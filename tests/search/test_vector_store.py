@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import logging
-import shutil
 import sqlite3
 from contextlib import closing
 from pathlib import Path
@@ -22,6 +21,7 @@ from docscrawl.search.fields import Vocab, index_fields
 from docscrawl.search.index import INDEX_NAME
 from docscrawl.search.schema import SCHEMA
 from docscrawl.search.vectors import load_vectors, quantize
+from tests.search.conftest import copy_output, edit_chunks
 from tests.search.counting import Counting
 
 pytest.importorskip("wordllama")
@@ -32,13 +32,6 @@ QUERIES = ("configure timeout setting", "install the client", "retry a failed re
 @pytest.fixture(autouse=True)
 def _cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("DOCSCRAWL_CACHE", str(tmp_path / "cache"))
-
-
-def _copy(out: Path, to: Path) -> Path:
-    shutil.copytree(out, to, symlinks=True)
-    for path in to.glob("search.*"):
-        path.unlink()
-    return to
 
 
 def _vectors_by_id(index: SearchIndex) -> dict[str, Any]:
@@ -53,23 +46,9 @@ def _results(index: SearchIndex) -> list[list[tuple[str, float]]]:
             for q in QUERIES]
 
 
-def _edit_chunks(out: Path) -> tuple[str, str]:
-    """One chunk gone, one changed (a new id): (the gone id, the new id)."""
-    path = (out / "chunks.jsonl").resolve()
-    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
-    gone = json.loads(lines[1])["id"]
-    changed = json.loads(lines[2])
-    changed["id"] += "-changed"
-    changed["text"] += " zorbleflux quintessential"
-    changed["markdown"] += " zorbleflux quintessential"
-    path.write_text("".join([lines[0], json.dumps(changed) + "\n", *lines[3:]]),
-                    encoding="utf-8")
-    return gone, changed["id"]
-
-
 def test_the_vector_is_stored_once_and_the_coarse_matrix_derived(
         demo: tuple[Path, Path, str], tmp_path: Path) -> None:
-    out = _copy(demo[1], tmp_path / "out")
+    out = copy_output(demo[1], tmp_path / "out")
     index = SearchIndex.open(out, embedder="wordllama")
     try:
         columns = [row[1] for row in index.db.execute("PRAGMA table_info(chunks)")]
@@ -107,7 +86,7 @@ def test_a_page_url_is_stored_once_and_read_back_whole(
     """Schema 14: a chunk row holds its page's `urls` id and its anchor; `chunk_pages`
     gives back the page URL, section key and region ranking reads, and a page whose
     chunks all went away leaves no URL behind."""
-    out = _copy(demo[1], tmp_path / "out")
+    out = copy_output(demo[1], tmp_path / "out")
     records = [json.loads(line) for line in (out / "chunks.jsonl").read_text().splitlines()]
     with closing(SearchIndex.open(out, embedder="none")) as index:
         urls = [url for (url,) in index.db.execute("SELECT url FROM urls")]
@@ -135,7 +114,7 @@ def test_the_int8_vectors_read_back_as_the_model_gave_them(
         demo: tuple[Path, Path, str], tmp_path: Path) -> None:
     """Schema 14 stores a vector as int8 and a scale per row: read back, each is within
     half a step of the model's float vector, and its cosines to another within 1e-3."""
-    out = _copy(demo[1], tmp_path / "out")
+    out = copy_output(demo[1], tmp_path / "out")
     index = SearchIndex.open(out, embedder="wordllama")
     try:
         rowids, _, _, full = load_vectors(index)
@@ -157,11 +136,11 @@ def test_the_int8_vectors_read_back_as_the_model_gave_them(
 
 def test_an_update_embeds_only_new_chunks_and_ranks_as_a_fresh_build(
         demo: tuple[Path, Path, str], tmp_path: Path) -> None:
-    out = _copy(demo[1], tmp_path / "out")
+    out = copy_output(demo[1], tmp_path / "out")
     index = SearchIndex.open(out, embedder="wordllama")
     before = _vectors_by_id(index)
     index.close()
-    gone, new = _edit_chunks(out)
+    gone, new = (chunk["id"] for chunk in edit_chunks(out))
     index = SearchIndex.open(out, embedder="wordllama", update=False)
     index.embedder = counting = Counting(index.embedder)
     try:
@@ -176,7 +155,7 @@ def test_an_update_embeds_only_new_chunks_and_ranks_as_a_fresh_build(
         updated = _results(index)
     finally:
         index.close()
-    fresh = SearchIndex.open(_copy(out, tmp_path / "fresh"), embedder="wordllama")
+    fresh = SearchIndex.open(copy_output(out, tmp_path / "fresh"), embedder="wordllama")
     try:
         assert _results(fresh) == updated
         rebuilt = _vectors_by_id(fresh)
@@ -187,7 +166,7 @@ def test_an_update_embeds_only_new_chunks_and_ranks_as_a_fresh_build(
 
 
 def test_an_older_index_is_rebuilt_once(demo: tuple[Path, Path, str], tmp_path: Path) -> None:
-    out = _copy(demo[1], tmp_path / "out")
+    out = copy_output(demo[1], tmp_path / "out")
     SearchIndex.open(out, embedder="wordllama").close()
     results = _results_of(out)
     # an older index: the vector in `chunks.vec` too and a coarse file (schema 12), the
@@ -229,7 +208,7 @@ def _results_of(out: Path) -> list[list[tuple[str, float]]]:
 
 def test_vector_files_deleted_make_the_index_rebuild(
         demo: tuple[Path, Path, str], tmp_path: Path) -> None:
-    out = _copy(demo[1], tmp_path / "out")
+    out = copy_output(demo[1], tmp_path / "out")
     results = _results_of(out)
     (out / "search.full.npy").unlink()
     index = SearchIndex.open(out, embedder="wordllama", update=False)
@@ -247,7 +226,7 @@ def test_damaged_vector_files_make_the_index_rebuild(
         caplog: pytest.LogCaptureFixture) -> None:
     """A vector file overwritten, cut short, or of another row count: the search that
     meets it rebuilds the index (one warning) instead of failing in numpy."""
-    out = _copy(demo[1], tmp_path / "out")
+    out = copy_output(demo[1], tmp_path / "out")
     results = _results_of(out)
     path = out / ("search.versions.npy" if damage == "other_rows" else "search.full.npy")
     data = path.read_bytes()
@@ -280,17 +259,17 @@ def test_vector_files_an_update_did_not_commit_make_the_index_rebuild(
         caplog: pytest.LogCaptureFixture) -> None:
     """Files renamed in place by an update whose transaction then rolled back (a crash):
     the same row ids, other vectors. The next update finds them out and rebuilds."""
-    out = _copy(demo[1], tmp_path / "out")
+    out = copy_output(demo[1], tmp_path / "out")
     SearchIndex.open(out, embedder="wordllama").close()
     full = np.load(out / "search.full.npy")
     np.save(out / "search.full.npy", full[::-1].copy())
-    _edit_chunks(out)
+    edit_chunks(out)
     index = SearchIndex.open(out, embedder="wordllama", update=False)
     try:
         updated = _rebuilt(index, caplog)
     finally:
         index.close()
-    assert _results_of(_copy(out, tmp_path / "fresh")) == updated
+    assert _results_of(copy_output(out, tmp_path / "fresh")) == updated
 
 
 def test_an_update_that_dies_after_writing_the_files_is_rebuilt_next_time(
@@ -299,9 +278,9 @@ def test_an_update_that_dies_after_writing_the_files_is_rebuilt_next_time(
     """The vector files are renamed in place before the update commits: when it then
     fails, the index rolls back and the files are ahead of it; the next update sees
     that and rebuilds, instead of taking the rolled-back update's vectors as its own."""
-    out = _copy(demo[1], tmp_path / "out")
+    out = copy_output(demo[1], tmp_path / "out")
     SearchIndex.open(out, embedder="wordllama").close()
-    _edit_chunks(out)
+    edit_chunks(out)
     real = index_module.write_vector_files
 
     def dies_after(index: SearchIndex) -> None:
@@ -317,4 +296,4 @@ def test_an_update_that_dies_after_writing_the_files_is_rebuilt_next_time(
         updated = _rebuilt(index, caplog)
     finally:
         index.close()
-    assert _results_of(_copy(out, tmp_path / "fresh")) == updated
+    assert _results_of(copy_output(out, tmp_path / "fresh")) == updated
