@@ -132,8 +132,6 @@ def template_ids_in(line: str) -> list[str]:
     return [part.strip().strip('"') for part in found.group(1).split(",")]
 
 
-
-
 def template_blocks(path: Path) -> Iterator[tuple[str, list[Any]]]:
     """(template id, links) of each block of a templates.jsonl (plain or .gz), in file
     order, streamed. A truncated file: one warning naming it, and the blocks before the
@@ -364,4 +362,3 @@ class TemplateWriter:
                     handle.write(dumps_line(record))
                     kept += 1
         return kept
-
