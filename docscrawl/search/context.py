@@ -89,6 +89,11 @@ class Context:
                 "sections": [s.as_json() for s in self.sections], "flags": self.flags}
 
 
+def _word_cut(text: str, limit: int) -> str:
+    """The start of `text` within `limit` characters, cut after its last whole word."""
+    return text[:limit].rsplit(" ", 1)[0]
+
+
 def check_question(question: str) -> str:
     """The question on one line; a clear error for an empty one (search and context alike:
     an empty query would otherwise list arbitrary sections as if they answered it)."""
@@ -112,7 +117,7 @@ def build_context(searcher: Searcher, question: str, *, version: str | None = No
     flags: list[dict[str, str]] = []
     searched = asked
     if len(asked) > MAX_QUESTION_CHARS:
-        searched = asked[:MAX_QUESTION_CHARS].rsplit(" ", 1)[0]
+        searched = _word_cut(asked, MAX_QUESTION_CHARS)
         flags.append(_flag("question_cut", f"the question has {len(asked):,} characters; "
                                            f"its first {len(searched):,} were searched"))
     result = searcher.search(searched, version=version, k=POOL)
@@ -363,7 +368,7 @@ def format_context(context: Context, site: str | None = None) -> str:
     spent = sum(s.tokens for s in context.sections)
     shown = context.question
     if len(shown) > SHOWN_QUESTION_CHARS:  # its flag says how long it was
-        shown = shown[:SHOWN_QUESTION_CHARS].rsplit(" ", 1)[0] + " …"
+        shown = _word_cut(shown, SHOWN_QUESTION_CHARS) + " …"
     lines = [defuse_line(f"Context for {shown!r}. Version used: "
                          f"{_version_used(context)}. {len(context.sections)} sections, "
                          f"{spent:,} of {context.budget:,} tokens.")]
