@@ -1,0 +1,117 @@
+"""`carry.index_output` points each state row at its page's lines in a published run:
+offsets, lengths and the CRC over the page's lines in file order; a page whose structure
+or chunk lines are not one run per file is not pointed at. Its working table is on disk,
+so the Python memory it holds does not grow with the pages."""
+
+from __future__ import annotations
+
+import dataclasses
+import tracemalloc
+import zlib
+from pathlib import Path
+
+from docscrawl.incremental.carry import CHUNKS, PAGES, STRUCTURE, index_output
+from docscrawl.incremental.rows import LinePointer
+from docscrawl.incremental.state import StateStore
+from docscrawl.jsonl import dumps_line
+
+
+def _url(page: int) -> str:
+    return f"https://docs.example.test/section/p{page:06d}/"
+
+
+def _write_run(run_dir: Path, pages: int, *, split: int | None = None,
+               twice: int | None = None) -> None:
+    """A published run of `pages` pages, three chunks each, written in page order as the
+    crawl writes them; page `split` has its last chunk after the next page's chunks, page
+    `twice` two structure lines."""
+    run_dir.mkdir(parents=True)
+    with (run_dir / PAGES).open("w") as out:
+        for page in range(pages):
+            out.write(dumps_line({"id": f"page{page}", "canonical_url": _url(page),
+                                  "title": f"Page {page}", "markdown": "text " * 40}))
+    with (run_dir / STRUCTURE).open("w") as out:
+        for page in range(pages):
+            for _ in range(2 if page == twice else 1):
+                out.write(dumps_line({"page_id": f"page{page}", "headings": [page]}))
+    held_back = []
+    with (run_dir / CHUNKS).open("w") as out:
+        for page in range(pages):
+            for chunk in range(3):
+                line = dumps_line({"id": f"c{page}-{chunk}", "page_id": f"page{page}",
+                                   "text": "words " * 30})
+                if page == split and chunk == 2:
+                    held_back.append(line)
+                else:
+                    out.write(line)
+            if page == (split or -2) + 1:
+                out.writelines(held_back)
+
+
+def _store(state: Path, pages: int) -> StateStore:
+    store = StateStore.open(state)
+    run = store.begin_run()
+    for page in range(pages):
+        store.upsert_page(_url(page), run_id=run.run_id, etag=None, last_modified=None,
+                          content_hash=f"sha256:{page}",
+                          chunk_ids=[f"c{page}-{k}" for k in range(3)])
+    return store
+
+
+def _expected(run_dir: Path, page: int) -> LinePointer:
+    """The pointer worked out from the files directly."""
+    def located(name: str, key: str) -> tuple[int, bytes]:
+        at, found, start = 0, b"", None
+        for line in (run_dir / name).read_bytes().splitlines(keepends=True):
+            if f'"{key}":"page{page}"'.encode() in line:
+                start = at if start is None else start
+                found += line
+            at += len(line)
+        assert start is not None
+        return start, found
+    page_at, page_line = located(PAGES, "id")
+    structure_at, structure = located(STRUCTURE, "page_id")
+    chunks_at, chunks = located(CHUNKS, "page_id")
+    return LinePointer(1, page_at, len(page_line), structure_at, len(structure), chunks_at,
+                       len(chunks), zlib.crc32(chunks, zlib.crc32(structure,
+                                                                  zlib.crc32(page_line))))
+
+
+def test_each_page_points_at_its_lines_and_broken_runs_are_not_carried(
+        tmp_path: Path) -> None:
+    run_dir = tmp_path / "out" / ".runs" / "run-a"
+    _write_run(run_dir, 6, split=2, twice=4)
+    store = _store(tmp_path / "state", 6)
+    try:
+        assert index_output(store, run_dir) == 4
+        for page in (0, 1, 3, 5):
+            row = store.get(_url(page))
+            assert row is not None and row.lines is not None
+            assert dataclasses.replace(row.lines, source=1) == _expected(run_dir, page), page
+        for page in (2, 4):  # chunks split by page 3's; two structure lines
+            row = store.get(_url(page))
+            assert row is not None and row.lines is None, page
+    finally:
+        store.close()
+
+
+def _held_during(tmp_path: Path, pages: int) -> int:
+    """Peak Python memory while `index_output` indexes a run of `pages` pages."""
+    run_dir = tmp_path / f"out{pages}" / ".runs" / "run-a"
+    _write_run(run_dir, pages)
+    store = _store(tmp_path / f"state{pages}", pages)
+    try:
+        tracemalloc.start()
+        base = tracemalloc.get_traced_memory()[0]
+        assert index_output(store, run_dir) == pages
+        peak = tracemalloc.get_traced_memory()[1] - base
+        tracemalloc.stop()
+    finally:
+        store.close()
+    return peak
+
+
+def test_indexing_memory_does_not_grow_with_the_pages(tmp_path: Path) -> None:
+    grown = _held_during(tmp_path, 4000) - _held_during(tmp_path, 400)
+    # a dict of the pages' lines held about 700 bytes a page: 2.5 MB here
+    assert grown < 200_000, grown
