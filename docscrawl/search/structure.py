@@ -29,6 +29,7 @@ PREFIX_MIN = 5       # see heading_match: a query word this long (letters) ...
 PREFIX_EXTRA = 3     # ... also matches a heading word that extends it by at most this
 PAGE_SUPPORT = 0.2   # see page_support: this times the page's second-best candidate ...
 SUPPORT_CHUNKS = 10  # ... in full on pages of at most this many chunks, scaled down beyond
+REPEATS_LAST = True  # see structural: a page's later sections under the same headings last
 
 Ranked = tuple[float, int, str, list[str]]  # score, chunk rowid, page URL, pages it copies
 
@@ -56,7 +57,11 @@ def structural(db: sqlite3.Connection, fused: dict[int, float], wanted: dict[str
                unversioned: Callable[[str], str], compound: Callable[[str], bool],
                page_sizes: dict[str, int]) -> list[Ranked]:
     """Structural factors on every candidate (from the rank columns, no JSON parsed),
-    one per section; the best `k`. `wanted`: the stemmed query terms' idf (heading
+    one per section; the best `k`. Sections of a page under the same title and headings
+    (Javadoc's or C++'s overloads, each its own anchor) say what the first of them said:
+    the others go after every other result, leaving the top to sections of other names
+    (on the tune set's Commons Lang, four `random` overloads held the top four above
+    `randomAlphanumeric`). `wanted`: the stemmed query terms' idf (heading
     terms are stored stemmed); `unversioned`: a section key without its version;
     `page_sizes`: chunks per page URL (`page_support`)."""
     if not fused:
@@ -89,24 +94,31 @@ def structural(db: sqlite3.Connection, fused: dict[int, float], wanted: dict[str
         other = preferred is not None and version is not None and version not in preferred
         if other:
             score *= OTHER_VERSION
-        scored.append((score, rowid, section, page, copies, other))
+        scored.append((score, rowid, section, page, copies, other, heading_terms))
     scored.sort(key=lambda item: item[0], reverse=True)
     best: list[Ranked] = []
     seen: set[str] = set()
     twins: list[Ranked] = []
+    repeats: list[Ranked] = []
+    headed: set[tuple[str, str]] = set()
     preferred_sections = {unversioned(s[2]) for s in scored if not s[5]}
-    for score, rowid, section, page, copies, other in scored:
-        if section not in seen:  # one result per section
-            seen.add(section)
-            item = (score, rowid, page, copies)
-            # the same section in another version: after the preferred version's results
-            is_twin = other and unversioned(section) in preferred_sections
-            (twins if is_twin else best).append(item)
+    for score, rowid, section, page, copies, other, heads in scored:
+        if section in seen:  # one result per section
+            continue
+        seen.add(section)
+        item = (score, rowid, page, copies)
+        if REPEATS_LAST and heads and (page, heads) in headed:
+            repeats.append(item)  # an overload: what the first of its name said
+            continue
+        headed.add((page, heads))
+        # the same section in another version: after the preferred version's results
+        is_twin = other and unversioned(section) in preferred_sections
+        (twins if is_twin else best).append(item)
     # twins come after the preferred version's results, except those that barely
     # match (below WEAK times the best score)
     floor = WEAK * best[0][0] if best else 0.0
     strong = [item for item in best if item[0] >= floor]
-    return _below_originals(strong + twins + best[len(strong):])[:k]
+    return _below_originals(strong + twins + best[len(strong):] + repeats)[:k]
 
 
 def heading_share(wanted: dict[str, float], total: float, heading_terms: list[str]) -> float:

@@ -54,3 +54,43 @@ def test_heading_share_is_full_for_a_short_heading_and_scaled_for_a_long_one() -
     assert structure.heading_share(wanted, 3.0, ["plot", "window"]) == 1.0
     long = ["plot", *[f"w{i}" for i in range(23)]]  # 24 terms: sqrt(6 / 24) = 0.5
     assert structure.heading_share(wanted, 3.0, long) == pytest.approx(2.0 / 3.0 * 0.5)
+
+
+def _overloads(out: Path) -> None:
+    """Javadoc's method details: four overloads of `random`, each its own anchor under the
+    same heading, and the method that answers under a heading of its own."""
+    title = "RandomStringUtils"
+    pages = [page("RandomStringUtils.html", title, None), page("other.html", "Other", None)]
+    overloads = ["random(int,boolean,boolean)", "random(int,int,int,boolean,boolean)",
+                 "random(int,char...)", "random(int,java.lang.String)"]
+    chunks = [
+        *[{**chunk("RandomStringUtils.html", title, f"Creates a random string of the given "
+                   f"count of characters, letters or digits as the flags say ({i}).",
+                   version=None, heading_path=[title, "Method Details", "random"],
+                   anchor=anchor), "id": f"sha256:{anchor}"}
+          for i, anchor in enumerate(overloads)],
+        chunk("RandomStringUtils.html", title, "Creates a string whose characters are "
+              "chosen from the set of alphanumeric characters: letters and digits.",
+              version=None, heading_path=[title, "Method Details", "randomAlphanumeric"],
+              anchor="randomAlphanumeric(int)"),
+        *[chunk("other.html", "Other", f"Unrelated text {i} about files.", version=None,
+                heading_path=["Other", f"Part {i}"], anchor=f"part-{i}") for i in range(8)],
+    ]
+    write_output(out, pages, chunks)
+
+
+@pytest.mark.parametrize("repeats_last", [True, False])
+def test_overloads_after_the_first_leave_room_for_other_sections(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, repeats_last: bool) -> None:
+    """`structure.structural`: the overloads of `random` after the first go last, so the
+    method whose heading differs is in the top three (without the rule, REPEATS_LAST
+    False, the overloads held the top four)."""
+    monkeypatch.setattr(structure, "REPEATS_LAST", repeats_last)
+    _overloads(tmp_path)
+    result = Searcher(SearchIndex.open(tmp_path, embedder="none")).search(
+        "generate a random token of letters and digits", k=5)
+    urls = [hit.url() for hit in result.hits]
+    assert urls[0].startswith(SITE + "RandomStringUtils.html#random(")
+    found = SITE + "RandomStringUtils.html#randomAlphanumeric(int)" in urls[:3]
+    assert found is repeats_last
+    assert len(urls) == 5  # the overloads are still listed, after it
