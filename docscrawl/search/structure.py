@@ -29,6 +29,9 @@ PREFIX_MIN = 5       # see heading_match: a query word this long (letters) ...
 PREFIX_EXTRA = 3     # ... also matches a heading word that extends it by at most this
 PAGE_SUPPORT = 0.2   # see page_support: this times the page's second-best candidate ...
 SUPPORT_CHUNKS = 10  # ... in full on pages of at most this many chunks, scaled down beyond
+# see _page_share: results of one page before the other pages' (tune and old sets: 2 and 3
+# lost old section hit@5, 6 and 2 questions; 4 lost none and gained two tune questions)
+PAGE_SHARE = 4
 REPEATS_LAST = True  # see structural: a page's later sections under the same headings last
 
 Ranked = tuple[float, int, str, list[str]]  # score, chunk rowid, page URL, pages it copies
@@ -118,7 +121,22 @@ def structural(db: sqlite3.Connection, fused: dict[int, float], wanted: dict[str
     # match (below WEAK times the best score)
     floor = WEAK * best[0][0] if best else 0.0
     strong = [item for item in best if item[0] >= floor]
-    return _below_originals(strong + twins + best[len(strong):] + repeats)[:k]
+    return _below_originals(_page_share(strong + twins + best[len(strong):]) + repeats)[:k]
+
+
+def _page_share(ranked: list[Ranked]) -> list[Ranked]:
+    """A page's results beyond its first PAGE_SHARE after every other page's: the first
+    five are never one page's (a dialect's page of twenty psycopg2 sections, the R FAQ's
+    chapter on packages held all five above the page that answered)."""
+    if not PAGE_SHARE:
+        return ranked
+    per: dict[str, int] = {}
+    kept: list[Ranked] = []
+    later: list[Ranked] = []
+    for item in ranked:
+        per[item[2]] = per.get(item[2], 0) + 1
+        (kept if per[item[2]] <= PAGE_SHARE else later).append(item)
+    return kept + later
 
 
 def heading_share(wanted: dict[str, float], total: float, heading_terms: list[str]) -> float:

@@ -94,3 +94,37 @@ def test_overloads_after_the_first_leave_room_for_other_sections(
     found = SITE + "RandomStringUtils.html#randomAlphanumeric(int)" in urls[:3]
     assert found is repeats_last
     assert len(urls) == 5  # the overloads are still listed, after it
+
+
+def _one_page_floods(out: Path) -> None:
+    """A dialect's page whose every section says "psycopg2 connection", and the FAQ entry
+    that answers, which says it once."""
+    pages = [page("postgresql.html", "PostgreSQL", None), page("faq.html", "FAQ", None)]
+    chunks = [
+        *[chunk("postgresql.html", "PostgreSQL", f"The psycopg2 connection accepts {topic}; "
+                "psycopg2 passes it to the connection.", version=None,
+                heading_path=["PostgreSQL", "psycopg2", f"psycopg2 {topic}"], anchor=topic)
+          for topic in ("ssl", "isolation", "arguments", "unicode", "notices", "hstore")],
+        chunk("faq.html", "FAQ", "The engine hands out the raw DBAPI connection of the "
+              "driver, such as a psycopg2 connection object.", version=None,
+              heading_path=["FAQ", "Connections", "Getting at the raw DBAPI connection"],
+              anchor="raw"),
+        *[chunk("faq.html", "FAQ", f"Unrelated answer {i} about files.", version=None,
+                heading_path=["FAQ", f"Files {i}"], anchor=f"files-{i}") for i in range(8)],
+    ]
+    write_output(out, pages, chunks)
+
+
+@pytest.mark.parametrize(("share", "faq_in_top5"), [(structure.PAGE_SHARE, True), (0, False)])
+def test_the_first_five_results_are_never_one_pages(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, share: int, faq_in_top5: bool) -> None:
+    """`structure._page_share`: the dialect page's fifth and sixth sections go after the
+    FAQ's, which is fifth (PAGE_SHARE 0, the rule off: the dialect page held all five)."""
+    monkeypatch.setattr(structure, "PAGE_SHARE", share)
+    _one_page_floods(tmp_path)
+    result = Searcher(SearchIndex.open(tmp_path, embedder="none")).search(
+        "psycopg2 connection", k=8)
+    urls = [hit.url() for hit in result.hits]
+    assert urls[0].startswith(SITE + "postgresql.html#")
+    assert (SITE + "faq.html#raw" in urls[:5]) is faq_in_top5
+    assert sum(url.startswith(SITE + "postgresql.html#") for url in urls) == 6
