@@ -6,6 +6,8 @@ what kind of place it is says more: query words in its title and headings, code 
 command-like query, a listing for a prose one, a region outside the main content, a print
 view (`aggregate_of`), a back-of-book index (never an answer), another version than the
 one preferred, and how many of its page's other sections match too (`page_support`).
+Then what the first results hold: a page's overloads after every other result, and no
+page holding all of the first five (`_page_share`).
 """
 
 from __future__ import annotations
