@@ -6,6 +6,8 @@ what kind of place it is says more: query words in its title and headings, code 
 command-like query, a listing for a prose one, a region outside the main content, a print
 view (`aggregate_of`), a back-of-book index (never an answer), another version than the
 one preferred, and how many of its page's other sections match too (`page_support`).
+Then what the first results hold: a page's overloads after every other result, and no
+page holding all of the first five (`_page_share`).
 """
 
 from __future__ import annotations
@@ -29,6 +31,10 @@ PREFIX_MIN = 5       # see heading_match: a query word this long (letters) ...
 PREFIX_EXTRA = 3     # ... also matches a heading word that extends it by at most this
 PAGE_SUPPORT = 0.2   # see page_support: this times the page's second-best candidate ...
 SUPPORT_CHUNKS = 10  # ... in full on pages of at most this many chunks, scaled down beyond
+# see _page_share: results of one page before the other pages' (tune and old sets: 2 and 3
+# lost old section hit@5, 6 and 2 questions; 4 lost none and gained two tune questions)
+PAGE_SHARE = 4
+REPEATS_LAST = True  # see structural: a page's later sections under the same headings last
 
 Ranked = tuple[float, int, str, list[str]]  # score, chunk rowid, page URL, pages it copies
 
@@ -56,7 +62,11 @@ def structural(db: sqlite3.Connection, fused: dict[int, float], wanted: dict[str
                unversioned: Callable[[str], str], compound: Callable[[str], bool],
                page_sizes: dict[str, int]) -> list[Ranked]:
     """Structural factors on every candidate (from the rank columns, no JSON parsed),
-    one per section; the best `k`. `wanted`: the stemmed query terms' idf (heading
+    one per section; the best `k`. Sections of a page under the same title and headings
+    (Javadoc's or C++'s overloads, each its own anchor) say what the first of them said:
+    the others go after every other result, leaving the top to sections of other names
+    (on the tune set's Commons Lang, four `random` overloads held the top four above
+    `randomAlphanumeric`). `wanted`: the stemmed query terms' idf (heading
     terms are stored stemmed); `unversioned`: a section key without its version;
     `page_sizes`: chunks per page URL (`page_support`)."""
     if not fused:
@@ -89,24 +99,46 @@ def structural(db: sqlite3.Connection, fused: dict[int, float], wanted: dict[str
         other = preferred is not None and version is not None and version not in preferred
         if other:
             score *= OTHER_VERSION
-        scored.append((score, rowid, section, page, copies, other))
+        scored.append((score, rowid, section, page, copies, other, heading_terms))
     scored.sort(key=lambda item: item[0], reverse=True)
     best: list[Ranked] = []
     seen: set[str] = set()
     twins: list[Ranked] = []
+    repeats: list[Ranked] = []
+    headed: set[tuple[str, str]] = set()
     preferred_sections = {unversioned(s[2]) for s in scored if not s[5]}
-    for score, rowid, section, page, copies, other in scored:
-        if section not in seen:  # one result per section
-            seen.add(section)
-            item = (score, rowid, page, copies)
-            # the same section in another version: after the preferred version's results
-            is_twin = other and unversioned(section) in preferred_sections
-            (twins if is_twin else best).append(item)
+    for score, rowid, section, page, copies, other, heads in scored:
+        if section in seen:  # one result per section
+            continue
+        seen.add(section)
+        item = (score, rowid, page, copies)
+        if REPEATS_LAST and heads and (page, heads) in headed:
+            repeats.append(item)  # an overload: what the first of its name said
+            continue
+        headed.add((page, heads))
+        # the same section in another version: after the preferred version's results
+        is_twin = other and unversioned(section) in preferred_sections
+        (twins if is_twin else best).append(item)
     # twins come after the preferred version's results, except those that barely
     # match (below WEAK times the best score)
     floor = WEAK * best[0][0] if best else 0.0
     strong = [item for item in best if item[0] >= floor]
-    return _below_originals(strong + twins + best[len(strong):])[:k]
+    return _below_originals(_page_share(strong + twins + best[len(strong):]) + repeats)[:k]
+
+
+def _page_share(ranked: list[Ranked]) -> list[Ranked]:
+    """A page's results beyond its first PAGE_SHARE after every other page's: the first
+    five are never one page's (a dialect's page of twenty psycopg2 sections, the R FAQ's
+    chapter on packages held all five above the page that answered)."""
+    if not PAGE_SHARE:
+        return ranked
+    per: dict[str, int] = {}
+    kept: list[Ranked] = []
+    later: list[Ranked] = []
+    for item in ranked:
+        per[item[2]] = per.get(item[2], 0) + 1
+        (kept if per[item[2]] <= PAGE_SHARE else later).append(item)
+    return kept + later
 
 
 def heading_share(wanted: dict[str, float], total: float, heading_terms: list[str]) -> float:

@@ -54,3 +54,77 @@ def test_heading_share_is_full_for_a_short_heading_and_scaled_for_a_long_one() -
     assert structure.heading_share(wanted, 3.0, ["plot", "window"]) == 1.0
     long = ["plot", *[f"w{i}" for i in range(23)]]  # 24 terms: sqrt(6 / 24) = 0.5
     assert structure.heading_share(wanted, 3.0, long) == pytest.approx(2.0 / 3.0 * 0.5)
+
+
+def _overloads(out: Path) -> None:
+    """Javadoc's method details: four overloads of `random`, each its own anchor under the
+    same heading, and the method that answers under a heading of its own."""
+    title = "RandomStringUtils"
+    pages = [page("RandomStringUtils.html", title, None), page("other.html", "Other", None)]
+    overloads = ["random(int,boolean,boolean)", "random(int,int,int,boolean,boolean)",
+                 "random(int,char...)", "random(int,java.lang.String)"]
+    chunks = [
+        *[{**chunk("RandomStringUtils.html", title, f"Creates a random string of the given "
+                   f"count of characters, letters or digits as the flags say ({i}).",
+                   version=None, heading_path=[title, "Method Details", "random"],
+                   anchor=anchor), "id": f"sha256:{anchor}"}
+          for i, anchor in enumerate(overloads)],
+        chunk("RandomStringUtils.html", title, "Creates a string whose characters are "
+              "chosen from the set of alphanumeric characters: letters and digits.",
+              version=None, heading_path=[title, "Method Details", "randomAlphanumeric"],
+              anchor="randomAlphanumeric(int)"),
+        *[chunk("other.html", "Other", f"Unrelated text {i} about files.", version=None,
+                heading_path=["Other", f"Part {i}"], anchor=f"part-{i}") for i in range(8)],
+    ]
+    write_output(out, pages, chunks)
+
+
+@pytest.mark.parametrize("repeats_last", [True, False])
+def test_overloads_after_the_first_leave_room_for_other_sections(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, repeats_last: bool) -> None:
+    """`structure.structural`: the overloads of `random` after the first go last, so the
+    method whose heading differs is in the top three (without the rule, REPEATS_LAST
+    False, the overloads held the top four)."""
+    monkeypatch.setattr(structure, "REPEATS_LAST", repeats_last)
+    _overloads(tmp_path)
+    result = Searcher(SearchIndex.open(tmp_path, embedder="none")).search(
+        "generate a random token of letters and digits", k=5)
+    urls = [hit.url() for hit in result.hits]
+    assert urls[0].startswith(SITE + "RandomStringUtils.html#random(")
+    found = SITE + "RandomStringUtils.html#randomAlphanumeric(int)" in urls[:3]
+    assert found is repeats_last
+    assert len(urls) == 5  # the overloads are still listed, after it
+
+
+def _one_page_floods(out: Path) -> None:
+    """A dialect's page whose every section says "psycopg2 connection", and the FAQ entry
+    that answers, which says it once."""
+    pages = [page("postgresql.html", "PostgreSQL", None), page("faq.html", "FAQ", None)]
+    chunks = [
+        *[chunk("postgresql.html", "PostgreSQL", f"The psycopg2 connection accepts {topic}; "
+                "psycopg2 passes it to the connection.", version=None,
+                heading_path=["PostgreSQL", "psycopg2", f"psycopg2 {topic}"], anchor=topic)
+          for topic in ("ssl", "isolation", "arguments", "unicode", "notices", "hstore")],
+        chunk("faq.html", "FAQ", "The engine hands out the raw DBAPI connection of the "
+              "driver, such as a psycopg2 connection object.", version=None,
+              heading_path=["FAQ", "Connections", "Getting at the raw DBAPI connection"],
+              anchor="raw"),
+        *[chunk("faq.html", "FAQ", f"Unrelated answer {i} about files.", version=None,
+                heading_path=["FAQ", f"Files {i}"], anchor=f"files-{i}") for i in range(8)],
+    ]
+    write_output(out, pages, chunks)
+
+
+@pytest.mark.parametrize(("share", "faq_in_top5"), [(structure.PAGE_SHARE, True), (0, False)])
+def test_the_first_five_results_are_never_one_pages(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, share: int, faq_in_top5: bool) -> None:
+    """`structure._page_share`: the dialect page's fifth and sixth sections go after the
+    FAQ's, which is fifth (PAGE_SHARE 0, the rule off: the dialect page held all five)."""
+    monkeypatch.setattr(structure, "PAGE_SHARE", share)
+    _one_page_floods(tmp_path)
+    result = Searcher(SearchIndex.open(tmp_path, embedder="none")).search(
+        "psycopg2 connection", k=8)
+    urls = [hit.url() for hit in result.hits]
+    assert urls[0].startswith(SITE + "postgresql.html#")
+    assert (SITE + "faq.html#raw" in urls[:5]) is faq_in_top5
+    assert sum(url.startswith(SITE + "postgresql.html#") for url in urls) == 6
