@@ -49,7 +49,7 @@ def create_tables(db: sqlite3.Connection) -> None:
     One statement at a time, not `executescript` (which commits first): a rebuild that
     starts inside an update's transaction stays in it."""
     script = f"""
-        CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
+        CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID;
         CREATE TABLE chunks(rowid INTEGER PRIMARY KEY, chunk_key INTEGER,
             page INTEGER, version TEXT, inbound_sig TEXT, rows BLOB, line_at INTEGER,
             line_crc INTEGER,
@@ -63,7 +63,8 @@ def create_tables(db: sqlite3.Connection) -> None:
         CREATE TABLE pages(url TEXT PRIMARY KEY, offset INTEGER, version TEXT,
             title TEXT, aggregate_of TEXT) WITHOUT ROWID;
         CREATE TABLE aliases(url TEXT PRIMARY KEY, canonical TEXT) WITHOUT ROWID;
-        CREATE TABLE sections(section_key TEXT PRIMARY KEY, sig TEXT, row INTEGER);
+        CREATE TABLE sections(section_key TEXT PRIMARY KEY, sig TEXT, row INTEGER)
+            WITHOUT ROWID;
         CREATE VIRTUAL TABLE fts USING fts5(ver, title, headings, anchors, body,
             content='', tokenize="porter unicode61 remove_diacritics 2");
         CREATE VIRTUAL TABLE vocab USING fts5(ver, terms,
