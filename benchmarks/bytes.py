@@ -37,8 +37,9 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.question_sites import SITES_SCRIPT
-from docscrawl.jsonl import compress_jsonl, dumps_value, jsonl_path, read_jsonl
+from docscrawl.jsonl import dumps_value, jsonl_path, read_jsonl
 from docscrawl.runs import published_dir
+from docscrawl.seekjsonl import compress_jsonl
 from docscrawl.vocab import OUTPUT_FILES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -126,8 +127,8 @@ def index_parts(out: Path) -> dict[str, Any]:
         for name, size in db.execute("SELECT name, sum(pgsize) FROM dbstat GROUP BY name"):
             table = name.removeprefix("sqlite_autoindex_").rsplit("_1", 1)[0]
             parts[INDEX_PARTS.get(table.split("_")[0], "other")] += size
-        parts["of chunk rows: the lines"] = db.execute(
-            "SELECT sum(length(line)) FROM chunks").fetchone()[0] or 0
+        parts["of chunk rows: the FTS rows"] = db.execute(
+            "SELECT sum(length(rows)) FROM chunks").fetchone()[0] or 0
     finally:
         db.close()
     for path in out.glob("search.*.npy"):

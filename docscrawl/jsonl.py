@@ -2,7 +2,7 @@
 read back by one reader (`read_jsonl`) for every file the crawl and its tools read.
 
 An output file may also be stored gzip-compressed (`pages.jsonl.gz`, `-a compress=gzip`:
-`compress_jsonl` at the end of a crawl); the reader finds either name (`jsonl_path`,
+`seekjsonl.compress_jsonl` at the end of a crawl); the reader finds either name (`jsonl_path`,
 `open_jsonl`), so a caller names the plain file and never needs to know which it is."""
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ from typing import Any, TextIO
 logger = logging.getLogger(__name__)
 
 GZIP_SUFFIX = ".gz"
-GZIP_LEVEL = 6  # zlib's default: 9 costs about twice the CPU for 2-3% fewer bytes
 
 # One encoder for every value: `json.dumps` with options builds a new one per call.
 _ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
@@ -222,19 +221,6 @@ def read_raw_lines(path: Path) -> Iterator[bytes]:
         return
     with open_jsonl(path) as handle:
         yield from _raw_lines(handle, path)
-
-
-def compress_jsonl(path: Path) -> Path:
-    """Replace a plain JSONL file with its gzip-compressed copy `path.gz` (written under a
-    temporary name and renamed: a kill leaves the plain file, whole); returns the new path."""
-    target = path.with_name(path.name + GZIP_SUFFIX)
-    with path.open("rb") as src, replacing(target, binary=True) as raw, \
-            gzip.GzipFile(filename="", mode="wb", fileobj=raw, compresslevel=GZIP_LEVEL,
-                          mtime=0) as dst:
-        while block := src.read(1 << 20):
-            dst.write(block)
-    path.unlink()
-    return target
 
 
 def parse_object(raw: str | bytes) -> dict[str, Any] | None:

@@ -25,8 +25,9 @@ from docscrawl.export.records import as_dict
 from docscrawl.extract.model import VersionInfo
 from docscrawl.extract.site_versions import SiteVersions
 from docscrawl.extract.version import evidence_of
-from docscrawl.jsonl import compress_jsonl, jsonl_path, read_jsonl, rewrite_jsonl
+from docscrawl.jsonl import jsonl_path, read_jsonl, rewrite_jsonl
 from docscrawl.runs import CRAWLING, publish
+from docscrawl.seekjsonl import compress_jsonl
 from docscrawl.vocab import OUTPUT_FILES
 
 if TYPE_CHECKING:

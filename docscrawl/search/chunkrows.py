@@ -1,7 +1,8 @@
 """The chunk rows of the index: which chunks of chunks.jsonl were added, relinked (their
-inbound links or site vocabulary changed) or went away, and writing them: the `chunks`
-row (compressed line, rank columns), its FTS rows and its `vocab` row; its vector goes
-to `index.fresh` until the vector files are written (`docscrawl.search.vectors`)."""
+inbound links or site vocabulary changed), moved (their line is elsewhere in the file, or
+differs) or went away, and writing them: the `chunks` row (where the line is, compressed
+FTS rows, rank columns), its FTS rows and its `vocab` row; its vector goes to
+`index.fresh` until the vector files are written (`docscrawl.search.vectors`)."""
 
 from __future__ import annotations
 
@@ -12,10 +13,12 @@ from typing import TYPE_CHECKING
 from docscrawl.search.fields import WINDOW_SLOTS, Vocab, index_fields
 from docscrawl.search.rawline import chunk_key, inbound_sig, leading_id, vocab_sig
 from docscrawl.search.schema import MAIN_REGION
-from docscrawl.search.store import pack_chunk
+from docscrawl.search.store import rows_text
 from docscrawl.search.vectors import embed_sections, quantize, report_embedded
+from docscrawl.seekjsonl import SeekPoints
 
 if TYPE_CHECKING:
+    from docscrawl.search.chunklines import ChunkLine
     from docscrawl.search.index import SearchIndex
 
 BATCH = 512
@@ -32,33 +35,40 @@ class Built:
 
 
 def sync_chunks(index: SearchIndex) -> Built:
-    """Write the chunks that appeared or were relinked, delete those that went away:
-    one pass over chunks.jsonl's ids, lines parsed only for the chunks written."""
+    """Write the chunks that appeared or were relinked, delete those that went away,
+    move the others to where their line is now: one pass over chunks.jsonl's ids, lines
+    parsed only for the chunks written."""
     db = index.db
-    known = {key: (rowid, sig) for key, rowid, sig in
-             db.execute("SELECT chunk_key, rowid, inbound_sig FROM chunks")}
+    known = {key: (rowid, sig, at, crc) for key, rowid, sig, at, crc in db.execute(
+        "SELECT chunk_key, rowid, inbound_sig, line_at, line_crc FROM chunks")}
     built = Built()
     seen: set[int] = set()
-    pending: list[tuple[str, str, int | None]] = []  # (line, inbound signature, old row)
-    for line in index.chunk_lines():
-        chunk_id = leading_id(line)
+    pending: list[Pending] = []
+    moved: list[tuple[int, int, int]] = []  # (offset, CRC, row id)
+    points = SeekPoints()
+    for found in index.chunk_lines(points):
+        chunk_id = leading_id(found.text)
         key = chunk_key(chunk_id) if chunk_id is not None else None
         if key is None or key in seen:
             continue
         seen.add(key)
-        sig = inbound_sig(line) + vocab_sig(index.vocab.get(str(chunk_id)))
+        sig = inbound_sig(found.text) + vocab_sig(index.vocab.get(str(chunk_id)))
         old = known.get(key)
         if old is None:
-            pending.append((line, sig, None))
+            pending.append((found, sig, None))
             built.added += 1
         elif old[1] != sig:
-            pending.append((line, sig, old[0]))
+            pending.append((found, sig, old[0]))
             built.relinked += 1
+        elif old[2:] != (found.at, found.crc):
+            moved.append((found.at, found.crc, old[0]))
         if len(pending) >= BATCH:
             write_chunks(index, pending)
             pending = []
     write_chunks(index, pending)
-    gone = [rowid for key, (rowid, _) in known.items() if key not in seen]
+    db.executemany("UPDATE chunks SET line_at=?, line_crc=? WHERE rowid=?", moved)
+    index.set_meta("chunk_members", json.dumps(points.to_json()))
+    gone = [rowid for key, (rowid, *_) in known.items() if key not in seen]
     for rowid in gone:
         delete_chunk(index, rowid)
     if gone:
@@ -85,13 +95,16 @@ def delete_chunk(index: SearchIndex, rowid: int) -> None:
     index.db.execute("DELETE FROM chunks WHERE rowid=?", (rowid,))
 
 
-def write_chunks(index: SearchIndex, pending: list[tuple[str, str, int | None]]) -> None:
+Pending = tuple["ChunkLine", str, int | None]  # (line, inbound signature, old row)
+
+
+def write_chunks(index: SearchIndex, pending: list[Pending]) -> None:
     if not pending:
         return
     records = []
     for line, sig, old in pending:
         try:
-            record = json.loads(line)
+            record = json.loads(line.text)
         except ValueError:
             continue
         vocab = index.vocab.get(str(record.get("id"))) or Vocab()
@@ -104,7 +117,8 @@ def write_chunks(index: SearchIndex, pending: list[tuple[str, str, int | None]])
         report_embedded(index, index.embedder, "chunks", before, index.embedded)
     if index.sections is not None:
         embed_sections(index, records)
-    codec = index.codec()
+    texts = [rows_text(fields.rows, fields.vocab) for *_, fields in records]
+    codec = index.codec(texts)
     pages: dict[str, int] = {}
     for i, (record, line, sig, old, fields) in enumerate(records):
         meta = record.get("metadata") or {}
@@ -113,10 +127,10 @@ def write_chunks(index: SearchIndex, pending: list[tuple[str, str, int | None]])
         page, anchor = page_and_anchor(index, pages, meta.get("canonical_url"), fields.rank[3])
         heading_terms, has_code, region = fields.rank[:3]
         cur = index.db.execute(
-            "INSERT INTO chunks(chunk_key, page, version, inbound_sig, line, "
-            "heading_terms, has_code, region, anchor) VALUES(?,?,?,?,?,?,?,?,?)",
+            "INSERT INTO chunks(chunk_key, page, version, inbound_sig, rows, line_at, "
+            "line_crc, heading_terms, has_code, region, anchor) VALUES(?,?,?,?,?,?,?,?,?,?,?)",
             (chunk_key(str(record.get("id"))), page, meta.get("version"), sig,
-             pack_chunk(codec, line, fields.rows, fields.vocab), heading_terms, has_code,
+             codec.pack(texts[i]), line.at, line.crc, heading_terms, has_code,
              None if region == MAIN_REGION else region, anchor))
         if vectors is not None:
             index.fresh[int(cur.lastrowid or 0)] = (vectors[0][i], vectors[1][i])

@@ -15,19 +15,15 @@ import json
 import logging
 import os
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from docscrawl.export.templates import TemplateLinks
-from docscrawl.jsonl import (
-    UnreadableJsonl,
-    jsonl_path,
-    open_jsonl,
-    read_raw_lines,
-)
+from docscrawl.jsonl import UnreadableJsonl, jsonl_path, parse_object
 from docscrawl.runs import published_dir
+from docscrawl.search.chunklines import ChunkLine, LinesGone, read_chunks, scan_chunks
 from docscrawl.search.chunkrows import Built, sync_chunks
 from docscrawl.search.embed import (
     Embedder,
@@ -43,7 +39,7 @@ from docscrawl.search.fields import (
 from docscrawl.search.pagetable import assign_vocabulary, index_pages
 from docscrawl.search.schema import SCHEMA, TABLES, VIEWS, create_tables
 from docscrawl.search.sections import LEAD_CHARS
-from docscrawl.search.store import LineCodec, pack_dict, unpack_dict, unpack_line, unpack_rows
+from docscrawl.search.store import RowCodec, pack_dict, unpack_dict, unpack_rows
 from docscrawl.search.vectors import (
     OLD_FILES,
     SECTION_FILES,
@@ -53,6 +49,7 @@ from docscrawl.search.vectors import (
     vectors_sound,
     write_vector_files,
 )
+from docscrawl.seekjsonl import SeekPoints, read_lines_at
 
 logger = logging.getLogger(__name__)
 
@@ -79,7 +76,7 @@ class SearchIndex:
         self.vocab: dict[str, Vocab] = {}   # chunk id -> its vocabulary, while refreshing
         self.identity: tuple[int, int] | None = None  # the index file's, when opened
         self.embedded = 0  # chunks embedded by this object (progress lines)
-        self._codec: tuple[bytes, LineCodec] | None = None  # the `meta` table's, as stored
+        self._codec: tuple[bytes, RowCodec] | None = None  # the `meta` table's, as stored
         self.fresh: dict[int, Any] = {}  # row id -> (int8 vector, scale) of a chunk written,
         # until the vector files are (`docscrawl.search.vectors`: they are the only copy)
         self.embedded_sections = 0  # section texts embedded by this object
@@ -256,38 +253,41 @@ class SearchIndex:
     def count(self) -> int:
         return int(self.db.execute("SELECT count(*) FROM chunks").fetchone()[0])
 
-    def chunk_lines(self) -> Iterator[str]:
-        for raw in read_raw_lines(self.files / "chunks.jsonl"):
-            line = raw.decode("utf-8", "replace")
-            if line.startswith("{") and line.rstrip().endswith("}"):
-                yield line.rstrip("\n")
+    def chunk_lines(self, points: SeekPoints | None = None) -> Iterator[ChunkLine]:
+        """chunks.jsonl's JSON object lines, with where each is (`chunklines.scan_chunks`)."""
+        return scan_chunks(self.files, points or SeekPoints())
 
-    def codec(self) -> LineCodec:
-        """The compression of the stored lines: the `meta` table's dictionary (read in
+    def codec(self, sample: Iterable[str] = ()) -> RowCodec:
+        """The compression of the stored FTS rows: the `meta` table's dictionary (read in
         the caller's transaction: another process's rebuild makes a new one), or, on an
-        index's first build, one learned from chunks.jsonl's first lines."""
-        row = self.db.execute("SELECT value FROM meta WHERE key='line_dict'").fetchone()
+        index's first build, one learned from `sample` (the first chunks' `rows_text`)."""
+        row = self.db.execute("SELECT value FROM meta WHERE key='rows_dict'").fetchone()
         if row is None:  # kept as a compressed blob (`store.pack_dict`)
-            codec = LineCodec.learn(self.chunk_lines())
+            codec = RowCodec.learn(sample)
             stored = pack_dict(codec.zdict)
-            self.db.execute("INSERT OR REPLACE INTO meta VALUES('line_dict', ?)", (stored,))
+            self.db.execute("INSERT OR REPLACE INTO meta VALUES('rows_dict', ?)", (stored,))
             self._codec = (stored, codec)
         elif self._codec is None or self._codec[0] != row[0]:
-            self._codec = (bytes(row[0]), LineCodec(unpack_dict(bytes(row[0]))))
+            self._codec = (bytes(row[0]), RowCodec(unpack_dict(bytes(row[0]))))
         return self._codec[1]
 
     def fts_values(self, rowid: int) -> tuple[list[tuple[str, ...]], str]:
         """What chunk `rowid` was indexed with: its FTS rows (one per window) and its
         `vocab` terms ("": none)."""
-        row = self.db.execute("SELECT line FROM chunks WHERE rowid=?", (rowid,)).fetchone()
+        row = self.db.execute("SELECT rows FROM chunks WHERE rowid=?", (rowid,)).fetchone()
         return unpack_rows(self.codec(), row[0]) if row else ([], "")
 
     def lines(self, rowids: list[int]) -> dict[int, str]:
-        """The JSON lines of the chunks `rowids` (a search's results)."""
-        codec = self.codec()
-        return {rowid: unpack_line(codec, blob) for rowid, blob in self.db.execute(
-            f"SELECT rowid, line FROM chunks WHERE rowid IN ({','.join('?' * len(rowids))})",
-            rowids)}
+        """The JSON lines of the chunks `rowids` (a search's results), read in chunks.jsonl
+        where the index found them (`chunklines.read_chunks`)."""
+        rows = self.db.execute(
+            "SELECT rowid, line_at, line_crc, chunk_key FROM chunks WHERE rowid IN "
+            f"({','.join('?' * len(rowids))})", rowids).fetchall()
+        points = SeekPoints.from_json(json.loads(self.meta("chunk_members") or "[]"))
+        try:
+            return read_chunks(self.out, self.files, rows, points)
+        except LinesGone as exc:
+            raise IndexError_(str(exc)) from None
 
     # -- reading -------------------------------------------------------------------
     def versions(self) -> list[str]:
@@ -325,13 +325,13 @@ class SearchIndex:
 
     def _page_at(self, offset: int) -> dict[str, Any] | None:
         """The JSON object on the pages.jsonl line at byte `offset`, or None."""
+        points = SeekPoints.from_json(json.loads(self.meta("pages_members") or "[]"))
         try:
-            with open_jsonl(self.files / "pages.jsonl") as handle:
-                handle.seek(offset)  # uncompressed offset: a .gz is read up to it
-                record = json.loads(handle.readline())
-        except (OSError, ValueError):
+            raw = read_lines_at(self.files / "pages.jsonl", [offset], points).get(offset)
+        except OSError:
             return None
-        if not isinstance(record, dict):
+        record = parse_object(raw) if raw is not None else None
+        if record is None:
             return None
         return TemplateLinks(self.files).join(record)  # its full link list
 

@@ -9,13 +9,13 @@ import json
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from docscrawl.jsonl import read_raw_lines
 from docscrawl.search.fields import SiteAffixes, Vocab
 from docscrawl.search.rawline import chunk_anchors, raw_field
 from docscrawl.search.sitevocab import SiteVocabulary
 from docscrawl.search.versions import choose_default, default_aliases
 from docscrawl.search.vocabassign import ChunkView, assign
 from docscrawl.search.vocabread import might_hold
+from docscrawl.seekjsonl import SeekPoints, scan_lines
 
 if TYPE_CHECKING:
     from docscrawl.search.index import SearchIndex
@@ -33,9 +33,8 @@ def index_pages(index: SearchIndex) -> SiteVocabulary:
     seed = seed_url(index)
     seed_version: str | None = None
     vocabulary = SiteVocabulary()
-    offset = 0
-    for raw in read_raw_lines(index.files / "pages.jsonl"):
-        line_offset, offset = offset, offset + len(raw)
+    points = SeekPoints()  # where pages.jsonl.gz's members start (`index.page_line`)
+    for line_offset, raw in scan_lines(index.files / "pages.jsonl", points):
         line = raw.decode("utf-8", "replace")
         url, _ = raw_field(line, "canonical_url")
         if not isinstance(url, str):
@@ -68,6 +67,7 @@ def index_pages(index: SearchIndex) -> SiteVocabulary:
     default = choose_default(seed_version, versions)
     index.set_meta("default_version", default or "")
     index.set_meta("default_aliases", json.dumps(sorted(default_aliases(page_urls, default))))
+    index.set_meta("pages_members", json.dumps(points.to_json()))
     index.set_meta("versions", json.dumps(sorted(versions)))
     learn_affixes(index, titles)
     return vocabulary
@@ -90,7 +90,8 @@ def assign_vocabulary(index: SearchIndex, learned: SiteVocabulary) -> dict[str, 
             for chunk_id, text in assign(group, terms[page], anchors, labels).items():
                 found[chunk_id] = Vocab(text, found.get(chunk_id, Vocab()).site_index)
 
-    for line in index.chunk_lines():
+    for found_line in index.chunk_lines():
+        line = found_line.text
         url, _ = raw_field(line, "canonical_url")
         if url not in terms and url not in parts:
             continue

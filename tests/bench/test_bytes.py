@@ -40,9 +40,9 @@ def test_index_parts_are_the_index_per_chunk(
     SearchIndex.open(out, embedder="none").close()
     parts = bytes_bench.index_parts(out)
     per, chunks = parts["per_chunk"], parts["chunks"]
-    assert chunks > 1 and per["chunk rows"] > per["of chunk rows: the lines"] > 0
+    assert chunks > 1 and per["chunk rows"] > per["of chunk rows: the FTS rows"] > 0
     assert per["FTS index"] > 0 and "vector files" not in per  # no embedder, no files
-    tables = sum(size for name, size in per.items() if name != "of chunk rows: the lines")
+    tables = sum(size for name, size in per.items() if name != "of chunk rows: the FTS rows")
     size = (out / "search.sqlite3").stat().st_size
     assert size * 0.8 <= tables * chunks <= size + len(per) * chunks  # every page, rounded
     assert bytes_bench.main(["--outputs", str(tmp_path), "--index-parts", "demo"]) == 0

@@ -18,7 +18,8 @@ from docscrawl.export.templates import (
     split_links,
     template_ids_in,
 )
-from docscrawl.jsonl import compress_jsonl, dumps_line
+from docscrawl.jsonl import dumps_line
+from docscrawl.seekjsonl import compress_jsonl
 
 
 def link(position: int, url: str, locator: str | None, region: str = "sidebar_navigation",

@@ -1,6 +1,7 @@
 """The index sized to its job (issue 26 item 4): search.sqlite3 keeps no plain copy of a
-chunk's text (lines compressed, FTS tables contentless), a search still returns every
-result's whole record, and an update deletes a chunk's words exactly."""
+chunk's text (lines read from chunks.jsonl, FTS rows compressed, FTS tables contentless), a
+search still returns every result's whole record, and an update deletes a chunk's words
+exactly."""
 
 from __future__ import annotations
 
@@ -32,7 +33,7 @@ def test_index_keeps_no_plain_copy_of_the_text_and_returns_whole_records(
         assert hits
         for hit in hits:  # the record as chunks.jsonl has it, every field
             assert hit.record == chunks[hit.record["id"]]
-        zdict = index.codec().zdict  # 32 KB of the first lines, as they are: left out
+        zdict = index.codec().zdict  # the first chunks' FTS rows, as they are: left out
     finally:
         index.close()
     stored = _index_bytes(out)

@@ -26,7 +26,7 @@ def test_an_update_committed_during_a_search_is_not_seen_half(
         """When the search reads its results' lines (ranked from the rank columns), a
         second connection, as another process's refresh would, deletes every chunk and
         commits."""
-        if statement.startswith("SELECT rowid, line FROM chunks") and not committed:
+        if statement.startswith("SELECT rowid, line_at") and not committed:
             writer = sqlite3.connect(copy / INDEX_NAME, isolation_level=None)
             writer.execute("BEGIN IMMEDIATE")
             writer.execute("DELETE FROM chunks")

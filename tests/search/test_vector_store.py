@@ -55,12 +55,11 @@ def test_the_vector_is_stored_once_and_the_coarse_matrix_derived(
         assert not {"vec", "chunk_id", "page_url", "section_key"} & set(columns)
         indexes = [row[1] for row in index.db.execute("PRAGMA index_list(chunks)")]
         assert indexes == []  # no index of chunk ids nor of pages
-        stored_dict = index.db.execute("SELECT value FROM meta WHERE key='line_dict'"
+        stored_dict = index.db.execute("SELECT value FROM meta WHERE key='rows_dict'"
                                        ).fetchone()[0]
-        zdict = index.codec().zdict  # the site's first lines, ids and all
-        assert isinstance(stored_dict, bytes) and len(stored_dict) * 3 < len(zdict)
-        ids = [json.loads(line)["id"] for line in index.chunk_lines()]
-        ids = [chunk_id for chunk_id in ids if chunk_id.encode() not in zdict]
+        zdict = index.codec().zdict  # the site's first FTS rows
+        assert isinstance(stored_dict, bytes) and len(stored_dict) * 2 < len(zdict)
+        ids = [json.loads(line.text)["id"] for line in index.chunk_lines()]
         assert sorted(p.name for p in out.glob("search.*.npy")) == [
             "search.full.npy", "search.rowids.npy", "search.scales.npy", "search.versions.npy"]
         rowids, versions, coarse, full = load_vectors(index)
@@ -78,6 +77,7 @@ def test_the_vector_is_stored_once_and_the_coarse_matrix_derived(
     db.close()
     stored = (out / INDEX_NAME).read_bytes()
     assert all(stored_full[i].tobytes() not in stored for i in range(0, len(full), 7))
+    assert ids and not any(chunk_id.encode() in stored for chunk_id in ids)  # nor the lines
     assert ids and not any(chunk_id.encode() in stored for chunk_id in ids)
 
 
