@@ -16,7 +16,6 @@ import zlib
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from io import BufferedIOBase
-from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -25,22 +24,16 @@ logger = logging.getLogger(__name__)
 GZIP_SUFFIX = ".gz"
 GZIP_LEVEL = 6  # zlib's default: 9 costs about twice the CPU for 2-3% fewer bytes
 
-# One encoder for every value: `json.dumps` with options builds a new one per call.
+# One encoder for every value (`json.dumps` with options builds one per call), and its C part
+# made once (`encode` makes one per call, with a dict of ids to check for cycles): the same text
 _ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-# And its C encoder made once: `JSONEncoder.encode` makes one per call, with a dict of the
-# ids of every list and dict met (the check for circular values; a record never is one).
-# The same text as `_ENCODER.encode`.
-_C_ENCODE = (None if c_make_encoder is None else c_make_encoder(
-    None, _ENCODER.default, encode_basestring, None, ":", ",", False, False, False))
+_C_ENCODE = json.encoder.c_make_encoder(  # type: ignore[attr-defined]
+    None, _ENCODER.default, json.encoder.encode_basestring, None, ":", ",", False, False, False)
 
 
 def dumps_value(value: Any) -> str:
     """Compact JSON of one value, as `dumps_line` writes it (UTF-8 kept, no NaN)."""
-    if isinstance(value, str):
-        return encode_basestring(value)
-    if _C_ENCODE is None:
-        return _ENCODER.encode(value)
-    return "".join(_C_ENCODE(value, 0))
+    return _ENCODER.encode(value) if isinstance(value, str) else "".join(_C_ENCODE(value, 0))
 
 
 def dumps_line(record: Mapping[str, Any], encoded: Mapping[str, str] | None = None) -> str:
@@ -51,10 +44,8 @@ def dumps_line(record: Mapping[str, Any], encoded: Mapping[str, str] | None = No
     encode them once. The line is the same as without it."""
     if not encoded:
         return dumps_value(record) + "\n"
-    fields = [
-        dumps_value(key) + ":" + (encoded[key] if key in encoded else dumps_value(value))
-        for key, value in record.items()
-    ]
+    fields = [dumps_value(key) + ":" + (encoded[key] if key in encoded else dumps_value(value))
+              for key, value in record.items()]
     return "{" + ",".join(fields) + "}\n"
 
 
