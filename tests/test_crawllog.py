@@ -46,6 +46,33 @@ def test_dumps_line_with_pre_encoded_values_is_the_same_line() -> None:
     assert json.loads(dumps_line(record, encoded)) == record
 
 
+def test_dumps_value_writes_what_json_dumps_writes() -> None:
+    """`dumps_value` keeps one C encoder for every call: the text is `json.dumps`' with the
+    same options, for every kind of value a record holds, and NaN is still refused."""
+    import enum
+
+    from docscrawl.jsonl import dumps_value
+
+    class Kind(enum.StrEnum):
+        PAGE = "page"
+
+    class Count(enum.IntEnum):
+        ONE = 1
+
+    values: list[Any] = [
+        "plain", 'say "hi"\n\x00\u2028ü😀', Kind.PAGE, 0, -7, 2**70, Count.ONE, True, None,
+        1.5, 1e-07, 9.265066237858661e-05, 1e16, -0.0, [], {}, (1, "a"),
+        {"k": [{"a": None, "b": [1.25, "x", Kind.PAGE]}], 3: "int key", None: 1},
+        [[["deep"]]] * 3,
+    ]
+    for value in values:
+        assert dumps_value(value) == json.dumps(value, ensure_ascii=False, allow_nan=False,
+                                                separators=(",", ":"))
+    for bad in (float("nan"), [float("inf")], {"x": object()}):
+        with pytest.raises((ValueError, TypeError)):
+            dumps_value(bad)
+
+
 def test_rewrite_parses_only_the_leading_fields_and_keeps_the_rest(tmp_path) -> None:
     from docscrawl.crawl.finish import PAGE_LEADING_FIELDS, page_updater
     from docscrawl.jsonl import dumps_line, rewrite_jsonl

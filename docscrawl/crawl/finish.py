@@ -136,12 +136,26 @@ def version_updater(site: SiteVersions, cold: set[str],
     return update
 
 
+def chunk_version_update(updated: Mapping[str, dict[str, Any]]
+                         ) -> Callable[[dict[str, Any]], bool]:
+    """A chunk's metadata: the `version` of the pages `version_updater` changed (True
+    when it was one of theirs)."""
+    def update(meta: dict[str, Any]) -> bool:
+        if meta.get("canonical_url") not in updated:
+            return False
+        meta.update(chunk_fields({"version": updated[meta["canonical_url"]]}))
+        return True
+    return update
+
+
 def chunk_version_updater(updated: Mapping[str, dict[str, Any]]) -> Transform:
     """chunks.jsonl: `metadata.version` of the pages `version_updater` changed."""
+    update_meta = chunk_version_update(updated)
+
     def update(record: dict[str, Any]) -> dict[str, Any]:
         meta = record.get("metadata")
-        if meta and meta.get("canonical_url") in updated:
-            meta.update(chunk_fields({"version": updated[meta["canonical_url"]]}))
+        if meta:
+            update_meta(meta)
         return record
     return update
 
@@ -204,11 +218,16 @@ class CrawlEnd:
         parts.log.close()
         parts.site_model.save()
         aggregates: dict[str, list[str]] = {}
-        updated = (_update_grown_records(parts) + _backfill_versions(parts)
+        versions: dict[str, dict[str, Any]] = {}
+        updated = (_update_grown_records(parts) + _backfill_versions(parts, versions)
                    + _mark_aggregates(parts, aggregates))
         parts.outputs.templates.finish(parts.outputs.path("pages.jsonl"))  # unused dropped
-        if parts.config.extract:
-            add_inbound_links(parts.outputs.run_dir)  # after aggregates left chunks.jsonl
+        if parts.config.extract:  # after aggregates left chunks.jsonl
+            add_inbound_links(parts.outputs.run_dir,
+                              update=chunk_version_update(versions) if versions else None)
+        elif versions:
+            rewrite_jsonl(parts.outputs.path("chunks.jsonl"), chunk_version_updater(versions),
+                          fields=("metadata",))
         if parts.stats is not None:
             parts.stats.set_value("docscrawl/tracks_spilled", parts.tracks.spilled)
             parts.stats.set_value("docscrawl/discovery_deferred", parts.tracks.deferred)
@@ -312,18 +331,16 @@ def _update_grown_records(parts: CrawlParts) -> int:
     return len(grown) + sum(1 for new in set(renames.values()) if new not in grown)
 
 
-def _backfill_versions(parts: CrawlParts) -> int:
-    """Pages written before the site's shared version signal was known get it now
-    (pages.jsonl, then their chunks' `metadata.version`)."""
+def _backfill_versions(parts: CrawlParts, updated: dict[str, dict[str, Any]]) -> int:
+    """Pages written before the site's shared version signal was known get it now in
+    pages.jsonl; `updated` collects their canonical URL -> version, for their chunks'
+    `metadata.version` (`chunk_version_update`, in the inbound-link pass's rewrite of
+    chunks.jsonl: one pass over that file instead of two)."""
     versions, cold = parts.site_model.versions, parts.cold.urls
     if not cold or not versions.evidence():
         return 0
-    updated: dict[str, dict[str, Any]] = {}
     rewrite_jsonl(parts.outputs.path("pages.jsonl"), version_updater(versions, cold, updated),
                   fields=VERSION_FIELDS)
-    if updated:
-        rewrite_jsonl(parts.outputs.path("chunks.jsonl"), chunk_version_updater(updated),
-                      fields=("metadata",))
     return len(updated)
 
 

@@ -352,13 +352,37 @@ class TemplateWriter:
                 self.path.unlink(missing_ok=True)
                 return 0
             kept = 0
-            with replacing(self.path) as handle:
+            with replacing(self.path, binary=True) as handle:
                 for raw in read_raw_lines(self.path):
+                    parts = _block_parts(raw)
+                    if parts is not None:  # only the count is written again
+                        pages = counts.take(parts[0])
+                        if pages:
+                            handle.write(b'%s,"pages":%d}\n' % (raw[:parts[1]], pages))
+                            kept += 1
+                        continue
                     record = parse_object(raw)
                     pages = counts.take(record.get("template_id") if record else None)
                     if record is None or not pages:
                         continue
                     record["pages"] = pages
-                    handle.write(dumps_line(record))
+                    handle.write(dumps_line(record).encode("utf-8"))
                     kept += 1
         return kept
+
+
+def _block_parts(raw: bytes) -> tuple[str, int] | None:
+    """The template id of a block line as `TemplateBlock.line` writes it, and where its
+    `,"pages":N}` ends the line (the top-level key: the object closes after its digits);
+    None for any other line (parsed whole). Splicing the count there gives the line that
+    parsing it, setting `pages` and encoding it again gives, without reading its links."""
+    if not raw.startswith(b'{"template_id":"') or not raw.endswith(b"}\n"):
+        return None
+    end = raw.find(b'"', 16)
+    at = raw.rfind(b',"pages":')
+    if end < 0 or at < end or not raw[at + 9:-2].isdigit():
+        return None
+    template_id = raw[16:end]
+    if b"\\" in template_id or not template_id.isascii():
+        return None
+    return template_id.decode("ascii"), at

@@ -33,6 +33,26 @@ def test_count_tokens(text: str, tokens: int) -> None:
     assert count_tokens(text) == tokens
 
 
+def test_ascii_text_counts_as_the_general_rule_counts_it() -> None:
+    """ASCII text takes its own path (`units._count_ascii`); the general rule's regex over
+    the same texts gives the same count: random runs of letters, digits, `_`, symbols,
+    whitespace and control characters, long and short."""
+    import random
+
+    from docscrawl.chunking.units import _TOKEN_RE, CHARS_PER_WORD_TOKEN
+
+    def general(text: str) -> int:
+        tokens = _TOKEN_RE.findall(text)
+        return len(tokens) + sum((len(t) - 1) // CHARS_PER_WORD_TOKEN for t, _ in tokens)
+
+    pieces = ["a", "Z", "9", "_", "-", "|", "`", ".", " ", "\n", "\t", "\x1c", "\x00",
+              "\x7f", "#", "word", "configuration", "=" * 9, "_" * 12, "." * 17]
+    rng = random.Random(26)
+    for _ in range(3000):
+        text = "".join(rng.choice(pieces) * rng.choice((1, 1, 2, 9, 10)) for _ in range(12))
+        assert count_tokens(text) == general(text), text
+
+
 @pytest.mark.parametrize(
     ("markdown", "limit", "parts"),
     [

@@ -127,3 +127,35 @@ def test_chunk_lines_are_spliced_as_encoding_them_whole_would_write_them(
     assert all('"inbound_count":' in line for line in lines)
     add_inbound_links(tmp_path)  # lines that hold inbound links already (a carry-over)
     assert chunks.read_text(encoding="utf-8") == first
+
+
+def test_a_metadata_update_in_the_same_pass_writes_what_two_passes_wrote(
+        tmp_path: Path) -> None:
+    """The version backfill's chunk update (`crawl.finish.chunk_version_update`) rides on
+    the inbound pass's rewrite: the lines are those of `rewrite_jsonl` with the update,
+    then the inbound pass, for fresh lines, lines holding inbound links already, lines
+    without a `version` and lines that are not as the crawl writes them."""
+    from docscrawl.crawl.finish import chunk_version_update, chunk_version_updater
+    from docscrawl.jsonl import rewrite_jsonl
+
+    for carried in (False, True):
+        one, two = tmp_path / f"one{carried}", tmp_path / f"two{carried}"
+        for out in (one, two):
+            out.mkdir()
+            _write_site(out, 30)
+            if carried:
+                add_inbound_links(out)
+            chunks = out / "chunks.jsonl"
+            lines = chunks.read_text(encoding="utf-8").splitlines(keepends=True)
+            lines = [line.replace('"metadata":{', '"metadata":{"version":null,', 1)
+                     if n % 3 else line for n, line in enumerate(lines)]
+            lines.append('{ "id": "odd", "metadata": {"canonical_url": "http://d/p2"}}\n')
+            chunks.write_text("".join(lines), encoding="utf-8")
+        updated = {f"{SITE}/p{n}": {"value": f"{n}.0"} for n in (1, 2, 7)}
+        rewrite_jsonl(two / "chunks.jsonl", chunk_version_updater(updated),
+                      fields=("metadata",))
+        add_inbound_links(two)
+        add_inbound_links(one, update=chunk_version_update(updated))
+        expected = (two / "chunks.jsonl").read_text(encoding="utf-8")
+        assert '"version":"2.0"' in expected and '"version":null' in expected
+        assert (one / "chunks.jsonl").read_text(encoding="utf-8") == expected

@@ -117,6 +117,40 @@ def test_writer_counts_pages_and_drops_unused_blocks(tmp_path: Path) -> None:
     assert template_ids_in(dumps_line({"markdown": 'a "template_ids":["x"] b'})) == []
 
 
+def test_finish_splices_each_count_as_encoding_the_line_whole_would(tmp_path: Path) -> None:
+    """`finish` writes only the count into a block line as the writer wrote it; other lines
+    (another layout, a second copy of a block, a torn last line) are parsed whole. The
+    file is what parsing, counting and encoding every line gives."""
+    pages, blocks = [], []
+    for n in range(4):
+        record, page_blocks = record_of(page_links(1, [f"s{n}", "ü ,\"pages\":1}"]), TEMPLATE)
+        pages += [record] * (n + 1)
+        blocks += page_blocks
+    writer = TemplateWriter(tmp_path)
+    writer.write(blocks[:-1])
+    writer.close()
+    spaced = json.loads(blocks[-1].line(0))
+    unused = {"template_id": "tpl:unused", "region": "x", "links": [], "pages": 0}
+    with (tmp_path / "templates.jsonl").open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps(spaced) + "\n" + blocks[0].line(0) + dumps_line(unused))
+        handle.write(blocks[1].line(0).rstrip("\n"))  # torn
+    before = (tmp_path / "templates.jsonl").read_text(encoding="utf-8").splitlines()
+    counts: dict[str, int] = {}
+    for record in pages:
+        for template_id in record["template_ids"]:
+            counts[template_id] = counts.get(template_id, 0) + 1
+    expected = []
+    for line in before[:-1]:
+        block = json.loads(line)
+        if counts.get(block["template_id"]):
+            block["pages"] = counts.pop(block["template_id"])
+            expected.append(dumps_line(block))
+    (tmp_path / "pages.jsonl").write_text("".join(map(dumps_line, pages)), encoding="utf-8")
+    assert TemplateWriter(tmp_path, append=True).finish(tmp_path / "pages.jsonl") == len(
+        expected)
+    assert (tmp_path / "templates.jsonl").read_text(encoding="utf-8") == "".join(expected)
+
+
 @pytest.mark.parametrize("compressed", [False, True])
 def test_carried_over_record_copies_its_blocks_from_the_previous_run(
         tmp_path: Path, compressed: bool) -> None:
