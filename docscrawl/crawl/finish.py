@@ -151,7 +151,6 @@ def chunk_version_update(updated: Mapping[str, dict[str, Any]]
 def chunk_version_updater(updated: Mapping[str, dict[str, Any]]) -> Transform:
     """chunks.jsonl: `metadata.version` of the pages `version_updater` changed."""
     update_meta = chunk_version_update(updated)
-
     def update(record: dict[str, Any]) -> dict[str, Any]:
         meta = record.get("metadata")
         if meta:
