@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from xdist.scheduler import LoadScopeScheduling
 
-from tests.conftest import ROOT, SHARE_A_WORKER, xdist_scope
+from tests.conftest import ROOT, SHARE_A_WORKER, slow_rank, xdist_scope
 
 
 def test_files_that_share_a_crawl_are_one_unit() -> None:
@@ -27,3 +27,10 @@ def test_every_grouped_file_exists() -> None:
 def test_the_scheduler_hook_overrides_what_it_relies_on() -> None:
     """xdist's scope-based scheduler still splits scopes with `_split_scope`."""
     assert callable(getattr(LoadScopeScheduling, "_split_scope", None))
+
+
+def test_files_that_crawl_are_handed_out_first() -> None:
+    assert slow_rank("tests/e2e/test_faults.py::test_text_is_decoded_right") == 0
+    assert slow_rank("tests/distributed/test_crawl_workers.py::test_x") == 0
+    assert slow_rank("tests/extract/test_page.py::test_x") == 1
+    assert slow_rank("tests/test_ledger.py::test_x") == 1
