@@ -53,9 +53,13 @@ venv-deps:  # Debian's python3 without ensurepip
 demo: setup
 	$(BIN)/python -m docscrawl.demo.run
 
-# --durations: the slowest tests listed at the end (CI must stay under 30 minutes)
+# The suite runs on TEST_WORKERS pytest-xdist workers (CI's machine has 2 cores), a test
+# file at a time per worker (`--dist loadfile`: tests/conftest.py keeps files that share a
+# crawl on one worker). --durations: the slowest tests (CI must stay under 30 minutes).
+# One file alone: .venv/bin/python -m pytest -q tests/e2e/test_faults.py
+TEST_WORKERS ?= 2
 test: setup system-deps lint  # lint first: CI (`.ci/run` = make test) checks style and types too
-	$(BIN)/python -m pytest -q --durations=25
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --durations=25
 
 # ruff (style) and mypy (types; its settings and the untyped third-party modules it
 # skips are in pyproject.toml's [tool.mypy])

@@ -23,6 +23,54 @@ FIXTURES = ROOT / "fixtures"
 SITES = FIXTURES / "sites"
 CONTRACT_CHECK = ROOT.parent / "shared" / "tools" / "contract_check.py"
 
+# `make test` runs the suite on two xdist workers, one test file at a time per worker
+# (`--dist loadfile`: a file's module fixtures are made once). Files that share a session
+# fixture's crawl are sent to one worker together, so it is crawled once.
+SHARE_A_WORKER = {
+    "tests/e2e/test_faults.py": "fault-site",  # fault_site_crawl (tests/e2e/conftest.py)
+    "tests/e2e/test_track_spill.py": "fault-site",
+}
+
+
+def xdist_scope(nodeid: str) -> str:
+    """The unit of work a test belongs to: its file, or its group in `SHARE_A_WORKER`."""
+    path = nodeid.split("::", 1)[0]
+    return SHARE_A_WORKER.get(path, path)
+
+
+# Directories whose files run crawls and servers (seconds to a minute each): handed out
+# first, so that the last files a worker takes are short and the other is not left waiting.
+SLOW_FIRST = ("tests/distributed/", "tests/e2e/", "tests/bench/", "tests/state/",
+              "tests/render/", "tests/ops/")
+
+
+def slow_rank(nodeid: str) -> int:
+    """0 for a test in a `SLOW_FIRST` directory, else 1."""
+    return 0 if nodeid.startswith(SLOW_FIRST) else 1
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """On an xdist worker, `SLOW_FIRST` files first (a stable sort: files stay whole and
+    in order); the controller hands files out in this order."""
+    if hasattr(config, "workerinput"):
+        items.sort(key=lambda item: slow_rank(item.nodeid))
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """`--dist loadfile`, except that the files of `SHARE_A_WORKER` go together, in the
+    order collected (`SLOW_FIRST`), not xdist's largest-file-first."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadScopeScheduling  # only where xdist runs the suite
+
+    config.option.loadscopereorder = False
+
+    class LoadFileGroups(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return xdist_scope(nodeid)
+
+    return LoadFileGroups(config, log)
+
 
 @pytest.fixture(scope="session")
 def demo_site() -> Iterator[FixtureServer]:

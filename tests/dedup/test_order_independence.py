@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import random
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +37,10 @@ def label(url: str) -> VersionInfo:
     return VersionInfo("latest" if "/latest/" in url else "2.0", "consistent")
 
 
-def run_pipeline(tmp_path: Path, order: list[tuple[str, str | None]]) -> CrawlSession:
+@contextlib.contextmanager
+def run_pipeline(tmp_path: Path, order: list[tuple[str, str | None]]) -> Iterator[CrawlSession]:
+    """A session whose pipeline took the pages in `order`; on leaving, its files are closed
+    and its ledger deleted (a scratch directory under /tmp, left behind otherwise)."""
     session = CrawlSession(CrawlConfig(site=SITE, out_dir=tmp_path))
     pipeline = DedupPipeline(session.parts)
     for url, declared in order:
@@ -49,7 +53,12 @@ def run_pipeline(tmp_path: Path, order: list[tuple[str, str | None]]) -> CrawlSe
                            extract=extract)
         with contextlib.suppress(DropItem):  # a copy of the page: dropped
             pipeline.process_item(item)
-    return session
+    try:
+        yield session
+    finally:
+        session.parts.outputs.close()
+        session.parts.log.close()
+        session.parts.ledger.close()
 
 
 def final_canonical(session: CrawlSession) -> str:
@@ -68,7 +77,8 @@ def test_one_process_picks_the_same_canonical_in_every_order(
     chosen = set()
     for n, order in enumerate(itertools.permutations(SPELLINGS)):
         pages = [(url, declared if url == SPELLINGS[2] else None) for url in order]
-        chosen.add(final_canonical(run_pipeline(tmp_path / str(n), pages)))
+        with run_pipeline(tmp_path / str(n), pages) as session:
+            chosen.add(final_canonical(session))
     assert chosen == {declared or SITE + "guide/"}
 
 
@@ -78,10 +88,11 @@ def test_the_kept_record_takes_the_version_of_its_canonical_page(tmp_path: Path)
     `latest` label on `guide/`."""
     labels = set()
     for n, order in enumerate(itertools.permutations(SPELLINGS)):
-        session = run_pipeline(tmp_path / str(n), [(url, None) for url in order])
-        canonical = final_canonical(session)
+        with run_pipeline(tmp_path / str(n), [(url, None) for url in order]) as session:
+            canonical = final_canonical(session)
+            relabel = session.parts.dedup.relabels.get(canonical)
         written = label(order[0]).value
-        fields = session.parts.dedup.relabels.get(canonical) or {"version": {"value": written}}
+        fields = relabel or {"version": {"value": written}}
         labels.add((canonical, fields["version"]["value"]))
     assert labels == {(SITE + "guide/", "2.0")}
 

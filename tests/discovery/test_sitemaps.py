@@ -94,6 +94,7 @@ def test_parse_xml_sitemap(body: bytes, expected: ParsedSitemap) -> None:
          ["https://d.example/a", "HTTP://d.example/B"]),
         (gzip.compress(b"https://d.example/z\n"), ["https://d.example/z"]),
     ],
+    ids=["lf", "crlf-spaces", "gzip"],  # gzip's bytes hold the time: ids that do not (xdist)
 )  # fmt: skip
 def test_parse_plain_text_sitemap(body: bytes, expected: list[str]) -> None:
     parsed = parse_sitemap(body, base_url=BASE)

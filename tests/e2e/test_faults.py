@@ -6,7 +6,6 @@ import base64
 import itertools
 import json
 import re
-import resource
 from pathlib import Path
 
 import pytest
@@ -27,14 +26,11 @@ pytestmark = pytest.mark.e2e
 
 
 @pytest.fixture(scope="module")
-def faults(tmp_path_factory: pytest.TempPathFactory) -> tuple[CrawlOutput, FaultServer]:
-    out = tmp_path_factory.mktemp("faults") / "out"
-    with RunningFaultServer() as server:
-        output = crawl(f"{server.url}/docs/", out, settings=FAULT_SETTINGS, timeout=300)
-    output.base = server.url  # type: ignore[attr-defined]
-    # the largest child so far: at least the crawl's peak RSS (KiB on Linux)
-    output.peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # type: ignore[attr-defined]
-    return output, server
+def faults(
+    fault_site_crawl: tuple[CrawlOutput, FaultServer],
+) -> tuple[CrawlOutput, FaultServer]:
+    """The session's crawl of the fault site (tests/e2e/conftest.py)."""
+    return fault_site_crawl
 
 
 @pytest.mark.parametrize("fault", FAULTS, ids=lambda f: f.path)

@@ -14,7 +14,7 @@ import pytest
 
 from docscrawl.demo.server import FixtureServer
 from tests.conftest import CrawlOutput, assert_log_invariants, crawl
-from tests.support.faultserver import FAULT_SETTINGS, RunningFaultServer
+from tests.support.faultserver import FAULT_SETTINGS, FaultServer, RunningFaultServer
 
 pytestmark = pytest.mark.e2e
 SERIAL = {"CONCURRENT_REQUESTS": "1", "DOWNLOAD_MAXSIZE": "100000"}
@@ -82,17 +82,16 @@ def test_records_are_the_same_either_way(pair: tuple[CrawlOutput, CrawlOutput]) 
 
 
 @pytest.fixture(scope="module")
-def fault_pair(tmp_path_factory: pytest.TempPathFactory) -> tuple[CrawlOutput, CrawlOutput]:
-    """The fault site: redirect chains, aliases, session ids, a 100,000-link page."""
-    base = tmp_path_factory.mktemp("spill-faults")
-    outputs = []
-    for name, short in (("kept", {}), ("spilled", SHORT)):
-        with RunningFaultServer() as server:
-            output = crawl(f"{server.url}/docs/", base / name,
-                           settings={**FAULT_SETTINGS, **short}, timeout=300)
-        output.base = server.url  # type: ignore[attr-defined]
-        outputs.append(output)
-    return outputs[0], outputs[1]
+def fault_pair(fault_site_crawl: tuple[CrawlOutput, FaultServer],
+               tmp_path_factory: pytest.TempPathFactory) -> tuple[CrawlOutput, CrawlOutput]:
+    """The fault site (redirect chains, aliases, session ids, a 100,000-link page): the
+    session's crawl (tests/e2e/conftest.py), and one of a fresh site with SHORT memory."""
+    kept, _ = fault_site_crawl
+    with RunningFaultServer() as server:
+        spilled = crawl(f"{server.url}/docs/", tmp_path_factory.mktemp("spill-faults") / "out",
+                        settings={**FAULT_SETTINGS, **SHORT}, timeout=300)
+    spilled.base = server.url  # type: ignore[attr-defined]
+    return kept, spilled
 
 
 def test_fault_site_records_are_the_same_either_way(
