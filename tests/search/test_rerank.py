@@ -79,6 +79,12 @@ def _overloads(out: Path) -> None:
     write_output(out, pages, chunks)
 
 
+def _urls(out: Path, question: str, *, k: int) -> list[str]:
+    """The result URLs of a lexical search of the output in `out`."""
+    result = Searcher(SearchIndex.open(out, embedder="none")).search(question, k=k)
+    return [hit.url() for hit in result.hits]
+
+
 @pytest.mark.parametrize("repeats_last", [True, False])
 def test_overloads_after_the_first_leave_room_for_other_sections(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, repeats_last: bool) -> None:
@@ -87,9 +93,7 @@ def test_overloads_after_the_first_leave_room_for_other_sections(
     False, the overloads held the top four)."""
     monkeypatch.setattr(structure, "REPEATS_LAST", repeats_last)
     _overloads(tmp_path)
-    result = Searcher(SearchIndex.open(tmp_path, embedder="none")).search(
-        "generate a random token of letters and digits", k=5)
-    urls = [hit.url() for hit in result.hits]
+    urls = _urls(tmp_path, "generate a random token of letters and digits", k=5)
     assert urls[0].startswith(SITE + "RandomStringUtils.html#random(")
     found = SITE + "RandomStringUtils.html#randomAlphanumeric(int)" in urls[:3]
     assert found is repeats_last
@@ -122,9 +126,7 @@ def test_the_first_five_results_are_never_one_pages(
     FAQ's, which is fifth (PAGE_SHARE 0, the rule off: the dialect page held all five)."""
     monkeypatch.setattr(structure, "PAGE_SHARE", share)
     _one_page_floods(tmp_path)
-    result = Searcher(SearchIndex.open(tmp_path, embedder="none")).search(
-        "psycopg2 connection", k=8)
-    urls = [hit.url() for hit in result.hits]
+    urls = _urls(tmp_path, "psycopg2 connection", k=8)
     assert urls[0].startswith(SITE + "postgresql.html#")
     assert (SITE + "faq.html#raw" in urls[:5]) is faq_in_top5
     assert sum(url.startswith(SITE + "postgresql.html#") for url in urls) == 6
