@@ -104,3 +104,29 @@ def test_an_open_index_reads_the_lines_of_an_index_rebuilt_meanwhile(
         assert hits and all(hit.record == chunks[hit.record["id"]] for hit in hits)
     finally:
         index.close()
+
+
+def test_an_index_rebuilt_in_place_gives_back_the_old_tables_pages(
+        demo: tuple[Path, Path, str], tmp_path: Path) -> None:
+    """An index of an older schema, with a table this schema no longer has, is rebuilt in
+    place: that table is dropped too, and the pages of the dropped tables go back to the
+    file system (before, the file kept the old table and the old index's pages free,
+    beside the new ones), and the rebuilt index searches as a fresh one."""
+    out = copy_output(demo[1], tmp_path / "out")
+    SearchIndex.open(out, embedder="none").close()
+    fresh = (out / INDEX_NAME).stat().st_size
+    other = sqlite3.connect(out / INDEX_NAME, isolation_level=None)
+    other.execute("UPDATE meta SET value='0' WHERE key='schema'")  # an older schema
+    other.execute("CREATE TABLE old_lines (id INTEGER PRIMARY KEY, line BLOB)")
+    other.executemany("INSERT INTO old_lines (line) VALUES (?)",
+                      ((bytes(range(256)) * 16,) for _ in range(100)))  # 400 KB
+    other.close()
+    index = SearchIndex.open(out, embedder="none")
+    try:
+        free = index.db.execute("PRAGMA freelist_count").fetchone()[0]
+        tables = {row[0] for row in index.db.execute("SELECT name FROM sqlite_master")}
+        assert free == 0 and "old_lines" not in tables
+        assert (out / INDEX_NAME).stat().st_size <= fresh
+        assert Searcher(index).search("configure timeout setting").hits
+    finally:
+        index.close()
