@@ -150,10 +150,12 @@ def current_umask() -> int:
     return mask
 
 
-def write_json_atomic(path: Path, data: Any) -> None:
-    """Replace `path` with `data` as pretty JSON, atomically (`replacing`)."""
+def write_json_atomic(path: Path, data: Any, *, compact: bool = False) -> None:
+    """Replace `path` with `data` as pretty JSON, or compact (`dumps_value`), atomically
+    (`replacing`)."""
+    text = dumps_value(data) if compact else json.dumps(data, ensure_ascii=False, indent=2)
     with replacing(path) as handle:
-        handle.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+        handle.write(text + "\n")
 
 
 class UnreadableJsonl(ValueError):

@@ -20,7 +20,7 @@ from pathlib import Path
 from docscrawl.discovery.fragment_params import FragmentParams
 from docscrawl.extract.site_versions import SiteVersions
 from docscrawl.extract.template.table import TemplateTable
-from docscrawl.jsonl import dumps_value, replacing
+from docscrawl.jsonl import write_json_atomic
 
 logger = logging.getLogger(__name__)
 
@@ -68,7 +68,6 @@ class SiteModel:
                 "fragment_params": self.fragment_params.state(),
                 "template": self.template.to_json()}
         try:  # compact: the template's block counts take a quarter less than indented
-            with replacing(self.path) as handle:
-                handle.write(dumps_value(data) + "\n")
+            write_json_atomic(self.path, data, compact=True)
         except OSError as exc:
             logger.warning("docscrawl: could not save %s: %s", self.path, exc)
