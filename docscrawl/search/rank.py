@@ -12,7 +12,8 @@
 3. Structure (`structure`): the support of the page's other matching sections, query
    words in the title or heading path, code chunks for command-like queries,
    `main_content` over other regions, aggregate pages (print views) below the pages they
-   copy; one result per section, a page's sections repeating a better one's headings
+   copy, release histories' entries below for a question naming no release; one result
+   per section, a page's sections repeating a better one's headings
    (overloads) last, no page holding all of the first five.
 4. Match: how much of the query the best results hold (`match_strength`); under
    `NO_GOOD_MATCH` the result says there is no good match (its hits still listed).

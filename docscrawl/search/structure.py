@@ -4,8 +4,9 @@ rank columns (no JSON parsed), and the one-result-per-section cut.
 A candidate's fused score (bm25 and cosine, `rank.fuse`) says how much its text matches;
 what kind of place it is says more: query words in its title and headings, code for a
 command-like query, a listing for a prose one, a region outside the main content, a print
-view (`aggregate_of`), a back-of-book index (never an answer), another version than the
-one preferred, and how many of its page's other sections match too (`page_support`).
+view (`aggregate_of`), a back-of-book index (never an answer), a release history's entry
+for a question about no release, another version than the one preferred, and how many of
+its page's other sections match too (`page_support`).
 Then what the first results hold: a page's overloads after every other result, and no
 page holding all of the first five (`_page_share`).
 """
@@ -13,6 +14,7 @@ page holding all of the first five (`_page_share`).
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from collections.abc import Callable
 
@@ -35,6 +37,16 @@ SUPPORT_CHUNKS = 10  # ... in full on pages of at most this many chunks, scaled 
 # lost old section hit@5, 6 and 2 questions; 4 lost none and gained two tune questions)
 PAGE_SHARE = 4
 REPEATS_LAST = True  # see structural: a page's later sections under the same headings last
+# see release_history: factor for a release history's entries, for a question naming no
+# release (tune and old sets: 0.2 to 0.6 alike, +1 tune page hit@5, +1 old section hit@5;
+# 0.8 kept the tune question's page 5th; rank28's value for its word-only test, 0.6, kept)
+RELEASE_HISTORY = 0.6
+# heading words (stemmed as heading terms are) that name a release history, each set whole
+RELEASE_WORDS = (frozenset({"changelog"}), frozenset({"chang", "histori"}),
+                 frozenset({"chang", "log"}), frozenset({"releas", "not"}),
+                 frozenset({"relea", "not"}), frozenset({"releas", "histori"}),
+                 frozenset({"whatsnew"}))
+_RELEASE_NUMBER = re.compile(r"v?\d+(?:\.\d+)+[a-z]*\d*")
 
 Ranked = tuple[float, int, str, list[str]]  # score, chunk rowid, page URL, pages it copies
 
@@ -80,11 +92,15 @@ def structural(db: sqlite3.Connection, fused: dict[int, float], wanted: dict[str
     total = sum(wanted.values())
     code_query = command_like(query)
     prose = not code_query and not any(compound(term) for term in terms)
+    asks_release = release_history(set(wanted), either=True)
     scored = []
     for rowid, version, heading_terms, has_code, region, section, page, aggregate in rows:
         score = fused[rowid]
+        head_terms = set(heading_terms.split())
         if total:
-            score *= 1 + HEADING_BOOST * heading_share(wanted, total, heading_terms.split())
+            score *= 1 + HEADING_BOOST * heading_share(wanted, total, head_terms)
+        if not asks_release and release_history(head_terms):
+            score *= RELEASE_HISTORY
         if code_query and has_code:
             score *= 1 + CODE_BOOST
         elif has_code == 2 and prose:  # a listing answers a prose question rarely
@@ -141,7 +157,20 @@ def _page_share(ranked: list[Ranked]) -> list[Ranked]:
     return kept + later
 
 
-def heading_share(wanted: dict[str, float], total: float, heading_terms: list[str]) -> float:
+def release_history(terms: set[str], *, either: bool = False) -> bool:
+    """Whether a chunk's title and headings (stemmed `terms`) name a release history's
+    entry: a release number (`0.9.10`, `v2.1`) and release-history words (changelog,
+    change history, release notes), both: a numbered manual section ("5.7.3. RTS
+    options") has the number only. Such an entry names every feature its release changed
+    (a changelog's "postgresql" and "UUID" lines) and answers a question that asks about
+    a release; `either`: whether a query's terms ask (a number or the words)."""
+    number = any(_RELEASE_NUMBER.fullmatch(term) for term in terms)
+    words = any(names <= terms for names in RELEASE_WORDS)
+    return number or words if either else number and words
+
+
+def heading_share(wanted: dict[str, float], total: float,
+                  heading_terms: set[str] | list[str]) -> float:
     """The share of the query's weight (`total`) its title and headings carry, scaled by
     sqrt(HEADING_TERMS / n) for n distinct heading terms beyond HEADING_TERMS: a long
     heading (a FAQ entry's question, an error message, a deep numbered path under a long

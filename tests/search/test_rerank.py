@@ -130,3 +130,50 @@ def test_the_first_five_results_are_never_one_pages(
     assert urls[0].startswith(SITE + "postgresql.html#")
     assert (SITE + "faq.html#raw" in urls[:5]) is faq_in_top5
     assert sum(url.startswith(SITE + "postgresql.html#") for url in urls) == 6
+
+
+def _changelog_and_recipe(out: Path) -> None:
+    """SQLAlchemy's changelog entries, each under a release number, that name the
+    question's words in passing, and the recipe page that answers in fewer of them."""
+    pages = [page("changelog_09.html", "0.9 Changelog", None),
+             page("custom_types.html", "Custom Types", None)]
+    chunks = [
+        *[{**chunk("changelog_09.html", "0.9 Changelog", f"The UUID type stores in one "
+                   f"column on postgresql ({n}).", version=None,
+                   heading_path=["0.9 Changelog", f"0.9.{n}", "postgresql"],
+                   anchor=f"change-0.9.{n}-postgresql"), "id": f"sha256:0.9.{n}"}
+          for n in range(3)],
+        chunk("custom_types.html", "Custom Types", "A GUID type: postgresql's UUID type, and "
+              "CHAR(32) on sqlite.", version=None,
+              heading_path=["Custom Types", "TypeDecorator Recipes", "Backend-agnostic GUID"],
+              anchor="backend-agnostic-guid-type"),
+        *[chunk("custom_types.html", "Custom Types", f"Unrelated recipe {i} about files.",
+                version=None, heading_path=["Custom Types", f"Recipe {i}"],
+                anchor=f"recipe-{i}") for i in range(8)],
+    ]
+    write_output(out, pages, chunks)
+
+
+@pytest.mark.parametrize(("factor", "recipe_first"), [(structure.RELEASE_HISTORY, True),
+                                                      (1.0, False)])
+def test_release_history_entries_go_below_what_they_changed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, factor: float,
+        recipe_first: bool) -> None:
+    """`structure.release_history`: the changelog's entries (a release number under
+    "Changelog") go below the recipe for a question naming no release (RELEASE_HISTORY
+    1.0, the rule off: the three entries came first); a question naming a release keeps
+    them where their words put them."""
+    monkeypatch.setattr(structure, "RELEASE_HISTORY", factor)
+    _changelog_and_recipe(tmp_path)
+    urls = _urls(tmp_path, "store UUID in one column on both postgresql and sqlite", k=4)
+    assert (urls[0] == SITE + "custom_types.html#backend-agnostic-guid-type") is recipe_first
+    named = _urls(tmp_path, "UUID column postgresql sqlite fixed in 0.9.1", k=4)
+    assert named[0].startswith(SITE + "changelog_09.html#")
+
+
+def test_a_release_history_needs_a_release_number_and_its_words() -> None:
+    assert structure.release_history({"0.9", "0.9.10", "changelog", "sql"})
+    assert structure.release_history({"1.80", "boost", "not", "releas"})
+    assert not structure.release_history({"5.7.3", "rts", "option"})  # a numbered section
+    assert not structure.release_history({"changelog", "format"})  # about changelogs
+    assert structure.release_history({"0.9.1"}, either=True)  # a query naming one
