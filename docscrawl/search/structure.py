@@ -47,6 +47,7 @@ RELEASE_WORDS = (frozenset({"changelog"}), frozenset({"chang", "histori"}),
                  frozenset({"relea", "not"}), frozenset({"releas", "histori"}),
                  frozenset({"whatsnew"}))
 _RELEASE_NUMBER = re.compile(r"v?\d+(?:\.\d+)+[a-z]*\d*")
+_RELEASE_ANY = frozenset().union(*RELEASE_WORDS)
 
 Ranked = tuple[float, int, str, list[str]]  # score, chunk rowid, page URL, pages it copies
 
@@ -164,9 +165,13 @@ def release_history(terms: set[str], *, either: bool = False) -> bool:
     options") has the number only. Such an entry names every feature its release changed
     (a changelog's "postgresql" and "UUID" lines) and answers a question that asks about
     a release; `either`: whether a query's terms ask (a number or the words)."""
-    number = any(_RELEASE_NUMBER.fullmatch(term) for term in terms)
-    words = any(names <= terms for names in RELEASE_WORDS)
-    return number or words if either else number and words
+    words = not terms.isdisjoint(_RELEASE_ANY) and any(names <= terms
+                                                       for names in RELEASE_WORDS)
+    if words and either:
+        return True
+    if not words and not either:  # (most chunks: no number looked for)
+        return False
+    return any(_RELEASE_NUMBER.fullmatch(term) for term in terms)
 
 
 def heading_share(wanted: dict[str, float], total: float,
@@ -176,7 +181,7 @@ def heading_share(wanted: dict[str, float], total: float,
     heading (a FAQ entry's question, an error message, a deep numbered path under a long
     title) holds a query word or two by chance, as a long body does for bm25 (which
     normalizes its fields' length; this factor did not)."""
-    terms = set(heading_terms)
+    terms = heading_terms if isinstance(heading_terms, set) else set(heading_terms)
     found = heading_match(wanted, terms)
     return found / total * min(1.0, HEADING_TERMS / max(1, len(terms))) ** 0.5
 
