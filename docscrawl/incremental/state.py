@@ -253,6 +253,11 @@ class StateStore:
         """Give the space of dropped copies back to the file system (VACUUM)."""
         self._conn.execute("VACUUM")
 
+    def free_share(self) -> float:
+        """The share of the file's pages that are free (rows rewritten or deleted)."""
+        free = int(self._conn.execute("PRAGMA freelist_count").fetchone()[0])
+        return free / max(int(self._conn.execute("PRAGMA page_count").fetchone()[0]), 1)
+
     def unseen(self, run_id: str) -> list[StateRow]:
         """Known pages not seen in `run_id`, in URL order."""
         rows = self._conn.execute(
