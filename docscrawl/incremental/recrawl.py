@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import sqlite3
 from collections import Counter
 from collections.abc import MutableSet
 from dataclasses import replace
@@ -183,7 +184,10 @@ class Incremental:
             logger.info("docscrawl: state %s: the copies of %d pages an older docscrawl "
                         "kept were dropped (the output holds them)", self.store.path, copies)
         elif self.store.free_share() > COMPACT_FREE_SHARE:
-            self.store.compact()
+            try:  # bytes only: a reader holding the file (busy) leaves it as it is
+                self.store.compact()
+            except sqlite3.OperationalError as exc:
+                logger.info("docscrawl: state %s not compacted (%s)", self.store.path, exc)
         self.close()
         return pointed
 

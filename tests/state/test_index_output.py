@@ -11,6 +11,8 @@ import tracemalloc
 import zlib
 from pathlib import Path
 
+import pytest
+
 from docscrawl.incremental.carry import CHUNKS, PAGES, STRUCTURE, index_output
 from docscrawl.incremental.recrawl import Incremental
 from docscrawl.incremental.rows import LinePointer
@@ -120,9 +122,8 @@ def test_indexing_memory_does_not_grow_with_the_pages(tmp_path: Path) -> None:
     assert grown < 200_000, grown
 
 
-def test_a_first_crawl_leaves_a_small_state_without_free_pages(tmp_path: Path) -> None:
-    """A one-page site of 269 chunks (go-spec): the index rewrites the row of its chunk
-    ids, which freed a third of the file; the state is then compacted, in 1 KB pages."""
+def _one_long_page(tmp_path: Path) -> tuple[Incremental, Path, str, list[str]]:
+    """A first crawl of a one-page site of 269 chunks (go-spec), published in `run`."""
     run_dir, url = tmp_path / "run", "https://docs.example.test/spec"
     ids = [f"sha256:{k:064x}" for k in range(269)]
     run_dir.mkdir()
@@ -133,6 +134,13 @@ def test_a_first_crawl_leaves_a_small_state_without_free_pages(tmp_path: Path) -
     incremental.store.upsert_page(url, run_id=incremental.run.run_id, etag=None,
                                   last_modified=None, content_hash="sha256:1", chunk_ids=ids)
     incremental.finish(complete=True)
+    return incremental, run_dir, url, ids
+
+
+def test_a_first_crawl_leaves_a_small_state_without_free_pages(tmp_path: Path) -> None:
+    """The index rewrites the row of the page's chunk ids, which freed a third of the
+    file; the state is then compacted, in 1 KB pages."""
+    incremental, run_dir, url, ids = _one_long_page(tmp_path)
     assert incremental.index_published(run_dir) == 1
     db = sqlite3.connect(tmp_path / "state" / DB_NAME)
     try:
@@ -145,3 +153,17 @@ def test_a_first_crawl_leaves_a_small_state_without_free_pages(tmp_path: Path) -
     with StateStore.open(tmp_path / "state") as store:
         row = store.get(url)
         assert row is not None and row.chunk_ids == ids and row.lines is not None
+
+
+def test_a_state_that_cannot_be_compacted_is_left_as_it_is(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Compaction gives bytes back, nothing more: a busy file stays as it was, indexed."""
+    def busy(store: StateStore) -> None:
+        raise sqlite3.OperationalError("database is locked")
+    monkeypatch.setattr(StateStore, "compact", busy)
+    incremental, run_dir, url, ids = _one_long_page(tmp_path)
+    assert incremental.index_published(run_dir) == 1
+    with StateStore.open(tmp_path / "state") as store:
+        row = store.get(url)
+        assert row is not None and row.chunk_ids == ids and row.lines is not None
+        assert store.free_share() > 0.1
