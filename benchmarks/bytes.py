@@ -106,6 +106,8 @@ def measure(out: Path) -> dict[str, Any]:
     return {"html": html, "pages": pages, "files": files, "state": state, "index": index,
             "fields": {name: dict(counts.most_common()) for name, counts in fields.items()},
             "output": output, "ratio_output": round(output / html, 2) if html else None,
+            # a crawl without state= keeps its state in the output folder
+            "ratio_no_index": round((output + sum(state.values())) / html, 2) if html else None,
             "ratio_all": (round((output + sum(state.values()) + sum(index.values())) / html, 2)
                           if html else None)}
 
@@ -120,7 +122,8 @@ def index_parts(out: Path) -> dict[str, Any]:
     """Bytes per chunk of each part of `out`'s search index: the pages of its tables and
     their indexes (`dbstat`, page slack included), of which the compressed lines, and the
     vector files."""
-    db = sqlite3.connect(f"file:{out / 'search.sqlite3'}?mode=ro", uri=True)
+    # read-write: a read-only connection to a WAL file leaves its 32 KB -shm behind
+    db = sqlite3.connect(out / "search.sqlite3")
     try:
         chunks = int(db.execute("SELECT count(*) FROM chunks").fetchone()[0]) or 1
         parts: Counter[str] = Counter()
@@ -157,8 +160,9 @@ def report(name: str, figures: dict[str, Any], top: int) -> str:
     """The per-site table, Markdown."""
     html, pages = figures["html"], max(figures["pages"], 1)
     lines = [f"### {name}: {figures['pages']} pages, HTML {mb(html)} MB, output "
-             f"{mb(figures['output'])} MB ({figures['ratio_output']}x), with state and index "
-             f"{figures['ratio_all']}x", "", "| file | MB | bytes/page | x HTML |",
+             f"{mb(figures['output'])} MB ({figures['ratio_output']}x), with state "
+             f"{figures['ratio_no_index']}x, with state and index {figures['ratio_all']}x",
+             "", "| file | MB | bytes/page | x HTML |",
              "| --- | ---: | ---: | ---: |"]
     rows = {**figures["files"], **figures["state"], **figures["index"]}
     for file, size in sorted(rows.items(), key=lambda item: -item[1]):
@@ -210,9 +214,10 @@ def main(argv: list[str] | None = None) -> int:
     html = sum(r["html"] for r in results.values())
     if html:
         output = sum(r["output"] for r in results.values())
-        everything = output + sum(sum(r["state"].values()) + sum(r["index"].values())
-                                  for r in results.values())
+        state = output + sum(sum(r["state"].values()) for r in results.values())
+        everything = state + sum(sum(r["index"].values()) for r in results.values())
         print(f"total: HTML {mb(html)} MB, output {mb(output)} MB ({output / html:.2f}x), "
+              f"with state {mb(state)} MB ({state / html:.2f}x), "
               f"with state and index {mb(everything)} MB ({everything / html:.2f}x)")
     if args.json:
         args.json.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")

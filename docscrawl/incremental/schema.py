@@ -14,8 +14,12 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 APPLICATION_ID = 0x44435354  # "DCST" in the SQLite header: marks the file as ours
+# A new file's page size. A row is a few hundred bytes (pointers, hashes, chunk ids) and
+# each of the 11 tables and indexes takes at least one page: with SQLite's 4 KB default a
+# one-page site's state was 80 KB, mostly empty pages (go-spec: 34 KB with 1 KB pages).
+PAGE_SIZE = 1024
 SQLITE_MAGIC = b"SQLite format 3\x00"
 TABLES: dict[int, frozenset[str]] = {  # our tables, per schema version
     0: frozenset({"docscrawl_schema", "pages"}),
@@ -23,6 +27,7 @@ TABLES: dict[int, frozenset[str]] = {  # our tables, per schema version
     2: frozenset({"docscrawl_schema", "pages", "url_aliases", "runs"}),
     3: frozenset({"docscrawl_schema", "pages", "url_aliases", "runs"}),
     4: frozenset({"docscrawl_schema", "pages", "url_aliases", "runs", "sources"}),
+    5: frozenset({"docscrawl_schema", "pages", "url_aliases", "runs", "sources"}),
 }
 _PAGES_V1 = """CREATE TABLE pages (
     canonical_url TEXT PRIMARY KEY,
@@ -53,6 +58,7 @@ _ADDED_IN_V3 = ("ALTER TABLE pages ADD COLUMN discovery_links TEXT",)
 # length, checked by a CRC-32 (`docscrawl.incremental.carry`); the record columns above are
 # only read for rows stored by an older schema, until the next crawl's index replaces them.
 # Discovery links are stored zlib-compressed (a BLOB; text in older rows).
+# v5: chunk ids as raw digests (a BLOB; text in older rows): no new column.
 _ADDED_IN_V4 = (
     "CREATE TABLE sources (id INTEGER PRIMARY KEY, run_dir TEXT NOT NULL UNIQUE,"
     " sizes TEXT NOT NULL, indexed_at TEXT)",
@@ -112,6 +118,12 @@ def _migrate_3_to_4(conn: sqlite3.Connection) -> None:
                  " WHERE typeof(discovery_links) = 'text'")
 
 
+def _migrate_4_to_5(conn: sqlite3.Connection) -> None:
+    """Schema 5 stores a page's chunk ids as raw digests (`rows.pack_chunk_ids`); rows of
+    schema 4 keep their JSON text, read as before, until the page is written again. The
+    version says an older docscrawl cannot read the new rows."""
+
+
 def _pack_text(text: str) -> bytes:
     """Schema 3's discovery links (JSON text), as schema 4 stores them (zlib)."""
     return zlib.compress(text.encode(), 6)
@@ -119,6 +131,7 @@ def _pack_text(text: str) -> bytes:
 
 MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
     0: _migrate_0_to_1, 1: _migrate_1_to_2, 2: _migrate_2_to_3, 3: _migrate_3_to_4,
+    4: _migrate_4_to_5,
 }
 
 
@@ -154,6 +167,7 @@ def check_and_migrate(conn: sqlite3.Connection, path: Path) -> None:
     if app_id not in (0, APPLICATION_ID):
         raise StateError(f"{path} belongs to another application (id {app_id}); {_ADVICE}")
     if not tables:
+        conn.execute(f"PRAGMA page_size = {PAGE_SIZE}")  # only a file still empty takes it
         with transaction(conn):
             for statement in _SCHEMA:
                 conn.execute(statement)

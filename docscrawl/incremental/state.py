@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Self
 
 from docscrawl.incremental.rows import (
+    CHUNK_COUNT_SQL,
     PAGE_COLUMNS,
     POINTER_COLUMNS,
     FoundLink,
@@ -30,6 +31,7 @@ from docscrawl.incremental.rows import (
     Run,
     StateRow,
     StoredLinks,
+    pack_chunk_ids,
     pack_links,
 )
 from docscrawl.incremental.schema import StateError, check_and_migrate, check_header, transaction
@@ -147,7 +149,7 @@ class StateStore:
                 " content_hash, body_hash, chunk_ids, last_seen_run, updated_at,"
                 " discovery_links) VALUES (?,?,?,?,?,?,?,?,?)",
                 (canonical_url, etag, last_modified, content_hash, body_hash,
-                 _dumps(list(chunk_ids)), run_id, _now(), discovery_links_stored),
+                 pack_chunk_ids(list(chunk_ids)), run_id, _now(), discovery_links_stored),
             )
             _add_aliases(conn, canonical_url, observed_urls)
 
@@ -199,7 +201,7 @@ class StateStore:
         """The page's chunks changed at the end of the crawl (an aggregate page's dropped)."""
         with self._write() as conn:
             conn.execute("UPDATE pages SET chunk_ids = ? WHERE canonical_url = ?",
-                         (_dumps(list(chunk_ids)), canonical_url))
+                         (pack_chunk_ids(list(chunk_ids)), canonical_url))
 
     def set_lines(self, run_dir: Path, sizes: dict[str, int],
                   found: Iterable[tuple[str, LinePointer, int]]) -> tuple[int, list[Path]]:
@@ -219,7 +221,7 @@ class StateStore:
                 "UPDATE pages SET source = ?, page_at = ?, page_len = ?, structure_at = ?,"
                 " structure_len = ?, chunks_at = ?, chunks_len = ?, lines_crc = ?,"
                 " page_record = NULL, chunk_records = NULL, structure_record = NULL"
-                " WHERE canonical_url = ? AND json_array_length(chunk_ids) = ?",
+                f" WHERE canonical_url = ? AND {CHUNK_COUNT_SQL} = ?",
                 ((source, p.page_at, p.page_len, p.structure_at, p.structure_len,
                   p.chunks_at, p.chunks_len, p.crc, url, chunks) for url, p, chunks in found))
             conn.execute("UPDATE pages SET "
@@ -252,6 +254,11 @@ class StateStore:
     def compact(self) -> None:
         """Give the space of dropped copies back to the file system (VACUUM)."""
         self._conn.execute("VACUUM")
+
+    def free_share(self) -> float:
+        """The share of the file's pages that are free (rows rewritten or deleted)."""
+        free = int(self._conn.execute("PRAGMA freelist_count").fetchone()[0])
+        return free / max(int(self._conn.execute("PRAGMA page_count").fetchone()[0]), 1)
 
     def unseen(self, run_id: str) -> list[StateRow]:
         """Known pages not seen in `run_id`, in URL order."""

@@ -10,7 +10,7 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from docscrawl.search.fields import WINDOW_SLOTS, Vocab, index_fields
+from docscrawl.search.fields import Vocab, fts_rowid, index_fields
 from docscrawl.search.rawline import chunk_key, inbound_sig, leading_id, vocab_sig
 from docscrawl.search.schema import MAIN_REGION
 from docscrawl.search.store import rows_text
@@ -85,10 +85,9 @@ def delete_chunk(index: SearchIndex, rowid: int) -> None:
     """A chunk's row and its FTS rows (a contentless table deletes a row given the
     values it was indexed with: the ones `write_chunks` kept)."""
     rows, vocab = index.fts_values(rowid)
-    first = rowid * WINDOW_SLOTS
     index.db.executemany(
         "INSERT INTO fts(fts, rowid, ver, title, headings, anchors, body) "
-        "VALUES('delete',?,?,?,?,?,?)", [(first + i, *r) for i, r in enumerate(rows)])
+        "VALUES('delete',?,?,?,?,?,?)", [(fts_rowid(rowid, i), *r) for i, r in enumerate(rows)])
     if vocab:
         index.db.execute("INSERT INTO vocab(vocab, rowid, ver, terms) "
                          "VALUES('delete',?,?,?)", (rowid, rows[0][0], vocab))
@@ -134,11 +133,11 @@ def write_chunks(index: SearchIndex, pending: list[Pending]) -> None:
              None if region == MAIN_REGION else region, anchor))
         if vectors is not None:
             index.fresh[int(cur.lastrowid or 0)] = (vectors[0][i], vectors[1][i])
-        first = int(cur.lastrowid or 0) * WINDOW_SLOTS
+        chunk = int(cur.lastrowid or 0)
         index.db.executemany(
             "INSERT INTO fts(rowid, ver, title, headings, anchors, body) "
             "VALUES(?,?,?,?,?,?)",
-            [(first + i, *row) for i, row in enumerate(fields.rows)])
+            [(fts_rowid(chunk, i), *row) for i, row in enumerate(fields.rows)])
         if fields.vocab:
             index.db.execute("INSERT INTO vocab(rowid, ver, terms) VALUES(?,?,?)",
                             (cur.lastrowid, fields.rows[0][0], fields.vocab))

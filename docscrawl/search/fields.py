@@ -29,10 +29,38 @@ _MD_HEADING = re.compile(r"^#{1,6}[ \t]+(.+?)[ \t#]*$", re.M)
 _TITLE_SEPARATOR = re.compile(r"\s+[—–|·»:-]\s+|\s*::\s*")
 # Long chunks are indexed as windows of about this many characters (see `_fts_rows`).
 WINDOW_CHARS = 1500
-MAX_WINDOWS = 256       # FTS rowid = chunk rowid * WINDOW_SLOTS + window
+MAX_WINDOWS = 256       # windows of one chunk; each its own FTS row (`fts_rowid`)
 WINDOW_SLOTS = 1024
+# A chunk's first window has the chunk's rowid as its FTS rowid, its further windows
+# WINDOWS_BASE + chunk rowid * WINDOW_SLOTS + window. Most chunks are one window, so a
+# term's doclist holds consecutive rowids, stored as one-byte deltas (chunk rowid *
+# WINDOW_SLOTS for every window took two: fts_data 514 -> 442 B a chunk on go-spec).
+WINDOWS_BASE = 1 << 48
 AFFIX_SHARE = 0.4       # a title segment in this share of pages (or more) is the site's
 AFFIX_MIN_PAGES = 5
+
+
+def fts_rowid(chunk: int, window: int) -> int:
+    """The FTS rowid of window `window` of chunk rowid `chunk`."""
+    return chunk if window == 0 else WINDOWS_BASE + chunk * WINDOW_SLOTS + window
+
+
+def chunk_of(fts_rowid: int) -> int:
+    """The chunk rowid of an FTS rowid (`fts_rowid`'s inverse, whatever the window)."""
+    return fts_rowid if fts_rowid < WINDOWS_BASE else (fts_rowid - WINDOWS_BASE) // WINDOW_SLOTS
+
+
+# `chunk_of` in SQL, over the FTS table's rowid
+CHUNK_OF_SQL = (f"CASE WHEN rowid < {WINDOWS_BASE} THEN rowid"
+                f" ELSE (rowid - {WINDOWS_BASE}) / {WINDOW_SLOTS} END")
+
+
+def chunks_rows_filter(chunks: list[int]) -> tuple[str, list[int]]:
+    """An SQL condition on the FTS table's rowid, true for the rows of `chunks` (chunk
+    rowids), and its parameters: each chunk's first window, and its further ones."""
+    condition = " OR ".join(["rowid = ? OR rowid BETWEEN ? AND ?"] * len(chunks))
+    return condition, [bound for chunk in chunks for bound in (
+        chunk, fts_rowid(chunk, 1), fts_rowid(chunk, WINDOW_SLOTS - 1))]
 
 
 class SiteAffixes:

@@ -25,7 +25,7 @@ import json
 import math
 from typing import Any
 
-from docscrawl.search.fields import WINDOW_SLOTS, version_token
+from docscrawl.search.fields import CHUNK_OF_SQL, chunk_of, chunks_rows_filter, version_token
 from docscrawl.search.hits import Hit, Result
 from docscrawl.search.index import SearchIndex
 from docscrawl.search.schema import BM25_WEIGHTS
@@ -160,7 +160,7 @@ class Searcher:
             return self.lexical(plain, version)
         best: dict[int, float] = {}  # a chunk's best window
         for fts_rowid, score in rows:
-            best.setdefault(int(fts_rowid) // WINDOW_SLOTS, -float(score))
+            best.setdefault(chunk_of(int(fts_rowid)), -float(score))
         best = dict(list(best.items())[:POOL])
         # what the site's own indexes call a chunk: added, and a chunk found by it alone
         # (its text says "DO", the index "anonymous code blocks") is a candidate too
@@ -329,14 +329,13 @@ class Searcher:
         total = self._chunk_count()
         weights = {term: _idf(self._doc_count(term), total) for term in terms}
         held = dict.fromkeys(rowids, 0.0)
-        ranges = " OR ".join(["rowid BETWEEN ? AND ?"] * len(rowids))
-        bounds = [b for r in rowids for b in (r * WINDOW_SLOTS, (r + 1) * WINDOW_SLOTS - 1)]
+        ranges, bounds = chunks_rows_filter(rowids)
         for term, weight in weights.items():
             if not self._doc_count(term):
                 continue
             try:
                 found = self.index.db.execute(
-                    f"SELECT DISTINCT rowid / {WINDOW_SLOTS} FROM fts WHERE fts MATCH ? "
+                    f"SELECT DISTINCT {CHUNK_OF_SQL} FROM fts WHERE fts MATCH ? "
                     f"AND ({ranges})", [fts_phrase(term), *bounds]).fetchall()
             except Exception:  # an FTS syntax corner case: counted as not held
                 continue

@@ -9,9 +9,10 @@ its vector is in the vector files only, `vectors`),
 `pages` (canonical URL, byte offset of its line in pages.jsonl, aggregate_of),
 `aliases` (observed URL -> canonical), `fts` (FTS5 over code-aware terms: version token,
 title, heading path and breadcrumbs, inbound anchor text, body; one row per
-window of a long chunk, rowid = chunk rowid * WINDOW_SLOTS + window), `vocab` (FTS5: what
-the site's indexes and summary tables call a chunk, `sitevocab`; rowid = chunk rowid; a
-table of its own so its words do not change the rarity of the chunks' own words),
+window of a long chunk, rowid `fields.fts_rowid`: the chunk's rowid for its first
+window), `vocab` (FTS5: what the site's indexes and summary tables call a chunk,
+`sitevocab`; rowid = chunk rowid; a table of its own so its words do not change the
+rarity of the chunks' own words),
 `sections` (a section's text signature and its row in `search.sections.npy`,
 `vectors.embed_sections`) and
 `meta` (with where the members of chunks.jsonl.gz and pages.jsonl.gz start). Both FTS
@@ -25,7 +26,7 @@ from __future__ import annotations
 
 import sqlite3
 
-SCHEMA = 15  # 11: lines compressed, FTS contentless (docs/performance.md, the search index);
+SCHEMA = 16  # 11: lines compressed, FTS contentless (docs/performance.md, the search index);
 # 12: Javadoc's index-all read as an index (its entries never answers);
 # 13: the chunk vector stored once, in the vector files (no `chunks.vec`, no coarse
 # file); a chunk's id as an 8-byte key, unindexed (`rawline.chunk_key`);
@@ -34,7 +35,8 @@ SCHEMA = 15  # 11: lines compressed, FTS contentless (docs/performance.md, the s
 # as NULL; the chunk vectors int8 with a scale per row (`vectors.quantize`); a section's
 # vector stored once, in `search.sections.npy` (`sections.row` its row; no `vec`);
 # 15: a chunk's line not stored, read from chunks.jsonl at its offset (`line_at`,
-# checked by `line_crc`); the FTS rows compressed alone, with a dictionary of rows
+# checked by `line_crc`); the FTS rows compressed alone, with a dictionary of rows;
+# 16: a chunk's first FTS window at the chunk's rowid (`fields.fts_rowid`: dense rowids)
 # bm25 weights per FTS column: version token, title, headings, anchors, body.
 BM25_WEIGHTS = (0.0, 2.0, 3.0, 1.5, 1.0)
 TABLES = frozenset({"fts", "vocab", "chunks", "urls", "pages", "aliases", "sections", "meta"})

@@ -45,5 +45,10 @@ def test_index_parts_are_the_index_per_chunk(
     tables = sum(size for name, size in per.items() if name != "of chunk rows: the FTS rows")
     size = (out / "search.sqlite3").stat().st_size
     assert size * 0.8 <= tables * chunks <= size + len(per) * chunks  # every page, rounded
+    assert not (out / "search.sqlite3-shm").exists()  # nothing left beside it to count
+    figures = bytes_bench.measure(out)
+    state = sum(figures["state"].values())
+    assert state and figures["ratio_no_index"] == round(
+        (figures["output"] + state) / figures["html"], 2) < figures["ratio_all"]
     assert bytes_bench.main(["--outputs", str(tmp_path), "--index-parts", "demo"]) == 0
     assert "index per chunk" in capsys.readouterr().out

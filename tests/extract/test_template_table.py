@@ -118,6 +118,24 @@ def test_model_is_bounded_and_round_trips() -> None:
         TemplateTable.from_json({"pages": 1})
 
 
+def test_a_frozen_model_saves_only_what_can_be_template() -> None:
+    """A frozen table counts nothing more: its saved form keeps the template signatures'
+    counts and judges every signature as the table did (site_model.json stays small)."""
+    model = TemplateTable(min_pages=2)
+    for page in range(40):
+        model.observe([1, 2, 1000 + page], settles=[5000 + page])
+    model.observe([2, 3])
+    model.freeze()
+    saved = model.to_json()
+    assert set(saved["counts"]) == {f"{1:016x}", f"{2:016x}"}
+    assert saved["keys"] == saved["settled"] == []
+    again = TemplateTable.from_json(saved)
+    for signature in (1, 2, 3, 1000, 1039):
+        assert again.is_template(signature) == model.is_template(signature)
+    assert again.count(1) == model.count(1) == 40 and again.frozen
+    assert not again.observe([1, 7]) and again.count(1) == 40
+
+
 def test_a_cold_model_judges_nothing() -> None:
     model = TemplateTable(min_pages=6)
     for i in range(5):

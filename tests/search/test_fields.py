@@ -8,7 +8,17 @@ from pathlib import Path
 import pytest
 
 from docscrawl.search import Searcher, SearchIndex
-from docscrawl.search.fields import MAX_WINDOWS, WINDOW_CHARS, SiteAffixes, windows
+from docscrawl.search.fields import (
+    CHUNK_OF_SQL,
+    MAX_WINDOWS,
+    WINDOW_CHARS,
+    WINDOWS_BASE,
+    SiteAffixes,
+    chunk_of,
+    chunks_rows_filter,
+    fts_rowid,
+    windows,
+)
 from docscrawl.search.versions import default_aliases, unversioned
 from tests.search.test_ranking import SITE, chunk, page, write_output
 
@@ -69,6 +79,36 @@ def test_a_passage_deep_in_a_long_chunk_is_found(tmp_path: Path) -> None:
     searcher = Searcher(SearchIndex.open(tmp_path, embedder="none"))
     hits = searcher.search("replace the tip of the current branch", k=3).hits
     assert hits[0].meta["canonical_url"] == SITE + "commit.html"
+
+
+def test_a_chunks_first_window_has_its_rowid_and_every_window_maps_back(
+        tmp_path: Path) -> None:
+    """Dense FTS rowids (schema 16): one-window chunks are consecutive rows; a long
+    chunk's later windows map back to it, and the filter of a chunk's rows holds them."""
+    for rowid in (1, 2, 3_000, 2**40):
+        assert [chunk_of(fts_rowid(rowid, w)) for w in range(MAX_WINDOWS)] == \
+            [rowid] * MAX_WINDOWS and fts_rowid(rowid, 0) == rowid
+    text = "".join(f"Line {i} about the frobnicator engine.\n" for i in range(400))
+    pages = [page("long.html", "long", None), page("short.html", "short", None)]
+    chunks = [chunk("long.html", "long", text + "The zyxquat knob.\n", None),
+              chunk("short.html", "short", "The frobnicator, briefly.", None)]
+    write_output(tmp_path, pages, chunks)
+    index = SearchIndex.open(tmp_path, embedder="none")
+    try:
+        db = index.db
+        rowids = [r for (r,) in db.execute("SELECT rowid FROM chunks ORDER BY rowid")]
+        fts = sorted(r for (r,) in db.execute("SELECT rowid FROM fts WHERE fts MATCH 'engine'"))
+        assert len(fts) > 2 and fts[0] in rowids and all(r > WINDOWS_BASE for r in fts[1:])
+        (late,) = [r for (r,) in db.execute("SELECT rowid FROM fts WHERE fts MATCH 'zyxquat'")]
+        assert late > WINDOWS_BASE and chunk_of(late) == fts[0]
+        for chosen in ([fts[0]], [r for r in rowids if r != fts[0]]):
+            condition, bounds = chunks_rows_filter(chosen)
+            found = {r for (r,) in db.execute(
+                f"SELECT DISTINCT {CHUNK_OF_SQL} FROM fts WHERE fts MATCH 'frobnicator' "
+                f"AND ({condition})", bounds)}
+            assert found == set(chosen)
+    finally:
+        index.close()
 
 
 def test_default_aliases_from_where_pages_were_seen() -> None:

@@ -6,13 +6,18 @@ so the Python memory it holds does not grow with the pages."""
 from __future__ import annotations
 
 import dataclasses
+import sqlite3
 import tracemalloc
 import zlib
 from pathlib import Path
 
+import pytest
+
 from docscrawl.incremental.carry import CHUNKS, PAGES, STRUCTURE, index_output
+from docscrawl.incremental.recrawl import Incremental
 from docscrawl.incremental.rows import LinePointer
-from docscrawl.incremental.state import StateStore
+from docscrawl.incremental.schema import PAGE_SIZE
+from docscrawl.incremental.state import DB_NAME, StateStore
 from docscrawl.jsonl import dumps_line
 
 
@@ -115,3 +120,50 @@ def test_indexing_memory_does_not_grow_with_the_pages(tmp_path: Path) -> None:
     grown = _held_during(tmp_path, 4000) - _held_during(tmp_path, 400)
     # a dict of the pages' lines held about 700 bytes a page: 2.5 MB here
     assert grown < 200_000, grown
+
+
+def _one_long_page(tmp_path: Path) -> tuple[Incremental, Path, str, list[str]]:
+    """A first crawl of a one-page site of 269 chunks (go-spec), published in `run`."""
+    run_dir, url = tmp_path / "run", "https://docs.example.test/spec"
+    ids = [f"sha256:{k:064x}" for k in range(269)]
+    run_dir.mkdir()
+    (run_dir / PAGES).write_text(dumps_line({"id": "p", "canonical_url": url}))
+    (run_dir / STRUCTURE).write_text(dumps_line({"page_id": "p"}))
+    (run_dir / CHUNKS).write_text("".join(dumps_line({"id": i, "page_id": "p"}) for i in ids))
+    incremental = Incremental(tmp_path / "state", tmp_path / "changes.jsonl")
+    incremental.store.upsert_page(url, run_id=incremental.run.run_id, etag=None,
+                                  last_modified=None, content_hash="sha256:1", chunk_ids=ids)
+    incremental.finish(complete=True)
+    return incremental, run_dir, url, ids
+
+
+def test_a_first_crawl_leaves_a_small_state_without_free_pages(tmp_path: Path) -> None:
+    """The index rewrites the row of the page's chunk ids, which freed a third of the
+    file; the state is then compacted, in 1 KB pages."""
+    incremental, run_dir, url, ids = _one_long_page(tmp_path)
+    assert incremental.index_published(run_dir) == 1
+    db = sqlite3.connect(tmp_path / "state" / DB_NAME)
+    try:
+        page_size, free, pages = (db.execute(f"PRAGMA {name}").fetchone()[0]
+                                  for name in ("page_size", "freelist_count", "page_count"))
+    finally:
+        db.close()
+    assert (page_size, free) == (PAGE_SIZE, 0) == (1024, 0)
+    assert pages * page_size < 40_000  # 80 KB with 4 KB pages and a third of them free
+    with StateStore.open(tmp_path / "state") as store:
+        row = store.get(url)
+        assert row is not None and row.chunk_ids == ids and row.lines is not None
+
+
+def test_a_state_that_cannot_be_compacted_is_left_as_it_is(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Compaction gives bytes back, nothing more: a busy file stays as it was, indexed."""
+    def busy(store: StateStore) -> None:
+        raise sqlite3.OperationalError("database is locked")
+    monkeypatch.setattr(StateStore, "compact", busy)
+    incremental, run_dir, url, ids = _one_long_page(tmp_path)
+    assert incremental.index_published(run_dir) == 1
+    with StateStore.open(tmp_path / "state") as store:
+        row = store.get(url)
+        assert row is not None and row.chunk_ids == ids and row.lines is not None
+        assert store.free_share() > 0.1

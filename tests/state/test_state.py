@@ -133,6 +133,38 @@ def test_lines_need_as_many_chunks_as_the_state_has_ids(tmp_path: Path) -> None:
         assert row is not None and row.lines is None
 
 
+def test_chunk_ids_are_stored_as_digests_and_schema_4_rows_read_as_before(
+        tmp_path: Path) -> None:
+    """sha256 ids as 32 raw bytes each (a list with any other id as JSON text); a row of
+    schema 4 keeps its JSON text, read and counted as before."""
+    ids = ["sha256:" + hashlib.sha256(str(n).encode()).hexdigest() for n in range(3)]
+    other = "https://docs.example.test/other/"
+    with StateStore.open(tmp_path) as store:
+        page(store, chunk_ids=ids)
+        page(store, url=other, chunk_ids=[*ids, "sha256:short"])
+    conn = sqlite3.connect(tmp_path / DB_NAME)
+    stored = dict(conn.execute("SELECT canonical_url, chunk_ids FROM pages"))
+    assert stored[URL] == b"".join(bytes.fromhex(i[7:]) for i in ids)
+    assert json.loads(stored[other]) == [*ids, "sha256:short"]
+    conn.execute("UPDATE pages SET chunk_ids = ? WHERE canonical_url = ?", (json.dumps(ids), URL))
+    conn.execute("UPDATE docscrawl_schema SET version = 4")
+    conn.commit()
+    conn.close()
+    with StateStore.open(tmp_path) as store:
+        assert store.schema_version == SCHEMA_VERSION == 5
+        for url, expected in ((URL, ids), (other, [*ids, "sha256:short"])):
+            row = store.get(url)
+            assert row is not None and row.chunk_ids == expected
+        assert point(store, tmp_path, chunks=2) == 0 and point(store, tmp_path, chunks=3) == 1
+        page(store, chunk_ids=ids)  # written again: as digests
+        assert point(store, tmp_path, chunks=4) == 0 and point(store, tmp_path, chunks=3) == 1
+        row = store.get(URL)
+        assert row is not None and row.chunk_ids == ids
+        point(store, tmp_path, url=other, chunks=4)
+        row = store.get(other)
+        assert row is not None and row.lines is not None
+
+
 def test_move_keeps_the_row_and_its_aliases(tmp_path: Path) -> None:
     new = "https://docs.example.test/guide/index.html"
     with StateStore.open(tmp_path) as store:
@@ -401,7 +433,7 @@ def test_version_3_copies_are_read_until_the_output_is_indexed(
 def test_failed_migration_is_refused_with_instructions_and_rolled_back(tmp_path: Path) -> None:
     path = tmp_path / DB_NAME
     _version_0(path, extra_column=", page_record TEXT")  # clashes with the migration
-    with pytest.raises(StateError, match="could not be migrated from schema 0 to 4") as caught:
+    with pytest.raises(StateError, match="could not be migrated from schema 0 to 5") as caught:
         StateStore.open(tmp_path)
     assert "delete it for a full re-crawl" in str(caught.value)
     conn = sqlite3.connect(path)
