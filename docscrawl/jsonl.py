@@ -33,11 +33,8 @@ _Encode = Callable[[Any, int], list[str]]
 def _c_encoder() -> _Encode | None:
     """`_ENCODER`'s C encoder, made once; None without the `_json` accelerator."""
     make = getattr(json.encoder, "c_make_encoder", None)
-    if make is None:
-        return None
-    encode: _Encode = make(None, _ENCODER.default, json.encoder.encode_basestring, None,
-                           ":", ",", False, False, False)
-    return encode
+    return None if make is None else make(
+        None, _ENCODER.default, json.encoder.encode_basestring, None, ":", ",", *[False] * 3)
 
 
 _C_ENCODE = _c_encoder()
