@@ -174,9 +174,25 @@ def child(step: str, out: Path, cold: int, code: Path) -> tuple[float, float, in
     return float(result["cpu_s"]), usage.ru_maxrss / 1024, int(result["count"])
 
 
+def _repoint(copy: Path, out: Path) -> None:
+    """The copy's state points at the copy's runs: `index` then releases (unpins) the
+    copy's, never the original output's."""
+    import sqlite3
+    db = sqlite3.connect(copy / "state.sqlite3")
+    try:
+        with db:
+            db.execute("UPDATE sources SET run_dir = replace(run_dir, ?, ?)",
+                       (str(out.resolve()), str(copy.resolve())))
+    finally:
+        db.close()
+
+
+_CLOCK = {"indexed_at", "updated_at"}  # state columns that say when, not what
+
+
 def digests(out: Path) -> dict[str, str]:
-    """SHA-256 of each output file and of the state's rows (sorted, run paths left out:
-    they name the copy)."""
+    """SHA-256 of each output file and of the state's rows (sorted; the copy's path and
+    the clock's columns left out)."""
     import sqlite3
     run_dir = (out / "current").resolve()
     found = {}
@@ -191,8 +207,10 @@ def digests(out: Path) -> dict[str, str]:
             " ORDER BY name")]
         digest = hashlib.sha256()
         for table in tables:
+            columns = ", ".join(row[1] for row in db.execute(f"PRAGMA table_info({table})")
+                                if row[1] not in _CLOCK)
             rows = sorted(repr(tuple(str(v).replace(str(out), "OUT") for v in row))
-                          for row in db.execute(f"SELECT * FROM {table}"))
+                          for row in db.execute(f"SELECT {columns} FROM {table}"))
             digest.update(f"{table}:{len(rows)}\n{chr(10).join(rows)}".encode())
         found["state rows"] = digest.hexdigest()[:16]
     finally:
@@ -226,6 +244,7 @@ def main(argv: list[str] | None = None) -> int:
         copy = args.scratch / f"copy-{rep}"
         shutil.rmtree(copy, ignore_errors=True)
         shutil.copytree(args.out, copy, symlinks=True)
+        _repoint(copy, args.out)
         os.sync()  # the copy on disk: its write-back is not charged to the first step
         for step in steps:
             cpu, rss, _count = child(step, copy, args.cold, args.code)
