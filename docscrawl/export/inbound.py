@@ -64,7 +64,7 @@ def _by_page(graph: LinkGraph, chunks: Path, update: MetaUpdate | None) -> int:
     the lines `fragment_owners` and `_by_chunk` write. Raises `_NotAsWritten` (the
     rewrite left undone) at the first line or page it cannot take."""
     linked = 0
-    graph.db.execute("CREATE TEMP TABLE IF NOT EXISTS rewritten (canonical TEXT PRIMARY KEY)")
+    graph.db.execute("CREATE TABLE IF NOT EXISTS rewritten (canonical TEXT PRIMARY KEY)")
     page: list[tuple[str, _Opened]] = []
 
     def flush(dst: TextIO) -> None:

@@ -7,7 +7,7 @@ sections: anchor text written by someone else, the "see also" in a tutorial, the
 entry. A target (page, fragment) keeps the count of the links to it from other pages and
 the best `cap`, ranked by how much the link says (prose and "see also" links before
 navigation). Two streaming passes over pages.jsonl (page identities and heading anchors,
-then links) and one over chunks.jsonl (heading paths: which chunk holds a section).
+then links); which chunk holds a section: `page_owners`, page by page in the rewrite.
 
 Everything the graph learns goes to a scratch SQLite database (`LinkGraph.db`), not to
 memory: the graph grows with the site (on a 2,000-page generated site 46,000 link targets,
