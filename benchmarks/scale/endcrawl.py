@@ -15,6 +15,8 @@ and the child's peak RSS (`os.wait4`; its interpreter and imports included, abou
   frontier's tracks is not in it: it needs the live crawl);
 - `backfill`: the version backfill of pages.jsonl (`version_updater`) for the first
   `--cold` pages, with the site's version evidence from site_model.json;
+- `records`: both, as the code's `finish` does them (one pass over pages.jsonl since
+  `rewrite_in_turn`, two before);
 - `templates`: `TemplateWriter.finish` (each block's page count);
 - `inbound`: `add_inbound_links`, with the backfill's chunk update when it updated pages;
 - `index`: `carry.index_output` (the state pointing at the run's lines).
@@ -42,7 +44,7 @@ CODE = Path(os.environ.get("DOCSCRAWL_CODE") or ROOT)  # the checkout whose docs
 if str(CODE) not in sys.path:
     sys.path.insert(0, str(CODE))
 
-STEPS = ("grown", "backfill", "templates", "inbound", "index")
+STEPS = ("grown", "backfill", "records", "templates", "inbound", "index")
 FILES = ("pages.jsonl", "structure.jsonl", "chunks.jsonl", "templates.jsonl")
 
 
@@ -90,6 +92,25 @@ def _backfill(out: Path, run_dir: Path, cold_count: int) -> dict[str, Any]:
                       fields=VERSION_FIELDS)
     _done(began, len(updated))
     return updated
+
+
+def _records(out: Path, run_dir: Path, cold_count: int) -> None:
+    from docscrawl.crawl import finish
+    from docscrawl.jsonl import read_jsonl, rewrite_jsonl
+    grown = {r["canonical_url"]: {k: r.get(k) for k in
+                                  ("observed_urls", "discovery", "sitemap_lastmod")}
+             for r in read_jsonl(run_dir / "pages.jsonl") if r.get("canonical_url")}
+    versions, cold = _versions(out, run_dir), _cold(run_dir, cold_count)
+    updated: dict[str, Any] = {}
+    updates = [(finish.page_updater(grown, {}), finish.PAGE_LEADING_FIELDS),
+               (finish.version_updater(versions, cold, updated), finish.VERSION_FIELDS)]
+    began = time.process_time()
+    if hasattr(finish, "rewrite_in_turn"):
+        finish.rewrite_in_turn(run_dir / "pages.jsonl", updates)
+    else:
+        for transform, fields in updates:
+            rewrite_jsonl(run_dir / "pages.jsonl", transform, fields=fields)
+    _done(began, len(grown))
 
 
 def _templates(run_dir: Path) -> None:
@@ -150,6 +171,8 @@ def run_step(step: str, out: Path, cold: int) -> None:
         _grown(run_dir)
     elif step == "backfill":
         _backfill(out, run_dir, cold)
+    elif step == "records":
+        _records(out, run_dir, cold)
     elif step == "templates":
         _templates(run_dir)
     elif step == "inbound":
