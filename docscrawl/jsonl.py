@@ -24,15 +24,27 @@ logger = logging.getLogger(__name__)
 GZIP_SUFFIX = ".gz"
 
 # One encoder for every value (`json.dumps` with options builds one per call), and its C part
-# made once (`encode` makes one per call, with a dict of ids to check for cycles): the same text
+# made once (`encode` makes one per call, with a dict of ids to check for cycles): the same
+# text. A Python without the `_json` accelerator has no C part: `encode` then (same text).
 _ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-_C_ENCODE = json.encoder.c_make_encoder(  # type: ignore[attr-defined]
-    None, _ENCODER.default, json.encoder.encode_basestring, None, ":", ",", False, False, False)
+_Encode = Callable[[Any, int], list[str]]
+
+
+def _c_encoder() -> _Encode | None:
+    """`_ENCODER`'s C encoder, made once; None without the `_json` accelerator."""
+    make = getattr(json.encoder, "c_make_encoder", None)
+    return None if make is None else make(
+        None, _ENCODER.default, json.encoder.encode_basestring, None, ":", ",", *[False] * 3)
+
+
+_C_ENCODE = _c_encoder()
 
 
 def dumps_value(value: Any) -> str:
     """Compact JSON of one value, as `dumps_line` writes it (UTF-8 kept, no NaN)."""
-    return _ENCODER.encode(value) if isinstance(value, str) else "".join(_C_ENCODE(value, 0))
+    if _C_ENCODE is None or isinstance(value, str):
+        return _ENCODER.encode(value)
+    return "".join(_C_ENCODE(value, 0))
 
 
 def dumps_line(record: Mapping[str, Any], encoded: Mapping[str, str] | None = None) -> str:

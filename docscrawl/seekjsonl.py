@@ -96,9 +96,9 @@ class SeekPoints:
                     if isinstance(p, list) and len(p) == 2])
 
 
-def scan_lines(path: Path, points: SeekPoints) -> Iterator[tuple[int, bytes]]:
+def scan_lines(path: Path, points: SeekPoints | None = None) -> Iterator[tuple[int, bytes]]:
     """Every line of a JSONL file (plain or .gz) with its offset in the text; a .gz's
-    member starts are added to `points` as they are met. A damaged gzip stream raises
+    member starts are added to `points` as they are met (when given). A damaged gzip stream raises
     `BadGzip` after the lines before the damage; a missing file: nothing."""
     path = resolve_jsonl(path)
     if not path.is_file():
@@ -116,7 +116,7 @@ def scan_lines(path: Path, points: SeekPoints) -> Iterator[tuple[int, bytes]]:
     with path.open("rb") as handle:
         try:
             for member_at, data in _members(handle):
-                if member_at is not None:
+                if member_at is not None and points is not None:
                     points.starts.append((text_at + len(pending), member_at))
                 pending += data
                 lines = pending.split(b"\n")

@@ -156,3 +156,62 @@ def test_lines_and_log_messages_never_show_url_credentials(
         logger.info("plain https://u:pw6@d.example/ message")
     assert [r.getMessage() for r in caplog.records] == [
         "Crawled <GET https://***@d.example/>", "plain https://***@d.example/ message"]
+
+
+def test_updates_in_turn_in_one_pass_write_what_one_rewrite_after_the_other_writes(
+        tmp_path: Path) -> None:
+    """The end of the crawl rewrites pages.jsonl once for grown records and renames
+    (`page_updater`) and the site's version for pages written before it was known
+    (`version_updater`): the lines of the two rewrites one after the other, also for a
+    renamed page given its new canonical's version and title, a line without a version,
+    one not written compactly and a torn one."""
+    from docscrawl.crawl.finish import (
+        PAGE_LEADING_FIELDS,
+        VERSION_FIELDS,
+        page_updater,
+        rewrite_in_turn,
+        version_updater,
+    )
+    from docscrawl.extract.site_versions import SiteVersions
+    from docscrawl.jsonl import dumps_line, rewrite_jsonl
+
+    site = "https://d.example/"
+
+    def page(n: int, **extra: Any) -> dict[str, Any]:
+        return {"id": f"sha256:{n}", "canonical_url": f"{site}{n}", "observed_urls": [],
+                "discovery": [], "sitemap_lastmod": None, "final_url": f"{site}{n}",
+                "title": f"Page {n}", "version": {"value": None, "status": "unversioned"},
+                "markdown": '"version":{} }\n', "links": [{"url": site}], **extra}
+
+    lines = [dumps_line(page(n)) for n in range(6)]
+    lines[4] = dumps_line({k: v for k, v in page(4).items() if k != "version"})
+    lines.append('{"id": "sha256:9", "canonical_url": "https://d.example/9", "final_url": '
+                 '"https://d.example/9", "version": null}\n')
+    lines.append('{"id":"sha256:10","canonical_url":"https://d.exa')
+    renames = {f"{site}1": f"{site}1b"}
+    relabels = {f"{site}1b": {"version": {"value": "7", "status": "page"}, "title": "B"}}
+    grown = {f"{site}{n}": {"observed_urls": [f"{site}{n}/"], "discovery": [],
+                            "sitemap_lastmod": "2026-12-01"} for n in (0, 2, 4)}
+    cold = {f"{site}{n}" for n in (1, 2, 3, 4, 9)}
+    versions = SiteVersions(site)
+    versions.restore({"pages": 88, "counts": [["title", "3.11", 88, "page title"]],
+                      "established": [["title", "3.11", "page title"]], "home": []})
+    assert versions.evidence()
+    results = []
+    for one_pass in (False, True):
+        path = tmp_path / f"pages{one_pass}.jsonl"
+        path.write_text("".join(lines), encoding="utf-8")
+        updated: dict[str, dict[str, Any]] = {}
+        updates = [(page_updater(grown, renames, relabels), PAGE_LEADING_FIELDS),
+                   (version_updater(versions, cold, updated), VERSION_FIELDS)]
+        if one_pass:
+            rewrite_in_turn(path, updates)
+        else:
+            for transform, fields in updates:
+                rewrite_jsonl(path, transform, fields=fields)
+        results.append((path.read_text(encoding="utf-8"), updated))
+    assert results[0] == results[1]
+    text, updated = results[1]
+    assert set(updated) == {f"{site}{n}" for n in ("1b", 2, 3, 4, 9)}
+    assert text.count('"status":"inferred"') == 5 and '"2026-12-01"' in text
+    assert "sha256:10" not in text

@@ -6,15 +6,15 @@ the run (`docscrawl.runs`); `CrawlEnd.pause` keeps everything for a JOBDIR resum
 
 What records learn after they were written: aliases and ways found later, a better
 canonical URL (`DedupState.renames`), the site's shared version signal (`ColdPages`),
-aggregate pages. Each is one streamed rewrite of an output file (`rewrite_jsonl`: a
-temporary file that replaces the original atomically; a crash during the rewrite leaves
-the original intact), made once. The line updaters are shared with `docscrawl merge`.
-"""
+aggregate pages: streamed rewrites (`rewrite_jsonl`: a temporary file replaces the file
+atomically, a crash leaves it intact), pages.jsonl's first three in one. The line updaters
+are shared with `docscrawl merge`."""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from docscrawl.crawl.ledger import JsonMap
@@ -40,16 +40,13 @@ MAX_COLD_PAGES = 2000  # pages written before the site's version was known, fixe
 Transform = Callable[[dict[str, Any]], dict[str, Any]]
 Filter = Callable[[dict[str, Any]], dict[str, Any] | None]  # None drops the line
 
-# The pages.jsonl fields `page_updater` reads and changes; `records.page_records` writes
-# them first, so the end-of-crawl update parses nothing else.
+# The pages.jsonl fields `page_updater` reads and changes (`records.page_records`: first)
 PAGE_LEADING_FIELDS = ("id", "canonical_url", "observed_urls", "discovery", "sitemap_lastmod")
-# Every pages.jsonl field the end of the crawl may change: the leading ones, the version
-# and title (the page at a better canonical URL's; the site's version signal for pages
-# written before it was known) and `aggregate_of`. A feed (`-O`) carries the records as
-# first written.
+# Every pages.jsonl field the end of the crawl may change: the leading ones, the version and
+# title (the page at a better canonical URL's; the site's version signal for pages written
+# before it was known), `aggregate_of`. A feed (`-O`) carries records as first written.
 UPDATED_AT_END = (*PAGE_LEADING_FIELDS, "version", "title", "aggregate_of")
-# The pages.jsonl fields `version_updater` reads and changes (all in the first third of a
-# page line, before its Markdown and links).
+# The pages.jsonl fields `version_updater` reads and changes (before Markdown and links)
 VERSION_FIELDS = ("canonical_url", "final_url", "version")
 
 
@@ -73,12 +70,8 @@ def page_updater(grown: Mapping[str, dict[str, Any]], renames: dict[str, str],
 
 def chunk_fields(fields: Mapping[str, Any]) -> dict[str, Any]:
     """A chunk's `metadata` fields for changed page fields (`version` is the value there)."""
-    out: dict[str, Any] = {}
-    if "version" in fields:
-        out["version"] = (fields["version"] or {}).get("value")
-    if "title" in fields:
-        out["title"] = fields["title"]
-    return out
+    out = {"version": (fields["version"] or {}).get("value")} if "version" in fields else {}
+    return {**out, "title": fields["title"]} if "title" in fields else out
 
 
 def page_ref_updater(renames: dict[str, str],
@@ -218,8 +211,7 @@ class CrawlEnd:
         parts.site_model.save()
         aggregates: dict[str, list[str]] = {}
         versions: dict[str, dict[str, Any]] = {}
-        updated = (_update_grown_records(parts) + _backfill_versions(parts, versions)
-                   + _mark_aggregates(parts, aggregates))
+        updated = _update_records(parts, versions) + _mark_aggregates(parts, aggregates)
         parts.outputs.templates.finish(parts.outputs.path("pages.jsonl"))  # unused dropped
         if parts.config.extract:  # after aggregates left chunks.jsonl
             add_inbound_links(parts.outputs.run_dir,
@@ -313,34 +305,39 @@ def record_growth(tracks: list[PageTrack]) -> dict[str, Any]:
             "sitemap_lastmod": lastmod}
 
 
-def _update_grown_records(parts: CrawlParts) -> int:
-    """Rewrite output files once when written records gained URLs or a new canonical."""
+def _update_records(parts: CrawlParts, versions: dict[str, dict[str, Any]]) -> int:
+    """Rewrite output files once when written records gained URLs or a new canonical, and
+    pages.jsonl (the same pass) when pages written before the site's version signal was
+    known get it (`versions`: canonical URL -> version, for `chunk_version_update`)."""
     dedup, outputs = parts.dedup, parts.outputs
     renames = dedup.resolved_renames()
     relabels = {new: dedup.relabels[new] for new in set(renames.values())
                 if new in dedup.relabels}
     grown = _grown_records(parts, renames)
+    updates: list[tuple[Transform, tuple[str, ...]]] = []
     if len(grown) or renames:
-        rewrite_jsonl(outputs.path("pages.jsonl"),
-                      page_updater(grown, renames, relabels), fields=PAGE_LEADING_FIELDS)
+        updates.append((page_updater(grown, renames, relabels), PAGE_LEADING_FIELDS))
+    site, cold = parts.site_model.versions, parts.cold.urls
+    if cold and site.evidence():
+        updates.append((version_updater(site, cold, versions), VERSION_FIELDS))
+    rewrite_in_turn(outputs.path("pages.jsonl"), updates)
     if renames:
         for name in ("structure.jsonl", "chunks.jsonl"):
             rewrite_jsonl(outputs.path(name), page_ref_updater(renames, relabels))
         rewrite_jsonl(outputs.path("crawl_log.jsonl"), log_updater(renames))
-    return len(grown) + sum(1 for new in set(renames.values()) if new not in grown)
+    return len(grown) + sum(1 for new in set(renames.values()) if new not in grown) + len(versions)
 
 
-def _backfill_versions(parts: CrawlParts, updated: dict[str, dict[str, Any]]) -> int:
-    """Pages written before the site's shared version signal was known get it now in
-    pages.jsonl; `updated` collects their canonical URL -> version, for their chunks'
-    `metadata.version` (`chunk_version_update`, in the inbound-link pass's rewrite of
-    chunks.jsonl: one pass over that file instead of two)."""
-    versions, cold = parts.site_model.versions, parts.cold.urls
-    if not cold or not versions.evidence():
-        return 0
-    rewrite_jsonl(parts.outputs.path("pages.jsonl"), version_updater(versions, cold, updated),
-                  fields=VERSION_FIELDS)
-    return len(updated)
+def rewrite_in_turn(path: Path, updates: list[tuple[Transform, tuple[str, ...]]]) -> None:
+    """`rewrite_jsonl` with each (transform, fields) of `updates` in turn, in one pass: the
+    lines the rewrites one after the other write (the fields of them all read)."""
+    def update(record: dict[str, Any]) -> dict[str, Any]:
+        for transform, _ in updates:
+            record = transform(record)
+        return record
+    if updates:
+        rewrite_jsonl(path, update, fields=tuple(dict.fromkeys(
+            field for _, fields in updates for field in fields)))
 
 
 def _mark_aggregates(parts: CrawlParts, found: dict[str, list[str]]) -> int:

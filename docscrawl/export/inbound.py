@@ -13,7 +13,8 @@ import json
 import logging
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
+from urllib.parse import urldefrag
 
 from docscrawl.export.linkgraph import DEFAULT_CAP, LinkGraph
 from docscrawl.jsonl import dumps_line, dumps_value, parse_object, replacing
@@ -38,50 +39,126 @@ def add_inbound_links(out_dir: Path, *, cap: int = DEFAULT_CAP,
     pages, chunks = out_dir / "pages.jsonl", out_dir / "chunks.jsonl"
     if not pages.exists() or not chunks.exists():
         return 0
-    linked = 0
     with LinkGraph(cap=cap) as graph:
         graph.add_run(out_dir)
         targets = graph.rank()
-        graph.fragment_owners(chunks)
-
-        def inbound(meta: dict[str, Any], chunk_id: str) -> tuple[list[dict[str, Any]], int]:
-            nonlocal linked
-            canonical = str(meta.get("canonical_url") or "")
-            anchors = graph.chunk_anchors(meta) + graph.owned(canonical, chunk_id)
-            links, count = graph.for_chunk(canonical, list(dict.fromkeys(anchors)))
-            linked += count > 0
-            return links, count
-
-        with chunks.open(encoding="utf-8") as src, replacing(chunks) as dst:
-            for line in src:
-                updated = _spliced(line, inbound, update)
-                if updated is None:  # not a chunk line as the crawl writes it: parsed whole
-                    record = parse_object(line)
-                    if record is None:  # torn: dropped, as `rewrite_jsonl` does
-                        continue
-                    meta = record.get("metadata")
-                    if isinstance(meta, dict):
-                        if update is not None:
-                            update(meta)
-                        meta["inbound_links"], meta["inbound_count"] = inbound(
-                            meta, str(record.get("id")))
-                    updated = dumps_line(record)
-                dst.write(updated)
+        try:
+            linked = _by_page(graph, chunks, update)
+        except _NotAsWritten:  # the graph's own pass over the chunks first, then the rewrite
+            graph.fragment_owners(chunks)
+            linked = _by_chunk(graph, chunks, update)
     logger.info("docscrawl: inbound links on %d chunks from %d link targets",
                 linked, targets)
     return linked
 
 
+class _NotAsWritten(Exception):
+    """chunks.jsonl is not as the crawl writes it: a line to parse whole, or a page whose
+    chunks are not one run of lines."""
+
+
+def _by_page(graph: LinkGraph, chunks: Path, update: MetaUpdate | None) -> int:
+    """The rewrite in one pass over chunks.jsonl as the crawl writes it (every line
+    `_opened`, each page's chunks one after another): which chunk holds each linked
+    section (`LinkGraph.page_owners`) is found from a page's chunks as they come, with
+    the lines `fragment_owners` and `_by_chunk` write. Raises `_NotAsWritten` (the
+    rewrite left undone) at the first line or page it cannot take."""
+    linked = 0
+    graph.db.execute("CREATE TABLE IF NOT EXISTS rewritten (canonical TEXT PRIMARY KEY)")
+    page: list[tuple[str, _Opened]] = []
+
+    def flush(dst: TextIO) -> None:
+        nonlocal linked
+        if not page:
+            return
+        canonical = str(page[0][1][0]["canonical_url"])
+        owners = graph.page_owners(canonical, [
+            (list(meta.get("heading_path") or []), chunk_id) for _, (meta, _, chunk_id) in page])
+
+        def inbound(meta: dict[str, Any], chunk_id: str) -> tuple[list[dict[str, Any]], int]:
+            nonlocal linked
+            anchors = chunk_anchors(meta) + owners.get(chunk_id, [])
+            links, count = graph.for_chunk(canonical, list(dict.fromkeys(anchors)))
+            linked += count > 0
+            return links, count
+
+        for line, opened in page:
+            dst.write(_spliced(line, opened, inbound, update) or _whole(line, inbound, update))
+        page.clear()
+
+    with chunks.open(encoding="utf-8") as src, replacing(chunks) as dst:
+        for line in src:
+            opened = _opened(line)
+            canonical = opened[0].get("canonical_url") if opened else None
+            if (opened is None or not isinstance(canonical, str) or not canonical
+                    or line.find('"metadata":') != opened[1] + 1):  # as `_field` finds it
+                raise _NotAsWritten
+            if page and canonical != page[0][1][0]["canonical_url"]:
+                flush(dst)
+            if not page and graph.db.execute("INSERT OR IGNORE INTO rewritten VALUES (?)",
+                                             (canonical,)).rowcount == 0:
+                raise _NotAsWritten  # the page's chunks met before
+            page.append((line, opened))
+        flush(dst)
+    return linked
+
+
+def _by_chunk(graph: LinkGraph, chunks: Path, update: MetaUpdate | None) -> int:
+    """The rewrite of any chunks.jsonl, after `LinkGraph.fragment_owners`."""
+    linked = 0
+
+    def inbound(meta: dict[str, Any], chunk_id: str) -> tuple[list[dict[str, Any]], int]:
+        nonlocal linked
+        canonical = str(meta.get("canonical_url") or "")
+        anchors = chunk_anchors(meta) + graph.owned(canonical, chunk_id)
+        links, count = graph.for_chunk(canonical, list(dict.fromkeys(anchors)))
+        linked += count > 0
+        return links, count
+
+    with chunks.open(encoding="utf-8") as src, replacing(chunks) as dst:
+        for line in src:
+            opened = _opened(line)
+            updated = _spliced(line, opened, inbound, update) if opened else None
+            dst.write(updated if updated is not None else _whole(line, inbound, update))
+    return linked
+
+
+Inbound = Callable[[dict[str, Any], str], tuple[list[Any], int]]
+# A chunk line's metadata, where it opens (`,"metadata":{`) and the chunk's id.
+_Opened = tuple[dict[str, Any], int, str]
+
+
+def _whole(line: str, inbound: Inbound, update: MetaUpdate | None) -> str:
+    """A line not as the crawl writes it, parsed and encoded whole; a torn one: nothing
+    (dropped, as `rewrite_jsonl` does)."""
+    record = parse_object(line)
+    if record is None:
+        return ""
+    meta = record.get("metadata")
+    if isinstance(meta, dict):
+        if update is not None:
+            update(meta)
+        meta["inbound_links"], meta["inbound_count"] = inbound(meta, str(record.get("id")))
+    return dumps_line(record)
+
+
 _INBOUND = ',"inbound_links":'
 
 
-def _spliced(line: str, inbound: Callable[[dict[str, Any], str], tuple[list[Any], int]],
-             update: MetaUpdate | None = None) -> str | None:
-    """A chunk line with its inbound links set (and its metadata `update`d), without
-    parsing or encoding its text and Markdown (most of the line): the crawl writes `id`
-    first and `metadata` last, and the inbound fields are the last of the metadata, or
-    not there yet. The same line as parsing, updating and encoding it whole; None for any
-    other line."""
+def chunk_anchors(metadata: dict[str, Any]) -> list[str]:
+    """Anchors of the sections a chunk names: its own and its listed sections'."""
+    found = []
+    own = metadata.get("anchor") or urldefrag(str(metadata.get("source_url") or ""))[1]
+    if own:
+        found.append(own)
+    found += [str(s.get("anchor")) for s in metadata.get("sections") or ()
+              if isinstance(s, dict) and s.get("anchor")]
+    return found
+
+
+def _opened(line: str) -> _Opened | None:
+    """A chunk line as the crawl writes it (`id` first, `metadata` last): its metadata,
+    where the metadata opens and its id; None for any other line."""
     if not line.startswith('{"id":') or not line.endswith("}}\n"):
         return None
     at = line.rfind(',"metadata":{')
@@ -94,6 +171,16 @@ def _spliced(line: str, inbound: Callable[[dict[str, Any], str], tuple[list[Any]
         return None
     if end != len(line) - 2 or not isinstance(meta, dict) or not meta:
         return None
+    return meta, at, str(chunk_id)
+
+
+def _spliced(line: str, opened: _Opened, inbound: Inbound,
+             update: MetaUpdate | None = None) -> str | None:
+    """A chunk line with its inbound links set (and its metadata `update`d), without
+    parsing or encoding its text and Markdown (most of the line): the inbound fields are
+    the last of the metadata, or not there yet. The same line as parsing, updating and
+    encoding it whole; None when the metadata's fields are laid out otherwise."""
+    meta, at, chunk_id = opened
     changed = update is not None and update(meta)
     keys = list(meta)
     if keys[-2:] == ["inbound_links", "inbound_count"] and len(keys) > 2:
@@ -102,7 +189,7 @@ def _spliced(line: str, inbound: Callable[[dict[str, Any], str], tuple[list[Any]
         cut = len(line) - 3
     else:
         return None
-    links, count = inbound(meta, str(chunk_id))
+    links, count = inbound(meta, chunk_id)
     if changed:  # the whole metadata encoded again, as `rewrite_jsonl` would
         meta["inbound_links"], meta["inbound_count"] = links, count
         return f"{line[:at + 12]}{dumps_value(meta)}}}\n"

@@ -7,7 +7,7 @@ sections: anchor text written by someone else, the "see also" in a tutorial, the
 entry. A target (page, fragment) keeps the count of the links to it from other pages and
 the best `cap`, ranked by how much the link says (prose and "see also" links before
 navigation). Two streaming passes over pages.jsonl (page identities and heading anchors,
-then links) and one over chunks.jsonl (heading paths: which chunk holds a section).
+then links); which chunk holds a section: `page_owners`, page by page in the rewrite.
 
 Everything the graph learns goes to a scratch SQLite database (`LinkGraph.db`), not to
 memory: the graph grows with the site (on a 2,000-page generated site 46,000 link targets,
@@ -349,22 +349,33 @@ class LinkGraph:
                     if isinstance(meta := _field(line, "metadata"), dict)
                     and isinstance(meta.get("canonical_url"), str))
             db.executemany("INSERT INTO chunk_paths VALUES (?, ?, ?)", rows)
-        linked = db.execute("SELECT canonical, fragment FROM inbound WHERE fragment != ''"
-                            " ORDER BY canonical, fragment")
-        for canonical, group in itertools.groupby(linked, lambda r: r[0]):
+        for (canonical,) in db.execute("SELECT DISTINCT canonical FROM inbound"
+                                       " WHERE fragment != '' ORDER BY canonical"):
             page_chunks = [(json.loads(path), chunk_id) for chunk_id, path in db.execute(
                 "SELECT chunk_id, path FROM chunk_paths WHERE canonical = ? ORDER BY rowid",
                 (canonical,))]
-            row = db.execute("SELECT paths FROM anchors WHERE canonical = ?",
-                             (canonical,)).fetchone()
-            paths = json.loads(row[0]) if row else {}
-            owned = []
-            for _canonical, fragment in group:
-                path = paths.get(fragment)
-                owner = _section_owner(page_chunks, path) if path is not None else None
-                if owner is not None:
-                    owned.append((canonical, page_chunks[owner][1], fragment))
-            db.executemany("INSERT INTO owners VALUES (?, ?, ?)", owned)
+            db.executemany("INSERT INTO owners VALUES (?, ?, ?)", [
+                (canonical, chunk_id, fragment) for chunk_id, fragments
+                in self.page_owners(canonical, page_chunks).items() for fragment in fragments])
+
+    def page_owners(self, canonical: str, page_chunks: list[tuple[list[str], str]]
+                    ) -> dict[str, list[str]]:
+        """Chunk id -> the linked fragments of the page `canonical` it holds, given the
+        page's chunks in file order as (heading path, chunk id) (`fragment_owners`' rule;
+        `inbound` gives it one page's chunks as they come)."""
+        fragments = [row[0] for row in self.db.execute(
+            "SELECT fragment FROM inbound WHERE canonical = ? AND fragment != ''"
+            " ORDER BY fragment", (canonical,))]
+        row = self.db.execute("SELECT paths FROM anchors WHERE canonical = ?",
+                              (canonical,)).fetchone() if fragments else None
+        paths = json.loads(row[0]) if row else {}
+        owned: dict[str, list[str]] = {}
+        for fragment in fragments:
+            path = paths.get(fragment)
+            owner = _section_owner(page_chunks, path) if path is not None else None
+            if owner is not None:
+                owned.setdefault(page_chunks[owner][1], []).append(fragment)
+        return owned
 
     def owned(self, canonical: str, chunk_id: str) -> list[str]:
         """The fragments `fragment_owners` gave to one chunk of the page `canonical` (the
@@ -377,17 +388,6 @@ class LinkGraph:
                 by_chunk.setdefault(chunk, []).append(fragment)
             self._owners = (canonical, by_chunk)
         return self._owners[1].get(chunk_id, [])
-
-    @staticmethod
-    def chunk_anchors(metadata: dict[str, Any]) -> list[str]:
-        """Anchors of the sections a chunk names: its own and its listed sections'."""
-        found = []
-        own = metadata.get("anchor") or urldefrag(str(metadata.get("source_url") or ""))[1]
-        if own:
-            found.append(own)
-        found += [str(s.get("anchor")) for s in metadata.get("sections") or ()
-                  if isinstance(s, dict) and s.get("anchor")]
-        return found
 
 
 def _section_owner(chunks: list[tuple[list[str], str]], path: list[str]) -> int | None:

@@ -33,7 +33,9 @@ from typing import Any
 
 from docscrawl.incremental.rows import LinePointer, StateRow
 from docscrawl.incremental.state import StateStore
+from docscrawl.jsonl import BadGzip
 from docscrawl.runs import pin, pinned, release
+from docscrawl.seekjsonl import scan_lines
 
 logger = logging.getLogger(__name__)
 
@@ -74,28 +76,17 @@ def copied_lines(row: StateRow) -> CarriedLines | None:
 # ---- indexing a published run --------------------------------------------------------
 
 
-def _open_lines(path: Path) -> BufferedIOBase | None:
-    """A file of a run, uncompressed (`NAME` or `NAME.gz`), or None when it is missing."""
-    if path.is_file():
-        return path.open("rb")
-    packed = path.with_name(path.name + ".gz")
-    if packed.is_file():
-        return gzip.open(packed, "rb")
-    return None
-
-
-def _lines(path: Path) -> Iterator[tuple[int, bytes]]:
-    """(byte offset, line) of every whole line of a run's file; a torn last line is left
-    out (it names no page the crawl finished)."""
-    handle = _open_lines(path)
-    if handle is None:
-        return
-    with handle:
-        at = 0
-        for line in handle:
-            if line.endswith(b"\n"):
-                yield at, line
-            at += len(line)
+def _lines(path: Path, sizes: dict[str, int]) -> Iterator[tuple[int, bytes]]:
+    """(byte offset, line) of every whole line of a run's file (`NAME` or `NAME.gz`); a
+    torn last line is left out (it names no page the crawl finished). Once read to its
+    end, `sizes[NAME]` is the file's uncompressed size (a .gz decompressed once). A
+    damaged .gz raises `BadGzip` after the lines before the damage."""
+    size = 0
+    for at, line in scan_lines(path):
+        size = at + len(line)
+        if line.endswith(b"\n"):
+            yield at, line
+    sizes[path.name] = size
 
 
 def _leading(line: bytes, keys: tuple[str, ...]) -> tuple[str, ...] | None:
@@ -180,23 +171,29 @@ class _Found:
 
 def index_output(store: StateStore, run_dir: Path) -> int:
     """Point the state's rows at their pages' lines in the published run `run_dir`; one
-    sequential read of its three files. Returns how many rows point at it."""
+    sequential read of its three files. Returns how many rows point at it. A damaged
+    `.jsonl.gz` among them: one warning naming it, and the state points at nothing of
+    this run (its rows keep what they pointed at; the next crawl fetches the rest)."""
     run_dir = run_dir.resolve()
     found = _Found()
+    sizes = dict.fromkeys(FILES, 0)
     try:
-        unnamed = _add_pages(found, run_dir / PAGES)
+        unnamed = _add_pages(found, run_dir / PAGES, sizes)
         if unnamed:
             logger.warning("docscrawl: %d line(s) of %s do not open with the page's id and "
                            "canonical_url: those pages are extracted again by the next "
                            "crawl", unnamed, run_dir / PAGES)
-        for at, line in _lines(run_dir / STRUCTURE):
+        for at, line in _lines(run_dir / STRUCTURE, sizes):
             names = _leading(line, ("page_id",))
             if names:
                 found.add_structure(names[0], at, line)
-        _add_chunks(found, run_dir / CHUNKS)
-        sizes = {name: _size(run_dir / name) for name in FILES}
+        _add_chunks(found, run_dir / CHUNKS, sizes)
         pin(run_dir)  # before the state points at it: a run it points at is always pinned
         pointed, older = store.set_lines(run_dir, sizes, found.pointers())
+    except BadGzip as exc:
+        logger.warning("docscrawl: %s: the next crawl does not carry this run's pages over",
+                       exc)
+        return 0
     finally:
         found.close()
     if not pointed:  # nothing to read here (an inventory crawl's own state): others' pins stay
@@ -209,13 +206,13 @@ def index_output(store: StateStore, run_dir: Path) -> int:
     return pointed
 
 
-def _add_pages(found: _Found, path: Path) -> int:
+def _add_pages(found: _Found, path: Path, sizes: dict[str, int]) -> int:
     """Every page line of `path` into `found`; returns how many name no page."""
     unnamed = 0
 
     def rows() -> Iterator[tuple[str, str, int, int, int]]:
         nonlocal unnamed
-        for at, line in _lines(path):
+        for at, line in _lines(path, sizes):
             names = _leading(line, ("id", "canonical_url"))
             if names is None:
                 unnamed += 1
@@ -226,11 +223,11 @@ def _add_pages(found: _Found, path: Path) -> int:
     return unnamed
 
 
-def _add_chunks(found: _Found, path: Path) -> None:
+def _add_chunks(found: _Found, path: Path, sizes: dict[str, int]) -> None:
     """Every chunk line of `path` into `found`, consecutive lines of one page together
     (a page no page line named is left out by the table)."""
     run_id, run_at, run_lines = "", 0, list[bytes]()
-    for at, line in _lines(path):
+    for at, line in _lines(path, sizes):
         names = _leading(line, ("id", "page_id"))
         page_id = names[1] if names else ""
         if run_lines and page_id == run_id:
@@ -241,17 +238,6 @@ def _add_chunks(found: _Found, path: Path) -> None:
         run_id, run_at, run_lines = page_id, at, [line] if page_id else []
     if run_lines:
         found.add_chunks(run_id, run_at, b"".join(run_lines), len(run_lines))
-
-
-def _size(path: Path) -> int:
-    """The uncompressed size of a run's file (0 when missing)."""
-    if path.is_file():
-        return path.stat().st_size
-    handle = _open_lines(path)
-    if handle is None:
-        return 0
-    with handle:
-        return sum(len(block) for block in iter(lambda: handle.read(1 << 20), b""))
 
 
 class _Reader:

@@ -159,3 +159,33 @@ def test_a_metadata_update_in_the_same_pass_writes_what_two_passes_wrote(
         expected = (two / "chunks.jsonl").read_text(encoding="utf-8")
         assert '"version":"2.0"' in expected and '"version":null' in expected
         assert (one / "chunks.jsonl").read_text(encoding="utf-8") == expected
+
+
+def test_one_pass_by_page_writes_what_the_owners_pass_then_the_rewrite_write(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """chunks.jsonl as the crawl writes it (a page's chunks one after another) is
+    rewritten in one pass; a page whose chunks are split (or any line not as the crawl
+    writes it) takes the two passes. The same lines either way ("detail" is linked and
+    held by each page's second chunk, which does not name it)."""
+    owner_passes = []
+    real = LinkGraph.fragment_owners
+    monkeypatch.setattr(LinkGraph, "fragment_owners",
+                        lambda graph, chunks: (owner_passes.append(chunks),
+                                               real(graph, chunks))[1])
+    results = []
+    for split in (False, True):
+        out = tmp_path / f"split{split}"
+        out.mkdir()
+        _write_site(out, 40)
+        chunks = out / "chunks.jsonl"
+        if split:  # page 3's first chunk moved after page 4's chunks
+            lines = chunks.read_text(encoding="utf-8").splitlines(keepends=True)
+            lines.insert(9, lines.pop(6))
+            chunks.write_text("".join(lines), encoding="utf-8")
+        linked = add_inbound_links(out)
+        assert len(owner_passes) == int(split)
+        results.append((linked, sorted(chunks.read_text(encoding="utf-8").splitlines())))
+    assert results[0] == results[1]
+    details = [json.loads(line)["metadata"]["inbound_links"] for line in results[0][1]
+               if '"id":"c5-1"' in line]
+    assert (details[0][0]["url"], details[0][0]["anchor_text"]) == (f"{SITE}/p4", "the details")

@@ -6,6 +6,7 @@ so the Python memory it holds does not grow with the pages."""
 from __future__ import annotations
 
 import dataclasses
+import logging
 import sqlite3
 import tracemalloc
 import zlib
@@ -19,6 +20,8 @@ from docscrawl.incremental.rows import LinePointer
 from docscrawl.incremental.schema import PAGE_SIZE
 from docscrawl.incremental.state import DB_NAME, StateStore
 from docscrawl.jsonl import dumps_line
+from docscrawl.runs import pinned
+from docscrawl.seekjsonl import compress_jsonl
 
 
 def _url(page: int) -> str:
@@ -167,3 +170,44 @@ def test_a_state_that_cannot_be_compacted_is_left_as_it_is(
         row = store.get(url)
         assert row is not None and row.chunk_ids == ids and row.lines is not None
         assert store.free_share() > 0.1
+
+
+def _pointers(store: StateStore, pages: int) -> list[LinePointer | None]:
+    rows = [store.get(_url(page)) for page in range(pages)]
+    return [dataclasses.replace(row.lines, source=1) if row and row.lines else None
+            for row in rows]
+
+
+def test_a_compressed_run_points_as_the_plain_one_and_a_damaged_one_names_its_file(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    plain = tmp_path / "plain" / ".runs" / "run-a"
+    _write_run(plain, 40, split=2)
+    store = _store(tmp_path / "state-plain", 40)
+    try:
+        assert index_output(store, plain) == 39
+        expected = _pointers(store, 40)
+    finally:
+        store.close()
+    for damaged in (False, True):
+        run_dir = tmp_path / f"gz{damaged}" / ".runs" / "run-a"
+        _write_run(run_dir, 40, split=2)
+        for name in (PAGES, STRUCTURE, CHUNKS):
+            compress_jsonl(run_dir / name)
+        if damaged:  # cut short: the pages before the cut are readable, the rest not
+            packed = run_dir / (CHUNKS + ".gz")
+            packed.write_bytes(packed.read_bytes()[:-40])
+        store = _store(tmp_path / f"state{damaged}", 40)
+        caplog.clear()
+        try:
+            with caplog.at_level(logging.WARNING, logger="docscrawl"):
+                pointed = index_output(store, run_dir)
+            if not damaged:
+                assert pointed == 39 and _pointers(store, 40) == expected
+                assert not caplog.records
+                continue
+            assert pointed == 0 and _pointers(store, 40) == [None] * 40
+            assert not pinned(run_dir.parent.parent)
+            [record] = caplog.records
+            assert str(run_dir / (CHUNKS + ".gz")) in record.getMessage()
+        finally:
+            store.close()
