@@ -122,7 +122,9 @@ class _Renderer(ContainerRendering, TableRendering, InlineRendering):
         parts: Parts = []
         if self.preamble is not None:
             parts = self._unrecorded(self.preamble)
-        parts += self.children(self.main)
+        # A main element that is itself a code listing (a source view: HsColour's and
+        # Haddock's `<body><pre>`) is one code block, not the run of text inside it.
+        parts += self.code(self.main) if self.main.tag == "pre" else self.children(self.main)
         for note in self.notes:
             parts += self._unrecorded(note)
         self.close_section()
