@@ -125,6 +125,19 @@ def is_code_table(table: etree._Element) -> bool:
     return False
 
 
+# Code written as a `div` of per-line `div`s, without a `pre`: Doxygen's fragments
+# (`div.fragment > div.line`: `\code` snippets and the source browser's `*_source.html`).
+LINE_DIV_HOLDERS = frozenset({"fragment"})
+
+
+def is_code_div(el: etree._Element) -> bool:
+    """True for a LINE_DIV_HOLDERS `div` whose first element is a `div.line`."""
+    if el.tag != "div" or not class_tokens(el) & LINE_DIV_HOLDERS:
+        return False
+    first = next((c for c in el if isinstance(c.tag, str)), None)
+    return first is not None and first.tag == "div" and "line" in class_tokens(first)
+
+
 def code_info(el: etree._Element) -> CodeInfo:
     """Exact code text and language of a `pre` or a code table."""
     source = _code_element(el)

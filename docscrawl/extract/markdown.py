@@ -19,7 +19,7 @@ from lxml import etree
 
 from docscrawl.extract.callouts import callout_type
 from docscrawl.extract.clean import ChromeMemo, class_tokens, visible_text
-from docscrawl.extract.code_blocks import classify_kind, code_info, named_language
+from docscrawl.extract.code_blocks import classify_kind, code_info, is_code_div, named_language
 from docscrawl.extract.headings import HeadingStack, heading_anchor, heading_level, heading_text
 from docscrawl.extract.md_containers import ContainerRendering, is_tab_list
 from docscrawl.extract.md_inline import INLINE_TAGS, InlineRendering
@@ -225,7 +225,7 @@ class _Renderer(ContainerRendering, TableRendering, InlineRendering):
             text = self.text(el)
             self.collect_links(el)
             return [("other", self.leaf("other", el, code_span(text), text))]
-        if tokens & CODE_DIV_CLASSES:
+        if tokens & CODE_DIV_CLASSES or is_code_div(el):
             return self.code(el)
         if tag == "a" and el.get("href"):
             if _wraps_heading(el):  # `<a href="#g:1"><h1>..</h1></a>` (Haddock): a heading

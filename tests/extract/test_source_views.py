@@ -2,8 +2,9 @@
 
 Fixtures in fixtures/pages/source_views/ have the markup of each generator's source view
 (HsColour and Haddock's hyperlinker `src/` pages, javadoc `src-html/`, Sphinx viewcode
-`_modules/`, rustdoc `src/`) around our own short code. Each page must give the file as
-one code block, with its language, without line numbers or "[docs]" links, and no prose.
+`_modules/`, rustdoc `src/`, Doxygen's source browser `*_source.html`) around our own
+short code. Each page must give the file as one code block, with its language, without
+line numbers or "[docs]" links, and none of its lines as prose.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from docscrawl.extract.code_blocks import code_info, source_view_language
+from docscrawl.extract.code_blocks import code_info, is_code_div, source_view_language
 from docscrawl.extract.page import extract_page
 from docscrawl.extract.tree import html_root
 
@@ -36,17 +37,22 @@ PYTHON = '''"""Pairs ordered by their first field."""
 
 def by_first(pairs):
     return sorted(pairs, key=lambda p: p[0])'''
+C = """/* Pairs ordered by their first field. */
+struct pair {
+    int first, second;
+};"""
 RUST = """/// Pairs ordered by their first field.
 pub fn by_first(pairs: &mut [(i32, i32)]) {
     pairs.sort_by_key(|p| p.0);
 }"""
 
-CASES = {
+CASES: dict[str, tuple[str | None, str]] = {
     "hscolour.html": ("haskell", HASKELL),
     "haddock_hyperlinker.html": ("haskell", HASKELL.replace("( byFirst )", "(byFirst)")),
     "javadoc_src.html": ("java", JAVA),
     "sphinx_viewcode.html": ("python", PYTHON),
     "rustdoc_src.html": ("rust", RUST),
+    "doxygen_source.html": (None, C),  # Doxygen's markup names no language
 }
 
 
@@ -61,8 +67,9 @@ def test_source_view_is_one_code_block(name: str) -> None:
     page = _extract(name)
     assert [(c.language, c.code) for c in page.code_blocks] == [(language, code)]
     assert page.code_blocks[0].kind == "source"
-    assert f"```{language}\n{code}\n```" in page.markdown
-    assert not [b for b in page.blocks if b.type == "paragraph"]
+    assert f"```{language or ''}\n{code}\n```" in page.markdown
+    prose = [b.markdown for b in page.blocks if b.type != "code"]
+    assert not [md for md in prose if "first" in md]  # no line of the code as prose
 
 
 def test_language_of_source_view_classes_only() -> None:
@@ -77,3 +84,12 @@ def test_declared_language_wins_over_source_view_classes() -> None:
                      "<span class='k'>cdef</span> int x</div></pre></div>",
                      "http://example.test/")
     assert code_info(next(root.iter("pre"))).language == "cython"
+
+
+def test_line_div_holder_is_code_only_with_line_divs() -> None:
+    """Doxygen's `div.fragment > div.line` is code; a reveal.js-style `.fragment` is not."""
+    root = html_root("<div class='fragment'><div class='line'>int x;</div></div>"
+                     "<div class='fragment'><p>Shown on the next click.</p></div>",
+                     "http://example.test/")
+    assert [is_code_div(div) for div in root.iter("div") if "fragment" in div.get("class", "")
+            ] == [True, False]
