@@ -93,3 +93,9 @@ def test_line_div_holder_is_code_only_with_line_divs() -> None:
                      "http://example.test/")
     assert [is_code_div(div) for div in root.iter("div") if "fragment" in div.get("class", "")
             ] == [True, False]
+
+
+def test_viewcode_docs_link_is_recorded_though_not_code() -> None:
+    page = _extract("sphinx_viewcode.html")
+    assert "[docs]" not in page.code_blocks[0].code
+    assert [link.text for link in page.links if "api.html#" in link.url] == ["[docs]"]
