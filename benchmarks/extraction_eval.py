@@ -359,11 +359,18 @@ def code_exact(root: etree._Element, ref: Reference, site: Site, ext: PageExtrac
         t.add(codes[text] > 0, f"{url}: {text[:80]!r}")
 
 
+# Left out of the reference code text: line-number spans, and Sphinx viewcode's "[docs]"
+# link (`a.viewcode-back`, floated to the right by basic.css: a link beside the source,
+# not a line of it).
+NOT_CODE_CLASSES = frozenset({"linenos", "viewcode-back"})
+
+
 def _code_text(el: etree._Element) -> Iterable[str]:
-    """Code text as shown, line-number spans (`span.linenos`) left out."""
+    """Code text as shown, NOT_CODE_CLASSES left out."""
     yield el.text or ""
     for child in el:
-        if isinstance(child.tag, str) and "linenos" not in (child.get("class") or "").split():
+        if isinstance(child.tag, str) and not NOT_CODE_CLASSES & set(
+                (child.get("class") or "").split()):
             yield from _code_text(child)
         yield child.tail or ""
 

@@ -20,6 +20,8 @@ CODE_CHROME_CLASSES = frozenset({
     "linenos", "lineno", "linenodiv", "ln", "lnt", "line-numbers-rows", "src-line-numbers",
     "rouge-gutter", "hljs-ln-numbers", "react-syntax-highlighter-line-number", "copybtn",
     "copy-button", "md-clipboard", "lang", "code-annotation__index",
+    # source views: javadoc's line numbers (JDK 16+, older), Sphinx viewcode's "[docs]" link
+    "source-line-no", "sourcelineno", "viewcode-back",
 })
 CODE_CHROME_TAGS = frozenset({"button", "script", "style", "template", "svg", "input"})
 # Per-line wrappers (Shiki, Prism/Docusaurus, Expressive Code, Chroma).
@@ -123,10 +125,23 @@ def is_code_table(table: etree._Element) -> bool:
     return False
 
 
+# Code written as a `div` of per-line `div`s, without a `pre`: Doxygen's fragments
+# (`div.fragment > div.line`: `\code` snippets and the source browser's `*_source.html`).
+LINE_DIV_HOLDERS = frozenset({"fragment"})
+
+
+def is_code_div(el: etree._Element) -> bool:
+    """True for a LINE_DIV_HOLDERS `div` whose first element is a `div.line`."""
+    if el.tag != "div" or not class_tokens(el) & LINE_DIV_HOLDERS:
+        return False
+    first = next((c for c in el if isinstance(c.tag, str)), None)
+    return first is not None and first.tag == "div" and "line" in class_tokens(first)
+
+
 def code_info(el: etree._Element) -> CodeInfo:
     """Exact code text and language of a `pre` or a code table."""
     source = _code_element(el)
-    raw = _declared_language(el, source)
+    raw = _declared_language(el, source) or source_view_language(source)
     code = code_text(source)
     language = normalize_language(raw)
     if raw == SPHINX_DEFAULT:
@@ -167,7 +182,8 @@ def _in_gutter(pre: etree._Element, stop: etree._Element) -> bool:
 # Elements that may be code chrome, line breaks or per-line wrappers (`_is_code_chrome`,
 # `br`, LINE_CLASSES): a loose C-level test, so the common block (Pygments spans only)
 # takes its text in one `itertext` call instead of a Python walk.
-CODE_MARKUP_NEEDLES = ("lin", "ln", "gutter", "copy", "clipboard", "lang", "annotation")
+CODE_MARKUP_NEEDLES = ("lin", "ln", "gutter", "copy", "clipboard", "lang", "annotation",
+                       "viewcode")
 _MARKUP_ELEMENTS = etree.XPath(
     "boolean(.//br | .//*[@hidden] | "
     + " | ".join(f".//{tag}" for tag in sorted(CODE_CHROME_TAGS)) + ")"
@@ -178,6 +194,29 @@ _CLASS_VALUES = etree.XPath(".//@class", smart_strings=False)
 def _maybe_code_markup(pre: etree._Element) -> bool:
     classes = " ".join(_CLASS_VALUES(pre)).lower()
     return any(needle in classes for needle in CODE_MARKUP_NEEDLES) or _MARKUP_ELEMENTS(pre)
+
+
+# Class tokens inside a code element that only one generator's source view writes, and the
+# one language that view shows; their markup declares none. Sphinx viewcode wraps each
+# documented object of a `_modules/` page (viewcode reads Python modules only); javadoc's
+# SourceToHTMLConverter numbers the lines of `src-html/` pages (Java sources only); HsColour
+# and Haddock's hyperlinker (Haddock `src/` pages) write Haskell token classes.
+SOURCE_VIEW_CLASSES: dict[str, str] = {
+    "viewcode-block": "python", "source-line-no": "java", "sourcelineno": "java",
+    **dict.fromkeys((
+        "hs-keyword", "hs-comment", "hs-keyglyph", "hs-conid", "hs-varid", "hs-layout",
+        "hs-identifier", "hs-glyph", "hs-pragma",
+    ), "haskell"),
+}
+
+
+def source_view_language(source: etree._Element) -> str | None:
+    """The language of a generator's source view, read from the classes inside `source`."""
+    tokens = " ".join(_CLASS_VALUES(source)).lower().split()
+    hits = SOURCE_VIEW_CLASSES.keys() & set(tokens)  # C-level: most blocks have none
+    if not hits:
+        return None
+    return SOURCE_VIEW_CLASSES[next(t for t in tokens if t in hits)]
 
 
 def code_text(pre: etree._Element) -> str:

@@ -19,7 +19,7 @@ from lxml import etree
 
 from docscrawl.extract.callouts import callout_type
 from docscrawl.extract.clean import ChromeMemo, class_tokens, visible_text
-from docscrawl.extract.code_blocks import classify_kind, code_info, named_language
+from docscrawl.extract.code_blocks import classify_kind, code_info, is_code_div, named_language
 from docscrawl.extract.headings import HeadingStack, heading_anchor, heading_level, heading_text
 from docscrawl.extract.md_containers import ContainerRendering, is_tab_list
 from docscrawl.extract.md_inline import INLINE_TAGS, InlineRendering
@@ -122,7 +122,9 @@ class _Renderer(ContainerRendering, TableRendering, InlineRendering):
         parts: Parts = []
         if self.preamble is not None:
             parts = self._unrecorded(self.preamble)
-        parts += self.children(self.main)
+        # A main element that is itself a code listing (a source view: HsColour's and
+        # Haddock's `<body><pre>`) is one code block, not the run of text inside it.
+        parts += self.code(self.main) if self.main.tag == "pre" else self.children(self.main)
         for note in self.notes:
             parts += self._unrecorded(note)
         self.close_section()
@@ -223,7 +225,7 @@ class _Renderer(ContainerRendering, TableRendering, InlineRendering):
             text = self.text(el)
             self.collect_links(el)
             return [("other", self.leaf("other", el, code_span(text), text))]
-        if tokens & CODE_DIV_CLASSES:
+        if tokens & CODE_DIV_CLASSES or is_code_div(el):
             return self.code(el)
         if tag == "a" and el.get("href"):
             if _wraps_heading(el):  # `<a href="#g:1"><h1>..</h1></a>` (Haddock): a heading
