@@ -2,33 +2,37 @@
 
 `ExtractPool(n, setup)` keeps `n` worker processes, each serving one page at a time over
 its own pipe (`extract.worker.page_facts`); `await pool.run(job)` answers with the page's
-`PageFacts`. The crawler's own thread only pickles the job (the decoded text) and unpickles
-the answer; the asyncio reactor wakes it when a worker's pipe is readable.
+`PageFacts`. The crawler only pickles the job (the decoded text) and unpickles the answer;
+the answer is read in the event loop's thread pool, where a blocking read also sees a dead
+worker's end of file (a reader callback on the pipe missed it in a crawl).
 
-Workers start from a fork server (`multiprocessing` "forkserver", with the extraction
-modules preloaded), never by forking the crawler: a fork would copy the crawler's grown
-heap, and its pages would be unshared as soon as the garbage collector touched them.
-One page per worker at a time, so a worker that dies (kill -9, a crash in libxml2) costs
-exactly the page it held: `run` raises `WorkerCrashed` for it (the spider ends that page
-`failed` `worker_crashed`) and a new worker takes the dead one's place. A worker found
-dead while idle is replaced and the page goes to the new one.
+Each worker is a fresh interpreter (`python -m docscrawl.crawl.pool FD`) that imports the
+extraction modules alone (not Scrapy), never a fork of the crawler: a fork would copy the
+crawler's grown heap, and its pages would be unshared as soon as the garbage collector
+touched them. (multiprocessing's spawn and forkserver also import the crawler's main
+module, `scrapy`, in every worker.) The crawler reaps its workers, so their CPU time is
+in its children's rusage. One page per worker at a time, so a worker that dies (kill -9,
+a crash in libxml2) costs exactly the page it held: `run` raises `WorkerCrashed` for it
+(the spider ends that page `failed` `worker_crashed`) and a new worker takes the dead
+one's place. A worker found dead while idle is replaced and the page goes to the new one.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
-import multiprocessing
+import socket
+import subprocess
+import sys
 from collections import deque
 from multiprocessing.connection import Connection
-from multiprocessing.process import BaseProcess
 
 from docscrawl.extract.worker import PageFacts, PageJob, Worker, WorkerSetup
 
 logger = logging.getLogger(__name__)
 
-PRELOAD = ["docscrawl.extract.worker"]  # imported once by the fork server
 JOIN_SECONDS = 5.0  # a worker asked to stop is killed after this long
 
 
@@ -36,9 +40,12 @@ class WorkerCrashed(Exception):
     """The worker serving the page died before answering."""
 
 
-def serve(conn: Connection, setup: WorkerSetup) -> None:
-    """A worker process: answer jobs until the pipe closes (or a None job)."""
-    worker = Worker(setup)
+def serve(conn: Connection) -> None:
+    """A worker process: its setup, then answer jobs until the pipe closes (or None)."""
+    try:
+        worker = Worker(conn.recv())
+    except (EOFError, OSError):
+        return
     while True:
         try:
             job = conn.recv()
@@ -54,7 +61,7 @@ class _Slot:
 
     __slots__ = ("conn", "process", "waiter")
 
-    def __init__(self, process: BaseProcess, conn: Connection) -> None:
+    def __init__(self, process: subprocess.Popen[bytes], conn: Connection) -> None:
         self.process = process
         self.conn = conn
         self.waiter: asyncio.Future[PageFacts] | None = None
@@ -68,8 +75,6 @@ class ExtractPool:
             raise ValueError("an extraction pool needs at least one worker")
         self.size = size
         self.setup = setup
-        self.context = multiprocessing.get_context("forkserver")
-        self.context.set_forkserver_preload(PRELOAD)
         self._slots: list[_Slot] = []
         self._idle: deque[_Slot] = deque()
         self._queue: deque[tuple[PageJob, asyncio.Future[PageFacts]]] = deque()
@@ -79,7 +84,7 @@ class ExtractPool:
 
     def pids(self) -> list[int]:
         """The live workers' process ids."""
-        return [slot.process.pid for slot in self._slots if slot.process.pid is not None]
+        return [slot.process.pid for slot in self._slots]
 
     async def run(self, job: PageJob) -> PageFacts:
         """The page's facts, from the first free worker; raises WorkerCrashed."""
@@ -105,13 +110,16 @@ class ExtractPool:
     # -- workers --------------------------------------------------------------------------
 
     def _start(self) -> _Slot:
-        here, there = self.context.Pipe(duplex=True)
-        process = self.context.Process(target=serve, args=(there, self.setup), daemon=True,
-                                       name="docscrawl-extract")
-        process.start()
-        there.close()
-        slot = _Slot(process, here)
+        here, there = socket.socketpair()
+        with there:
+            process = subprocess.Popen(
+                [sys.executable, "-m", "docscrawl.crawl.pool", str(there.fileno())],
+                pass_fds=(there.fileno(),), stdin=subprocess.DEVNULL)
+        conn = Connection(here.detach())
+        slot = _Slot(process, conn)
         self._slots.append(slot)
+        with contextlib.suppress(OSError):  # it died at once: the next page finds out
+            conn.send(self.setup)  # (blocks until the new interpreter reads it)
         self._idle.append(slot)
         self.started += 1
         return slot
@@ -128,17 +136,20 @@ class ExtractPool:
             except (OSError, ValueError):  # it died while idle: not this page's doing
                 self._queue.appendleft((job, future))
                 self._retire(slot)
-                self._idle.append(self._start())
+                self._start()
                 continue
             slot.waiter = future
-            asyncio.get_running_loop().add_reader(slot.conn.fileno(), self._answer, slot)
+            answer = asyncio.get_running_loop().run_in_executor(None, slot.conn.recv)
+            answer.add_done_callback(functools.partial(self._answer, slot))
 
-    def _answer(self, slot: _Slot) -> None:
-        loop = asyncio.get_running_loop()
-        loop.remove_reader(slot.conn.fileno())
+    def _answer(self, slot: _Slot, answer: asyncio.Future[PageFacts]) -> None:
+        """The worker answered (in the loop's thread pool: a blocking read, so a dead
+        worker's EOF is always seen), or died."""
         future, slot.waiter = slot.waiter, None
+        if slot not in self._slots:  # retired meanwhile (the crawl closed)
+            return
         try:
-            facts = slot.conn.recv()
+            facts = answer.result()
         except (EOFError, OSError):
             self.crashed += 1
             code = self._retire(slot)
@@ -148,7 +159,7 @@ class ExtractPool:
                 future.set_exception(WorkerCrashed(
                     f"extraction worker {slot.process.pid} died (exit code {code})"))
             if not self.closed:
-                self._idle.append(self._start())
+                self._start()
         else:
             self._idle.append(slot)
             if future is not None and not future.done():
@@ -164,19 +175,21 @@ class ExtractPool:
             self._idle.remove(slot)
         waiter, slot.waiter = slot.waiter, None
         busy = waiter is not None
-        if waiter is not None:
-            with contextlib.suppress(RuntimeError, ValueError, OSError):
-                asyncio.get_running_loop().remove_reader(slot.conn.fileno())
-            if not waiter.done():
-                waiter.set_exception(WorkerCrashed("the crawl closed"))
+        if waiter is not None and not waiter.done():
+            waiter.set_exception(WorkerCrashed("the crawl closed"))
         if busy:
             slot.process.kill()  # its answer is not wanted: no waiting for it
         elif ask:
             with contextlib.suppress(OSError, ValueError):
                 slot.conn.send(None)
         slot.conn.close()
-        slot.process.join(JOIN_SECONDS if ask else 1.0)
-        if slot.process.is_alive():
+        try:
+            slot.process.wait(JOIN_SECONDS if ask else 1.0)
+        except subprocess.TimeoutExpired:
             slot.process.kill()
-            slot.process.join()
-        return slot.process.exitcode
+            slot.process.wait()
+        return slot.process.returncode
+
+
+if __name__ == "__main__":
+    serve(Connection(int(sys.argv[1])))

@@ -40,6 +40,7 @@ from docscrawl.spiders.decision import FollowRedirect, decide_parsed
 class LinkFacts:
     """What link discovery reads from a page's tree (`spiders.links.PageLinks`)."""
 
+    base_url: str  # the page's base URL (`<base href>`, else its URL)
     declared_indexes: tuple[str, ...]  # hrefs of `<link rel="index">`
     link_listing: bool  # the main content is mostly links
     canonical: str | None  # the declared canonical href, resolved
@@ -50,6 +51,7 @@ def link_facts(root: etree._Element, structure: PageStructure) -> LinkFacts:
     """The page's `LinkFacts`, read from its tree and structure."""
     base_url = structure.base_url
     return LinkFacts(
+        base_url=base_url,
         declared_indexes=tuple(declared_indexes(root)),
         link_listing=is_link_listing(structure.main_el),
         canonical=canonical_href(root, base_url),

@@ -52,11 +52,12 @@ class PageLinks:
         in a rendered DOM, client-side router links too."""
         routes = (hash_route_links(root, structure.base_url, region_map=structure.regions)
                   if rendered else ())  # client-side router links: in a rendered DOM only
-        return self.found_from(track, link_facts(root, structure), structure.base_url, routes)
+        return self.found_from(track, link_facts(root, structure), routes)
 
-    def found_from(self, track: PageTrack, facts: LinkFacts, base_url: str,
+    def found_from(self, track: PageTrack, facts: LinkFacts,
                    routes: Iterable[tuple[str, str]] = ()) -> list[FoundLink]:
         """`found`, from what a worker read of the tree (`extract.worker.LinkFacts`)."""
+        base_url = facts.base_url
         found: list[FoundLink] = []
         for href in facts.declared_indexes:
             target = urljoin(base_url, href)
