@@ -1,10 +1,11 @@
 """A crawler and the processes it starts (extraction workers, their fork server), sampled
 from /proc: the CPU of its descendants and the peak of the tree's summed PSS.
 
-`os.wait4` gives the crawler's own CPU and peak RSS, and those of the children it reaped.
-Extraction workers (`-a workers=N`) are children of the multiprocessing fork server, which
-the crawler never reaps, so their CPU is read here while they live (the last sample of each
-process counts; a worker is idle at the end of a crawl, so little is missed). Summing RSS
+`os.wait4` gives the crawler's CPU, with that of the children it reaped (extraction
+workers, `-a workers=N`, are reaped when the crawl closes), and the largest single peak
+RSS of them. The workers' CPU is also read here while they live (`descendants_cpu_s`: the
+last sample of each process counts), as a check and for a crawl killed before it reaped
+them. Summing RSS
 would count the pages the workers share with the fork server more than once; PSS
 (`/proc/PID/smaps_rollup`) splits each shared page between the processes that map it, so
 its sum is the tree's honest memory.

@@ -285,7 +285,8 @@ def run_docscrawl(site: str, n: int, rep: int, work: Path, out: Path, timeout: f
                   kind: str = "docscrawl", fresh: bool = True, rss_every: float = 0.0,
                   workers: int = 0) -> Run:
     """One docscrawl crawl; with `workers`, `-a workers=N` (kind `docscrawl_wN`): its CPU
-    is the crawler's and its extraction workers' (`proctree`)."""
+    is the crawler's and its extraction workers' (it reaps them: they are in its rusage;
+    `proctree` samples them too, `descendants_cpu_s`)."""
     if workers:
         kind = f"{kind}_w{workers}"
     if fresh:
@@ -299,7 +300,7 @@ def run_docscrawl(site: str, n: int, rep: int, work: Path, out: Path, timeout: f
         command += ["-a", f"workers={workers}"]
     status, cpu, wall, peak, tree = measured(command, cwd=ROOT, log=log, timeout=timeout,
                                              rss_every=rss_every)
-    crawler_cpu, cpu = cpu, cpu + tree.descendants_cpu_s
+    # the crawler reaps its extraction workers: their CPU is in its rusage already
     points, end = rsscurve.curve(log) if rss_every else ([], None)
     files = unfinished_dir(out) or out  # a run killed at the timeout is not published
     run_json = files / "run.json"
@@ -311,7 +312,7 @@ def run_docscrawl(site: str, n: int, rep: int, work: Path, out: Path, timeout: f
     return Run(kind, n, rep, pages, cpu, wall, peak, status, {
         "pages_written": info.get("pages_written"), "events": events,
         "changes": info.get("changes"), "finish_reason": info.get("finish_reason"),
-        "complete": info.get("complete"), "crawler_cpu_s": crawler_cpu, **tree.as_json(),
+        "complete": info.get("complete"), **tree.as_json(),
         **({"rss_curve": points, "rss_end_of_crawl": end} if points else {}),
     })
 
