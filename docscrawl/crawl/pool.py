@@ -1,20 +1,21 @@
 """Extraction worker processes: a page's parse, links and extraction on another core.
 
-`ExtractPool(n, setup)` keeps `n` worker processes, each serving one page at a time over
-its own pipe (`extract.worker.page_facts`); `await pool.run(job)` answers with the page's
+`ExtractPool(n, setup)` keeps `n` worker processes, each working on one page at a time
+over its own pipe (`extract.worker.page_facts`); `await pool.run(job)` answers with the page's
 `PageFacts`. The crawler only pickles the job (the decoded text) and unpickles the answer;
 the answer is read in the event loop's thread pool, where a blocking read also sees a dead
-worker's end of file (a reader callback on the pipe missed it in a crawl).
+worker's end of file.
 
 Each worker is a fresh interpreter (`python -m docscrawl.crawl.pool FD`) that imports the
 extraction modules alone (not Scrapy), never a fork of the crawler: a fork would copy the
 crawler's grown heap, and its pages would be unshared as soon as the garbage collector
 touched them. (multiprocessing's spawn and forkserver also import the crawler's main
 module, `scrapy`, in every worker.) The crawler reaps its workers, so their CPU time is
-in its children's rusage. One page per worker at a time, so a worker that dies (kill -9,
-a crash in libxml2) costs exactly the page it held: `run` raises `WorkerCrashed` for it
-(the spider ends that page `failed` `worker_crashed`) and a new worker takes the dead
-one's place. A worker found dead while idle is replaced and the page goes to the new one.
+in its children's rusage. A worker has at most IN_FLIGHT pages sent to it and works on the
+oldest, so a worker that dies (kill -9, a crash in libxml2) costs exactly the page it held:
+`run` raises `WorkerCrashed` for it (the spider ends that page `failed` `worker_crashed`),
+a new worker takes the dead one's place and the pages sent after it. A worker found dead
+while idle is replaced and the page goes to the new one.
 """
 
 from __future__ import annotations
@@ -34,6 +35,9 @@ from docscrawl.extract.worker import PageFacts, PageJob, Worker, WorkerSetup
 logger = logging.getLogger(__name__)
 
 JOIN_SECONDS = 5.0  # a worker asked to stop is killed after this long
+# pages sent to a worker before its answers are read: the next page waits in its pipe, so
+# the worker need not wait for the crawler's event loop to hand it one
+IN_FLIGHT = 2
 
 
 class WorkerCrashed(Exception):
@@ -57,14 +61,15 @@ def serve(conn: Connection) -> None:
 
 
 class _Slot:
-    """One worker process, its end of the pipe and the page it serves."""
+    """One worker process, its end of the pipe and the pages sent to it, oldest first."""
 
-    __slots__ = ("conn", "process", "waiter")
+    __slots__ = ("conn", "process", "reading", "waiters")
 
     def __init__(self, process: subprocess.Popen[bytes], conn: Connection) -> None:
         self.process = process
         self.conn = conn
-        self.waiter: asyncio.Future[PageFacts] | None = None
+        self.waiters: deque[tuple[PageJob, asyncio.Future[PageFacts]]] = deque()
+        self.reading = False  # a read of its next answer is under way
 
 
 class ExtractPool:
@@ -76,7 +81,6 @@ class ExtractPool:
         self.size = size
         self.setup = setup
         self._slots: list[_Slot] = []
-        self._idle: deque[_Slot] = deque()
         self._queue: deque[tuple[PageJob, asyncio.Future[PageFacts]]] = deque()
         self.crashed = 0  # workers that died while serving a page
         self.started = 0
@@ -87,10 +91,10 @@ class ExtractPool:
         return [slot.process.pid for slot in self._slots]
 
     async def run(self, job: PageJob) -> PageFacts:
-        """The page's facts, from the first free worker; raises WorkerCrashed."""
+        """The page's facts, from the least busy worker; raises WorkerCrashed."""
         if self.closed:
             raise RuntimeError("the extraction pool is closed")
-        if len(self._slots) < self.size and not self._idle:
+        if len(self._slots) < self.size and all(slot.waiters for slot in self._slots):
             self._start()
         future: asyncio.Future[PageFacts] = asyncio.get_running_loop().create_future()
         self._queue.append((job, future))
@@ -102,6 +106,7 @@ class ExtractPool:
         self.closed = True
         for slot in list(self._slots):
             self._retire(slot, ask=True)
+            self._queue.extend(slot.waiters)
         for _, future in self._queue:
             if not future.done():
                 future.set_exception(WorkerCrashed("the crawl closed"))
@@ -120,65 +125,74 @@ class ExtractPool:
         self._slots.append(slot)
         with contextlib.suppress(OSError):  # it died at once: the next page finds out
             conn.send(self.setup)  # (blocks until the new interpreter reads it)
-        self._idle.append(slot)
         self.started += 1
         return slot
 
     def _dispatch(self) -> None:
-        while self._queue and self._idle:
-            slot = self._idle.popleft()
+        """Send waiting pages to the least busy workers, IN_FLIGHT at most each."""
+        while self._queue and self._slots:
+            slot = min(self._slots, key=lambda s: len(s.waiters))
+            if len(slot.waiters) >= IN_FLIGHT:
+                return
             job, future = self._queue.popleft()
             if future.done():  # cancelled while it waited
-                self._idle.appendleft(slot)
                 continue
+            slot.waiters.append((job, future))
             try:
                 slot.conn.send(job)
-            except (OSError, ValueError):  # it died while idle: not this page's doing
-                self._queue.appendleft((job, future))
-                self._retire(slot)
-                self._start()
+            except (OSError, ValueError):  # it is dead
+                self._crashed(slot)
                 continue
-            slot.waiter = future
-            answer = asyncio.get_running_loop().run_in_executor(None, slot.conn.recv)
-            answer.add_done_callback(functools.partial(self._answer, slot))
+            if not slot.reading:
+                self._read(slot)
+
+    def _read(self, slot: _Slot) -> None:
+        """Read the worker's next answer in the loop's thread pool: a blocking read also
+        sees a dead worker's end of file."""
+        slot.reading = True
+        answer = asyncio.get_running_loop().run_in_executor(None, slot.conn.recv)
+        answer.add_done_callback(functools.partial(self._answer, slot))
 
     def _answer(self, slot: _Slot, answer: asyncio.Future[PageFacts]) -> None:
-        """The worker answered (in the loop's thread pool: a blocking read, so a dead
-        worker's EOF is always seen), or died."""
-        future, slot.waiter = slot.waiter, None
+        slot.reading = False
         if slot not in self._slots:  # retired meanwhile (the crawl closed)
             return
         try:
             facts = answer.result()
         except (EOFError, OSError):
-            self.crashed += 1
-            code = self._retire(slot)
-            logger.warning("docscrawl: extraction worker %s died (exit code %s); a new one "
-                           "starts", slot.process.pid, code)
-            if future is not None and not future.done():
-                future.set_exception(WorkerCrashed(
-                    f"extraction worker {slot.process.pid} died (exit code {code})"))
-            if not self.closed:
-                self._start()
+            self._crashed(slot)
         else:
-            self._idle.append(slot)
-            if future is not None and not future.done():
+            _, future = slot.waiters.popleft()
+            if not future.done():
                 future.set_result(facts)
+            if slot.waiters:
+                self._read(slot)
         if not self.closed:
             self._dispatch()
+
+    def _crashed(self, slot: _Slot) -> None:
+        """A worker died: the page it held (the oldest sent) fails, the pages sent after
+        it wait for the next worker, and a new worker starts."""
+        code = self._retire(slot)
+        held = list(slot.waiters)
+        if held:
+            self.crashed += 1
+            logger.warning("docscrawl: extraction worker %s died (exit code %s); a new one "
+                           "starts", slot.process.pid, code)
+            _, future = held[0]
+            if not future.done():
+                future.set_exception(WorkerCrashed(
+                    f"extraction worker {slot.process.pid} died (exit code {code})"))
+            self._queue.extendleft(reversed(held[1:]))
+        if not self.closed:
+            self._start()
 
     def _retire(self, slot: _Slot, *, ask: bool = False) -> int | None:
         """Take a worker out (asked to stop, or found dead); its exit code."""
         if slot in self._slots:
             self._slots.remove(slot)
-        if slot in self._idle:
-            self._idle.remove(slot)
-        waiter, slot.waiter = slot.waiter, None
-        busy = waiter is not None
-        if waiter is not None and not waiter.done():
-            waiter.set_exception(WorkerCrashed("the crawl closed"))
-        if busy:
-            slot.process.kill()  # its answer is not wanted: no waiting for it
+        if slot.waiters:
+            slot.process.kill()  # its answers are not wanted: no waiting for them
         elif ask:
             with contextlib.suppress(OSError, ValueError):
                 slot.conn.send(None)
