@@ -27,7 +27,7 @@ RENDER_MODES = ("auto", "always", "never")
 KNOWN_ARGS = (
     "site", "out", "allow", "deny", "render", "max_pages", "max_depth", "config", "state",
     "http_user", "http_pass", "http_pass_file", "auth_header", "auth_header_file", "extract",
-    "keep_aggregates", "compress",
+    "keep_aggregates", "compress", "workers",
 )
 COMPRESS_MODES = ("none", "gzip")
 SECRET_ARGS = frozenset({"http_pass", "auth_header"})
@@ -63,6 +63,8 @@ class CrawlConfig:
     extract: bool = True  # False: an inventory crawl (discovery and crawl log only)
     keep_aggregates: bool = False  # True: chunks of aggregate pages stay in chunks.jsonl
     compress: str = "none"  # gzip: the published JSONL files are .jsonl.gz
+    # extraction worker processes (`crawl.pool`); 0: in the crawler; None: the setting's
+    workers: int | None = None
 
     @property
     def host_label(self) -> str:
@@ -89,6 +91,7 @@ class CrawlConfig:
             "extract": "on" if self.extract else "off",
             "keep_aggregates": "on" if self.keep_aggregates else "off",
             "compress": self.compress,
+            "workers": self.workers,
         }
 
 
@@ -301,6 +304,7 @@ def build_config(args: dict[str, Any], *, output_root: str | None = None,
         keep_aggregates=parse_switch("keep_aggregates", args.get("keep_aggregates"),
                                      default=False),
         compress=parse_compress(args.get("compress")),
+        workers=parse_positive_int("workers", args.get("workers"), minimum=0),
     )
 
 

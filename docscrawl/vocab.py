@@ -75,6 +75,7 @@ class FailReason(StrEnum):
     CANONICAL_CONFLICT = "canonical_conflict"  # two pages claim one canonical URL
     TASK_DROPPED = "task_dropped"  # distributed: a task no worker could rebuild
     UNTRUSTED_TASK = "untrusted_task"  # distributed: a queued payload that is not a task
+    WORKER_CRASHED = "worker_crashed"  # the extraction worker holding the page died
 
 
 def http_failure(status: int) -> str:
@@ -122,3 +123,4 @@ class Meta(StrEnum):
     TRACK = "docscrawl_track"  # the page request's PageTrack
     STATE_CANONICAL = "docscrawl_state_canonical"  # known page: its canonical URL in state
     NOT_BEFORE = "docscrawl_not_before"  # time.time() before which the request waits
+    SPARSE_IN_WORKER = "docscrawl_sparse_in_worker"  # the render check left to a worker

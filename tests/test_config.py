@@ -220,3 +220,19 @@ def test_credentials_in_the_site_url_are_refused_unechoed() -> None:
         build_config({"site": f"https://alice:{SECRET}@d.example/docs/"}, environ={})
     assert str(info.value).startswith("argument site: user:password@ in the URL")
     assert SECRET not in str(info.value)
+
+
+@pytest.mark.parametrize(("value", "message"), [
+    ("-1", "argument workers: must be an integer >= 0, got -1"),
+    ("x", "argument workers: not an integer: 'x'"),
+])
+def test_bad_workers_is_one_line(value: str, message: str) -> None:
+    with pytest.raises(ConfigError) as raised:
+        build_config({"site": "https://d.example/", "workers": value})
+    assert str(raised.value) == message
+
+
+def test_workers_default_to_the_setting() -> None:
+    assert build_config({"site": "https://d.example/"}).workers is None
+    config = build_config({"site": "https://d.example/", "workers": "2"})
+    assert (config.workers, config.as_arguments()["workers"]) == (2, 2)

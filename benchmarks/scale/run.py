@@ -58,6 +58,7 @@ ROOT = HERE.parent.parent
 sys.path.insert(0, str(HERE))
 
 import gensite  # noqa: E402
+import proctree  # noqa: E402
 import rsscurve  # noqa: E402
 
 from docscrawl.runs import unfinished_dir  # noqa: E402
@@ -214,14 +215,21 @@ def vm_rss_mb(pid: int) -> float | None:
     return None
 
 
+TREE_EVERY = 0.5  # seconds between two samples of the crawler's process tree
+
+
 def measured(command: list[str], *, cwd: Path, log: Path, timeout: float,
-             rss_every: float = 0.0) -> tuple[int, float, float, float]:
-    """Run one child; (exit status, CPU s, wall s, peak RSS MB) from its own rusage.
+             rss_every: float = 0.0
+             ) -> tuple[int, float, float, float, proctree.TreeSampler]:
+    """Run one child; (exit status, CPU s, wall s, peak RSS MB) from its own rusage, and
+    its process tree's samples (`proctree`: extraction workers' CPU, summed PSS).
     With `rss_every` (seconds), its RSS over time goes to LOG.rss.tsv (seconds, MB):
     the peak alone does not say whether memory grew with the pages or at the end."""
     with log.open("wb") as out:
         began = time.monotonic()
         proc = subprocess.Popen(command, cwd=cwd, stdout=out, stderr=subprocess.STDOUT)
+        tree = proctree.TreeSampler(proc.pid)
+        next_tree = began
         deadline = began + timeout
         samples = log.with_name(log.name + ".rss.tsv").open("w") if rss_every else None
         if samples:  # the start, to join samples with the crawl's log (rsscurve.py)
@@ -232,6 +240,9 @@ def measured(command: list[str], *, cwd: Path, log: Path, timeout: float,
                 pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
                 if pid:
                     break
+                if time.monotonic() >= next_tree:
+                    next_tree += TREE_EVERY
+                    tree.sample()
                 if samples and time.monotonic() >= next_sample:
                     next_sample += rss_every
                     rss = vm_rss_mb(proc.pid)
@@ -252,7 +263,8 @@ def measured(command: list[str], *, cwd: Path, log: Path, timeout: float,
                 samples.close()
         wall = time.monotonic() - began
     proc.returncode = os.waitstatus_to_exitcode(status)  # already reaped: keep Popen quiet
-    return (proc.returncode, usage.ru_utime + usage.ru_stime, wall, usage.ru_maxrss / 1024)
+    return (proc.returncode, usage.ru_utime + usage.ru_stime, wall, usage.ru_maxrss / 1024,
+            tree)
 
 
 def run_bare(site: str, n: int, rep: int, work: Path, timeout: float, *,
@@ -261,36 +273,46 @@ def run_bare(site: str, n: int, rep: int, work: Path, timeout: float, *,
     summary.unlink(missing_ok=True)
     command = [sys.executable, "-m", "scrapy", "runspider", str(HERE / "bare_spider.py"),
                "-a", f"site={site}", "-a", f"summary={summary}"]
-    status, cpu, wall, peak = measured(command, cwd=work, log=work / f"bare-{n}-{rep}.log",
-                                       timeout=timeout, rss_every=rss_every)
+    status, cpu, wall, peak, tree = measured(
+        command, cwd=work, log=work / f"bare-{n}-{rep}.log", timeout=timeout,
+        rss_every=rss_every)
     info = json.loads(summary.read_text()) if summary.exists() else {}
     return Run("bare", n, rep, int(info.get("pages", 0)), cpu, wall, peak, status,
-               {"requests_built": info.get("requests_built")})
+               {"requests_built": info.get("requests_built"), **tree.as_json()})
 
 
 def run_docscrawl(site: str, n: int, rep: int, work: Path, out: Path, timeout: float, *,
-                  kind: str = "docscrawl", fresh: bool = True, rss_every: float = 0.0) -> Run:
+                  kind: str = "docscrawl", fresh: bool = True, rss_every: float = 0.0,
+                  workers: int = 0) -> Run:
+    """One docscrawl crawl; with `workers`, `-a workers=N` (kind `docscrawl_wN`): its CPU
+    is the crawler's and its extraction workers' (it reaps them: they are in its rusage;
+    `proctree` samples them too, `descendants_cpu_s`)."""
+    if workers:
+        kind = f"{kind}_w{workers}"
     if fresh:
         shutil.rmtree(out, ignore_errors=True)
     log = work / f"{kind}-{n}-{rep}.log"
     command = [sys.executable, "-m", "scrapy", "crawl", "docs", "-a", f"site={site}",
                "-a", f"out={out}", "-s", f"LOG_FILE={log}.scrapy"]
-    if kind == INVENTORY:
+    if kind.startswith(INVENTORY):
         command += ["-a", "extract=off"]
-    status, cpu, wall, peak = measured(command, cwd=ROOT, log=log, timeout=timeout,
-                                       rss_every=rss_every)
+    if workers:
+        command += ["-a", f"workers={workers}"]
+    status, cpu, wall, peak, tree = measured(command, cwd=ROOT, log=log, timeout=timeout,
+                                             rss_every=rss_every)
+    # the crawler reaps its extraction workers: their CPU is in its rusage already
     points, end = rsscurve.curve(log) if rss_every else ([], None)
     files = unfinished_dir(out) or out  # a run killed at the timeout is not published
     run_json = files / "run.json"
     info = json.loads(run_json.read_text()) if run_json.exists() else {}
     events = info.get("counts", {}).get("events", {})
     pages = sum(events.get(e, 0) for e in ("extracted", "unchanged", "duplicate"))
-    if kind == INVENTORY:
+    if kind.startswith(INVENTORY):
         pages = inventory_pages(files / "crawl_log.jsonl")
     return Run(kind, n, rep, pages, cpu, wall, peak, status, {
         "pages_written": info.get("pages_written"), "events": events,
         "changes": info.get("changes"), "finish_reason": info.get("finish_reason"),
-        "complete": info.get("complete"),
+        "complete": info.get("complete"), **tree.as_json(),
         **({"rss_curve": points, "rss_end_of_crawl": end} if points else {}),
     })
 
@@ -338,6 +360,8 @@ def summarise(n: int, runs: list[Run]) -> dict[str, Any]:
             "cpu_ms_per_page": median([r.cpu_ms_per_page for r in group]),
             "pages_per_s": median([r.pages_per_s for r in group]),
             "peak_rss_mb": median([r.peak_rss_mb for r in group]),
+            "peak_tree_pss_mb": median([r.extra.get("peak_tree_pss_mb", float("nan"))
+                                        for r in group]),
         }
     bare, docs = out.get("bare"), out.get("docscrawl")
     if bare and docs:
@@ -349,6 +373,14 @@ def summarise(n: int, runs: list[Run]) -> dict[str, Any]:
             "cpu_per_page_pairs": [ratio(d.cpu_ms_per_page, b.cpu_ms_per_page) for b, d in pairs],
             "pages": ratio(docs["pages"], bare["pages"]),  # below 1: docscrawl missed pages
         }
+    for kind in by_kind:  # each docscrawl crawl (in-process, `-a workers=N`) against bare
+        if bare and kind.startswith("docscrawl") and "recrawl" not in kind:
+            mine = out[kind]
+            out.setdefault("ratios_by_kind", {})[kind] = {
+                key: ratio(mine[field], bare[field]) for key, field in (
+                    ("cpu_per_page", "cpu_ms_per_page"), ("pages_per_s", "pages_per_s"),
+                    ("peak_rss", "peak_rss_mb"), ("peak_tree_pss", "peak_tree_pss_mb"),
+                    ("pages", "pages"))}
     inventory = out.get(INVENTORY)
     if bare and inventory:
         out.setdefault("ratios", {})["inventory_pages_per_cpu_s_to_bare"] = ratio(
@@ -377,15 +409,23 @@ def print_run(run: Run) -> None:
 
 
 def print_table(summaries: list[dict[str, Any]]) -> None:
-    print("\n| N | crawler | runs | pages | CPU ms/page | wall pages/s | peak RSS MB |")
+    print("\n| N | crawler | runs | pages | CPU ms/page | wall pages/s | peak RSS MB | "
+          "peak PSS of the tree MB |")
+    print("|---|---|---|---|---|---|---|---|")
+    for s in summaries:
+        for kind in (k for k in s if isinstance(s[k], dict) and "runs" in s[k]):
+            k = s[kind]
+            print(f"| {s['n']:,} | {kind} | {k['runs']} | {fmt(k['pages'], '.0f')} | "
+                  f"{fmt(k['cpu_ms_per_page'])} | {fmt(k['pages_per_s'])} | "
+                  f"{fmt(k['peak_rss_mb'], '.0f')} | {fmt(k['peak_tree_pss_mb'], '.0f')} |")
+    print("\n| N | crawler | CPU/page / bare | pages/s / bare | peak RSS / bare | "
+          "peak tree PSS / bare | pages / bare |")
     print("|---|---|---|---|---|---|---|")
     for s in summaries:
-        for kind in ("bare", "docscrawl", "docscrawl_recrawl", INVENTORY):
-            if kind in s:
-                k = s[kind]
-                print(f"| {s['n']:,} | {kind} | {k['runs']} | {fmt(k['pages'], '.0f')} | "
-                      f"{fmt(k['cpu_ms_per_page'])} | {fmt(k['pages_per_s'])} | "
-                      f"{fmt(k['peak_rss_mb'], '.0f')} |")
+        for kind, r in s.get("ratios_by_kind", {}).items():
+            print(f"| {s['n']:,} | {kind} | {fmt(r['cpu_per_page'], '.2f')} | "
+                  f"{fmt(r['pages_per_s'], '.2f')} | {fmt(r['peak_rss'], '.2f')} | "
+                  f"{fmt(r['peak_tree_pss'], '.2f')} | {fmt(r['pages'], '.2f')} |")
     print("\n| N | CPU/page docscrawl/bare (per pair) | peak RSS docscrawl/bare | "
           "pages/s docscrawl/bare | pages docscrawl/bare | re-crawl CPU / first crawl | "
           "pages per CPU-s, extract=off / bare |")
@@ -414,21 +454,23 @@ def bench_one(n: int, args: argparse.Namespace, server_kind: str) -> list[Run]:
         gensite.write_site_files(site_dir, n, server.origin)
         site = server.origin + "/"
         print(f"N={n}: {server_kind} serving {site_dir} on {site}", flush=True)
+        crawlers = [("bare", 0), *(("docscrawl", w) for w in args.workers)]
         for rep in range(args.reps):
-            order = ("bare", "docscrawl") if rep % 2 == 0 else ("docscrawl", "bare")
-            for kind in (k for k in order if k in args.kinds):
-                out = args.scratch / "out" / f"docs-{n}"
+            order = crawlers if rep % 2 == 0 else crawlers[::-1]
+            for kind, workers in ((k, w) for k, w in order if k in args.kinds):
+                out = args.scratch / "out" / (f"docs-{n}" + (f"-w{workers}" if workers else ""))
                 if kind == "bare":
                     run = run_bare(site, n, rep, work, timeout, rss_every=args.rss_every)
                 else:
                     run = run_docscrawl(site, n, rep, work, out, timeout,
-                                        rss_every=args.rss_every)
+                                        rss_every=args.rss_every, workers=workers)
                 runs.append(run)
                 print_run(run)
-                if kind == "docscrawl" and rep == 0 and args.recrawl:
+                if (kind == "docscrawl" and workers == args.workers[0] and rep == 0
+                        and args.recrawl):
                     again = run_docscrawl(site, n, rep, work, out, timeout,
                                           kind="docscrawl_recrawl", fresh=False,
-                                          rss_every=args.rss_every)
+                                          rss_every=args.rss_every, workers=workers)
                     runs.append(again)
                     print_run(again)
             if args.inventory:
@@ -506,6 +548,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cprofile", action="store_true",
                         help="with --profile: cProfile instead of py-spy, summed by stage "
                              "(stages.py)")
+    parser.add_argument("--workers", default="0",
+                        help="docscrawl's extraction workers (`-a workers=N`), a comma list: "
+                             "each value is one docscrawl crawl per rep, alternating with "
+                             "bare (e.g. `0,1,2`; default 0: in the crawler)")
     parser.add_argument("--rss-every", type=float, default=0.0,
                         help="sample each crawler's VmRSS every this many seconds into "
                              "WORK/KIND-N-REP.log.rss.tsv (0: off); a docscrawl run's RSS "
@@ -514,6 +560,12 @@ def main(argv: list[str] | None = None) -> int:
     args.kinds = {kind.strip() for kind in args.kinds.split(",") if kind.strip()}
     if not args.kinds <= {"bare", "docscrawl"}:
         parser.error(f"--kinds: unknown crawler in {sorted(args.kinds)}")
+    try:
+        args.workers = [int(w) for w in args.workers.split(",")]
+    except ValueError:
+        parser.error(f"--workers: not a comma list of integers: {args.workers!r}")
+    if any(w < 0 for w in args.workers):
+        parser.error("--workers: a count is >= 0")
     if args.quick:
         args.n, args.reps, args.inventory = [500], 1, True
     args.n = args.n or list(DEFAULT_N)

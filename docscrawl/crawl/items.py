@@ -31,7 +31,7 @@ class FetchedPage:
     last_modified: str | None
     fetch_mode: str  # http or browser
     retrieved_at: str
-    root: etree._Element  # the parsed page (parsel Selector.root)
+    root: etree._Element | None  # the parsed page (parsel Selector.root)
     elapsed_ms: float | None = None
     size: int | None = None
     render_reason: str | None = None
@@ -47,6 +47,11 @@ class FetchedPage:
     # locators of the page's regions the template learner found repeated across pages
     # (`extract.template.pipeline`): their links go to templates.jsonl (`export.templates`)
     template_locators: frozenset[str] = frozenset()
+    # extracted in a worker process (`crawl.pool`): `extract` (or `extract_error`) and the
+    # site-version `signals` came with it, and `root` and `structure` are None
+    pooled: bool = False
+    extract_error: str | None = None
+    signals: set[tuple[str, str, str]] | None = None
 
     @property
     def extracted(self) -> PageExtract:

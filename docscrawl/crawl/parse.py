@@ -12,14 +12,6 @@ from docscrawl.extract.tree import html_root
 __all__ = ["html_root", "response_root"]
 
 
-HTML_TYPES = ("text/html", "application/xhtml+xml")
-
-
-def is_html_type(content_type: str) -> bool:
-    """True for HTML and XHTML media types."""
-    return content_type.split(";", 1)[0].strip().lower() in HTML_TYPES
-
-
 def response_root(response: TextResponse) -> etree._Element:
     """The parsed tree of `response`, parsed on first use and then shared: the render
     middleware, the spider and anything reading `response.selector` see one tree."""

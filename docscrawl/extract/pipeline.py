@@ -22,10 +22,10 @@ from docscrawl.crawl.stage import CrawlParts
 from docscrawl.extract.model import PageExtract
 from docscrawl.extract.page import extract_page
 from docscrawl.extract.quality import soft_404_reason
-from docscrawl.extract.site_versions import home_link_texts, page_signals
 from docscrawl.extract.template.content import TemplateNotice
 from docscrawl.extract.template.table import TemplateTable
 from docscrawl.extract.template.warmup import Warmup
+from docscrawl.extract.worker import site_signals
 from docscrawl.vocab import Event, FailReason
 
 logger = logging.getLogger(__name__)
@@ -78,7 +78,10 @@ class ExtractPipeline:
             return item
         model = self.template_table
         self._last_arrival = time.monotonic()
-        if self.warmup and not model.frozen:
+        if item.pooled:  # a worker extracted it, with the frozen table
+            if item.extract_error is not None:
+                raise self._failed(item, item.extract_error)
+        elif self.warmup and not model.frozen:
             first = self._extract(item, None)  # cold: only its signatures are kept
             warm = self.warm
             warm.offer((item.track.url, item.track.key, item.final_url), first.signatures,
@@ -93,11 +96,13 @@ class ExtractPipeline:
                 self.parts.report.pages_held = len(self._held)
                 self._watch()
                 await maybe_deferred_to_future(waiter)
-        item.extract = self._extract(item, model)
+        if not item.pooled:
+            item.extract = self._extract(item, model)
+        assert item.extract is not None
         if model.frozen and (self._notice is None or self._notice.judged < TEMPLATE_WARN_AFTER):
             self._note_template(item.extract, item.final_url)
-        self._site_version(item.root, item.structure, item.extract, item.final_url)
-        item.root = item.structure = None  # the tree is no longer needed: free it early
+        self._site_version(item, item.extract)
+        item.root = item.structure = item.signals = None  # no longer needed: free them early
         extract = item.extract
         soft = soft_404_reason(extract.title, extract.main_heading, extract.markdown)
         if soft:
@@ -118,22 +123,19 @@ class ExtractPipeline:
         if self._notice is not None and (message := self._notice.message()):
             logger.warning("docscrawl: %s", message)
 
-    def _site_version(self, root: Any, structure: Any, extract: PageExtract, url: str) -> None:
+    def _site_version(self, item: FetchedPage, extract: PageExtract) -> None:
         """Feed the page's version signals to the site's model, then add what every page
-        shares to this page's version (`docscrawl.extract.site_versions`)."""
+        shares to this page's version (`docscrawl.extract.site_versions`). A page a worker
+        extracted brings its signals (`extract.worker`); else they are read from its tree."""
         model = self.parts.site_model
         site = model.versions
+        url = item.final_url
         home = url in site.home  # its version label speaks for the site: always read
         if site.wants_page() or home:
-            homes = (link.text for link in extract.links if link.url in site.home)
-            index = structure.index if structure is not None else None
-            base = structure.base_url if structure is not None else url
-            site.observe(page_signals(root, homes, site.scope,
-                                      classes=index.classes if index is not None else (),
-                                      ids=index.ids if index is not None else (),
-                                      home_attributes=home_link_texts(root, base, site.home),
-                                      front_matter=home),
-                         home=home)
+            signals = (item.signals if item.signals is not None else
+                       site_signals(item.root, item.structure, extract, url, site.home,
+                                    site.scope))
+            site.observe(signals, home=home)
         extract.version, extract.warnings = site.apply(extract.version, extract.warnings)
         # a page extracted before the site's version evidence was known is completed at
         # the end (`ColdPages`); the site model is saved now and then
@@ -147,10 +149,14 @@ class ExtractPipeline:
                                 template_table=model)
         except Exception as exc:
             logger.exception("docscrawl: extraction failed for %s", item.final_url)
-            raise PageEnded(f"parse_error {item.final_url}", Event.FAILED,
-                            reason=FailReason.PARSE_ERROR,
-                            rule=f"{type(exc).__name__}: {exc}"[:300],
-                            status=item.status, fetch_mode=item.fetch_mode) from None
+            raise self._failed(item, f"{type(exc).__name__}: {exc}"[:300]) from None
+
+    @staticmethod
+    def _failed(item: FetchedPage, rule: str) -> PageEnded:
+        """The page's extraction raised (here or in a worker): it ends `parse_error`."""
+        return PageEnded(f"parse_error {item.final_url}", Event.FAILED,
+                         reason=FailReason.PARSE_ERROR, rule=rule, status=item.status,
+                         fetch_mode=item.fetch_mode)
 
     def _watch(self) -> None:
         if self._loop is None:

@@ -53,6 +53,7 @@ from docscrawl.crawl.parse import response_root
 from docscrawl.discovery.browserproxy import REFUSED_HEADER
 from docscrawl.discovery.hashroutes import browser_url, crawlable_url, route_of
 from docscrawl.discovery.urls import strip_fragment
+from docscrawl.extract.worker import SparseCheck
 from docscrawl.middlewares.auth import site_credentials
 from docscrawl.render.browser import (
     CONTEXT_KWARGS,
@@ -168,13 +169,7 @@ class RenderMiddleware:
         reason = self._reason(request, response)
         if reason is None:
             return response
-        if self._defer(request, reason):
-            return request.replace(dont_filter=True, priority=request.priority - DEFER_PRIORITY,
-                                   meta={**request.meta, "render_deferred": True})
-        if self.browser_problem is not None:
-            self.stats.inc_value("docscrawl/render/browser_unavailable")
-            raise NoBrowserError(f"needs rendering ({reason}); {self.browser_problem}")
-        return self._render_request(request, reason)
+        return self.verdict(request, reason, frozenset()) or response
 
     def process_exception(self, request: Request, exception: BaseException,
                           spider: Any = None) -> Request | None:
@@ -202,6 +197,10 @@ class RenderMiddleware:
             return "render_always"
         if route_of(request.url) is not None:
             return "hash_route"
+        pool = getattr(self._spider, "pool", None)
+        if pool is not None and pool.ready():  # a worker parses it: it checks it there
+            request.meta[Meta.SPARSE_IN_WORKER] = True
+            return None
         try:
             root = response_root(response)
         except Exception:  # unparsable: the spider reports it
@@ -211,11 +210,38 @@ class RenderMiddleware:
                                min_text_chars=self.min_text_chars,
                                inert_scripts=self.inert_scripts)
         if reason is None and self._learned < LEARN_PAGES:
-            names = complete_scripts(root, self._main_selector)
-            if names and len(self.inert_scripts | names) <= MAX_INERT_SCRIPTS:
-                self.inert_scripts |= names
-                self._learned += 1
+            self._learn(complete_scripts(root, self._main_selector))
         return reason
+
+    def _learn(self, names: frozenset[str]) -> None:
+        if names and len(self.inert_scripts | names) <= MAX_INERT_SCRIPTS:
+            self.inert_scripts |= names
+            self._learned += 1
+
+    # -- the check done in an extraction worker (`crawl.pool`, `-a workers=N`) ---------------
+
+    def sparse_check(self) -> SparseCheck:
+        """What a worker needs to judge a page as `_reason` does."""
+        return SparseCheck(main_selector=self._main_selector,
+                           min_text_chars=self.min_text_chars,
+                           inert_scripts=frozenset(self.inert_scripts),
+                           learn=self._learned < LEARN_PAGES)
+
+    def verdict(self, request: Request, reason: str | None,
+                complete: frozenset[str]) -> Request | None:
+        """A worker's verdict on a plain page: None to keep it as fetched, else the request
+        that fetches it again (deferred, or in the browser); raises NoBrowserError."""
+        if reason is None:
+            if self._learned < LEARN_PAGES:
+                self._learn(complete)
+            return None
+        if self._defer(request, reason):
+            return request.replace(dont_filter=True, priority=request.priority - DEFER_PRIORITY,
+                                   meta={**request.meta, "render_deferred": True})
+        if self.browser_problem is not None:
+            self.stats.inc_value("docscrawl/render/browser_unavailable")
+            raise NoBrowserError(f"needs rendering ({reason}); {self.browser_problem}")
+        return self._render_request(request, reason)
 
     def _defer(self, request: Request, reason: str) -> bool:
         """Fetch a `little_text` page again later, once, instead of rendering it now, while

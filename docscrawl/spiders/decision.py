@@ -11,12 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from urllib.parse import urljoin
 
-from docscrawl.crawl.parse import is_html_type
 from docscrawl.discovery.urls import strip_fragment
 from docscrawl.extract.quality import binary_reason
 from docscrawl.vocab import DuplicateReason, Event, FailReason, SkipReason, http_failure
 
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+HTML_TYPES = ("text/html", "application/xhtml+xml")
 GONE_STATUSES = frozenset({404, 410})
 
 
@@ -131,6 +131,11 @@ def decide_parsed(url: str, refresh: str | None, *, extract: bool) -> ParsedDeci
     if refresh and strip_fragment(refresh) != strip_fragment(url):
         return FollowRedirect(refresh, reason=DuplicateReason.META_REFRESH)
     return Extract() if extract else Inventory()
+
+
+def is_html_type(content_type: str) -> bool:
+    """True for HTML and XHTML media types."""
+    return content_type.split(";", 1)[0].strip().lower() in HTML_TYPES
 
 
 def body_refusal(facts: ResponseFacts) -> End | None:

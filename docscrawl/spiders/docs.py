@@ -31,9 +31,10 @@ from twisted.python.failure import Failure
 from docscrawl.admission.base import Admission, CrawlHooks, build_admission
 from docscrawl.config import CrawlConfig, build_config
 from docscrawl.crawl.crawllog import install_log_redaction, utc_now
-from docscrawl.crawl.failures import classify_failure
-from docscrawl.crawl.items import CarriedPage, FetchedPage
+from docscrawl.crawl.failures import NoBrowserError, classify_failure
+from docscrawl.crawl.items import FetchedPage
 from docscrawl.crawl.parse import response_root
+from docscrawl.crawl.pool import WorkerCrashed
 from docscrawl.crawl.session import CrawlSession
 from docscrawl.discovery.budget import Budget
 from docscrawl.discovery.frontier import origin_of
@@ -41,6 +42,7 @@ from docscrawl.discovery.pagetrack import PageTrack
 from docscrawl.discovery.refresh import meta_refresh_target
 from docscrawl.discovery.urls import strip_fragment, without_userinfo
 from docscrawl.extract.page import page_structure
+from docscrawl.extract.worker import PageFacts
 from docscrawl.incremental.carry import CarriedLines
 from docscrawl.incremental.rows import StateRow
 from docscrawl.spiders.decision import (
@@ -50,6 +52,8 @@ from docscrawl.spiders.decision import (
     Inventory,
     Parse,
     Refetch,
+    ResponseDecision,
+    ResponseFacts,
     decide_parsed,
     decide_response,
 )
@@ -63,7 +67,8 @@ from docscrawl.spiders.lifecycle import (
 )
 from docscrawl.spiders.links import PageLinks
 from docscrawl.spiders.offers import Offer, Offers
-from docscrawl.spiders.recrawl import header, refetch, response_facts
+from docscrawl.spiders.pooled import PagePool, as_failure, pool_size
+from docscrawl.spiders.recrawl import carry_over, header, refetch, response_facts
 from docscrawl.spiders.site_resources import ResourceCallbacks, SiteResources, latency_ms
 from docscrawl.vocab import Event, FailReason, Meta
 
@@ -90,6 +95,8 @@ class DocsSpider(scrapy.Spider):
         self.offers: Offers
         self.links: PageLinks
         self.resume: Resume
+        self.workers = 0  # extraction worker processes (`spiders.pooled`)
+        self.pool: PagePool
 
     @classmethod
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> Self:
@@ -102,6 +109,7 @@ class DocsSpider(scrapy.Spider):
         spider.admission = build_admission(crawler.settings, config)
         spider.job = prepare_jobdir(crawler.settings, config,
                                     resumable=spider.admission.resumable)
+        spider.workers = pool_size(config, crawler.settings)
         crawler.signals.connect(spider._on_opened, signal=signals.spider_opened)
         crawler.signals.connect(spider._on_idle, signal=signals.spider_idle)
         crawler.signals.connect(stop_non_html, signal=signals.headers_received)
@@ -124,6 +132,7 @@ class DocsSpider(scrapy.Spider):
         self.links = PageLinks(session, template_warmup=self.settings.getbool(
             "DOCSCRAWL_TEMPLATE_WARMUP", True))
         self.resume = Resume(session, self.admission, self.offers, self.page_request)
+        self.pool = PagePool(self.crawler, session, self.workers)
         self.admission.open(session, CrawlHooks(
             schedule=self._schedule, page_request=self.page_request,
             robots_known=self._robots_known))
@@ -141,6 +150,7 @@ class DocsSpider(scrapy.Spider):
             raise DontCloseSpider
 
     async def _on_closed(self, spider: scrapy.Spider, reason: str) -> None:
+        self.pool.close()
         await close_crawl(self.admission, self.session, reason)
 
     def _schedule(self, request: Request) -> None:
@@ -192,7 +202,8 @@ class DocsSpider(scrapy.Spider):
         if row is not None and row.can_carry_over:
             meta[STATE_CANONICAL] = row.canonical_url
         sample = self.session.template_sample or ()  # fetched first: pages wait for them
-        return Request(url, callback=self.parse_page, errback=self.page_failed,
+        callback = self.parse_page_pooled if self.workers else self.parse_page
+        return Request(url, callback=callback, errback=self.page_failed,
                        priority=-track.depth + (track.key in sample), meta=meta,
                        headers=headers)
 
@@ -204,25 +215,54 @@ class DocsSpider(scrapy.Spider):
         track = self.resume.live_track(response.meta[TRACK])
         if track is None:
             return
-        yield from self._parse_page(track, response)
+        yield from self._parse_page(track, response, *self._decide(response))
         yield from self.offers.answered(track.key)
 
-    def _parse_page(self, track: PageTrack, response: Response) -> Iterable[Any]:
+    async def parse_page_pooled(self, response: Response) -> list[Any]:
+        """`parse_page`, with an HTML page's parse and extraction in a worker process
+        (`-a workers=N`, `spiders.pooled`). A page the worker finds sparse goes back to
+        the render middleware; a page whose worker died ends `failed` `worker_crashed`."""
+        track = self.resume.live_track(response.meta[TRACK])
+        if track is None:
+            return []
+        facts, decision, row, lines = self._decide(response)
+        worked: PageFacts | None = None
+        if isinstance(decision, Parse) and self.pool.takes(response):
+            assert isinstance(response, TextResponse)
+            try:
+                worked, again = await self.pool.facts(response)
+            except WorkerCrashed as exc:
+                decision = End(Event.FAILED, FailReason.WORKER_CRASHED, str(exc),
+                               name_fetch_mode=True, name_chain=False)
+            except NoBrowserError as exc:  # sparse, and no browser: as a download fails
+                return self.page_failed(as_failure(exc, response))
+            else:
+                if again is not None:  # sparse: fetched again (rendered, or deferred)
+                    return [again]
+        return [*self._parse_page(track, response, facts, decision, row, lines, worked),
+                *self.offers.answered(track.key)]
+
+    def _decide(self, response: Response) -> tuple[ResponseFacts, ResponseDecision,
+                                                   StateRow | None, CarriedLines | None]:
+        facts, row, lines = response_facts(self.session, response)
+        return facts, decide_response(facts), row, lines
+
+    def _parse_page(self, track: PageTrack, response: Response, facts: ResponseFacts,
+                    decision: ResponseDecision, row: StateRow | None, lines: CarriedLines | None,
+                    worked: PageFacts | None = None) -> Iterable[Any]:
         """The glue: record the fetch, then act on `decide_response` / `decide_parsed`."""
         log = self.session.log
         fetch_mode = "browser" if "playwright" in response.flags else "http"
         log.record(track.url, Event.FETCHED, status=response.status, fetch_mode=fetch_mode,
                    redirect_chain=track.redirect_chain, elapsed_ms=latency_ms(response),
                    size=len(response.body), response_url=response.url)
-        facts, row, lines = response_facts(self.session, response)
-        decision = decide_response(facts)
         if isinstance(decision, Parse):
             assert isinstance(response, TextResponse)  # Parse: decide_response saw is_text
             yield from self._parse_html(track, response, facts.content_type, fetch_mode,
-                                        decision.digest)
+                                        decision.digest, worked)
         elif isinstance(decision, CarryOver):
             assert row is not None and lines is not None
-            yield from self._carry_over(track, response, row, decision.digest, lines)
+            yield from carry_over(self.offers, track, response, row, decision.digest, lines)
         elif isinstance(decision, Refetch):
             yield refetch(response)
         elif isinstance(decision, FollowRedirect):
@@ -231,30 +271,39 @@ class DocsSpider(scrapy.Spider):
             self._end(track, response, decision, fetch_mode)
 
     def _parse_html(self, track: PageTrack, response: TextResponse, content_type: str,
-                    fetch_mode: str, digest: str) -> Iterable[Any]:
-        """An HTML page: parse it once, follow its links, hand it to the pipelines."""
-        root = response_root(response)
-        after = decide_parsed(response.url, meta_refresh_target(root, get_base_url(response)),
-                              extract=self.config.extract)
+                    fetch_mode: str, digest: str, worked: PageFacts | None) -> Iterable[Any]:
+        """An HTML page, parsed once (here, or in a worker: `worked`): links, then the item."""
+        root = response_root(response) if worked is None else None
+        refresh = (worked.refresh if worked is not None
+                   else meta_refresh_target(root, get_base_url(response)))
+        after = decide_parsed(response.url, refresh, extract=self.config.extract)
         if isinstance(after, FollowRedirect):
             yield from self._follow_redirect(track, response, after.target,
                                              reason=after.reason)
             return
         track.observe(response.url)
-        try:
-            structure = page_structure(root, response.url, profile=self.config.profile)
-        except Exception as exc:  # one broken page must not stop the crawl
-            logger.exception("docscrawl: cannot analyse %s", response.url)
-            self._end(track, response, End(
-                Event.FAILED, FailReason.PARSE_ERROR, f"{type(exc).__name__}: {exc}"[:300],
-                name_fetch_mode=True, name_chain=False), fetch_mode)
+        structure, error = None, worked.error if worked is not None else None
+        if root is not None:
+            try:
+                structure = page_structure(root, response.url, profile=self.config.profile)
+            except Exception as exc:  # one broken page must not stop the crawl
+                logger.exception("docscrawl: cannot analyse %s", response.url)
+                error = f"{type(exc).__name__}: {exc}"[:300]
+        if error is not None:
+            self._end(track, response, End(Event.FAILED, FailReason.PARSE_ERROR, error,
+                                           name_fetch_mode=True, name_chain=False), fetch_mode)
             return
-        self.session.frontier.params.learn_generator(structure.profile)
+        # Links first: in distributed mode they must be queued before the page's outcome.
+        if structure is not None:
+            self.session.frontier.params.learn_generator(structure.profile)
+            found = self.links.found(track, root, structure, rendered=fetch_mode == "browser")
+        else:
+            assert worked is not None and worked.links is not None
+            self.session.frontier.params.learn_generator(worked.generator)
+            found = self.links.found_from(track, worked.links)
         # The pages it links to keep its URL as their `from` until the crawl ends: one
         # string object, the track's own, rather than one more per page.
         page_url = track.url if response.url == track.url else response.url
-        # Links first: in distributed mode they must be queued before the page's outcome.
-        found = self.links.found(track, root, structure, rendered=fetch_mode == "browser")
         follow = self.offers.follow(found, page_url, track.depth + 1)
         if isinstance(after, Inventory):  # the `fetched` event ends the page
             self.session.log.settle(track.url)
@@ -278,6 +327,9 @@ class DocsSpider(scrapy.Spider):
             warnings=list(response.meta.get("render_warnings") or ()),
             found_links=found,
         )
+        if worked is not None:  # extracted in the worker, with the frozen table
+            page.pooled, page.extract = True, worked.extract
+            page.extract_error, page.signals = worked.extract_error, worked.signals
         # The item holds the tree now, and the extraction pipeline lets it go: nothing here
         # may keep it alive while the pipelines run (the response lives on until then).
         del root, structure
@@ -296,22 +348,6 @@ class DocsSpider(scrapy.Spider):
             self.session.incremental.gone(track.key, end.reason)
         elif end.state == "kept":
             self.session.incremental.kept(track.key)
-
-    def _carry_over(self, track: PageTrack, response: Response, row: StateRow,
-                    digest: str | None, lines: CarriedLines) -> Iterable[Any]:
-        """An unchanged page: its lines go out again as the previous output holds them;
-        its stored links are followed as if the page had been parsed."""
-        track.observe(response.url)
-        # The links the page had when it was parsed, head links included: the re-crawl
-        # reaches every page the page itself would lead to.
-        follow = self.offers.follow(row.discovery_links or [], response.url, track.depth + 1)
-        yield CarriedPage(
-            track=track, row=row, lines=lines, final_url=response.url, status=response.status,
-            etag=header(response, "ETag"), last_modified=header(response, "Last-Modified"),
-            fetch_mode="http", body_digest=digest, elapsed_ms=latency_ms(response),
-            size=len(response.body),
-        )
-        yield from follow
 
     def _follow_redirect(self, track: PageTrack, response: Response, location: str, *,
                          reason: str = "redirect") -> Iterable[Request]:

@@ -21,7 +21,6 @@ from scrapy.http import Request
 from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.job import job_dir
 
-from docscrawl.crawl.parse import is_html_type
 from docscrawl.crawl.politeness import politeness_summary
 from docscrawl.crawl.resume import read_marker
 from docscrawl.crawl.session import CrawlSession, SessionOptions
@@ -32,6 +31,7 @@ from docscrawl.discovery.netguard import ALLOW_LINK_LOCAL_SETTING
 from docscrawl.discovery.pagetrack import PageTrack, track_from_fields
 from docscrawl.discovery.urls import normalize_url
 from docscrawl.runs import resumable_run_dir
+from docscrawl.spiders.decision import is_html_type
 from docscrawl.vocab import Event, Meta, SkipReason
 
 if TYPE_CHECKING:

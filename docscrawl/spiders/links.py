@@ -8,15 +8,15 @@ sample (`docscrawl.extract.template.warmup`).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin
 
-from docscrawl.discovery.budget import declared_indexes, is_link_listing, link_rank
+from docscrawl.discovery.budget import link_rank
 from docscrawl.discovery.hashroutes import hash_route_links
 from docscrawl.discovery.urls import is_crawlable_url, normalize_url, strip_fragment
-from docscrawl.extract.links import discovery_links
-from docscrawl.extract.metadata import canonical_href
 from docscrawl.extract.template.warmup import sample_of
+from docscrawl.extract.worker import LinkFacts, link_facts
 
 if TYPE_CHECKING:
     from docscrawl.crawl.session import CrawlSession
@@ -50,27 +50,33 @@ class PageLinks:
               rendered: bool) -> list[FoundLink]:
         """The declared canonical URL, then every link by region (head links included);
         in a rendered DOM, client-side router links too."""
-        base_url = structure.base_url
+        routes = (hash_route_links(root, structure.base_url, region_map=structure.regions)
+                  if rendered else ())  # client-side router links: in a rendered DOM only
+        return self.found_from(track, link_facts(root, structure), routes)
+
+    def found_from(self, track: PageTrack, facts: LinkFacts,
+                   routes: Iterable[tuple[str, str]] = ()) -> list[FoundLink]:
+        """`found`, from what a worker read of the tree (`extract.worker.LinkFacts`)."""
+        base_url = facts.base_url
         found: list[FoundLink] = []
-        for href in declared_indexes(root):
+        for href in facts.declared_indexes:
             target = urljoin(base_url, href)
             if is_crawlable_url(target):
                 self._index_keys.add(self._page_key(target))
-        on_index = track.key in self._index_keys or is_link_listing(structure.main_el)
-        canonical = canonical_href(root, base_url)
+        on_index = track.key in self._index_keys or facts.link_listing
+        canonical = facts.canonical
         if canonical and is_crawlable_url(canonical):
             found.append((strip_fragment(canonical), "canonical", link_rank("canonical")))
-        links = discovery_links(root, base_url, region_map=structure.regions)
+        links = facts.links
         if track.depth == 0 and self.session.template_sample is None and self.template_warmup:
-            self.session.template_sample = sample_of(track.key, [lk.url for lk in links],
+            self.session.template_sample = sample_of(track.key, [url for url, _ in links],
                                                      self.sample_key)
-        for link in links:
-            reason = REGION_TO_DISCOVERY.get(link.region, "in_page")
-            found.append((link.url, reason, link_rank(reason, on_index_page=on_index)))
-        if rendered:  # client-side router links exist in a rendered DOM only
-            for url, region in hash_route_links(root, base_url, region_map=structure.regions):
-                reason = REGION_TO_DISCOVERY.get(region, "in_page")
-                found.append((url, reason, link_rank(reason)))
+        for url, region in links:
+            reason = REGION_TO_DISCOVERY.get(region, "in_page")
+            found.append((url, reason, link_rank(reason, on_index_page=on_index)))
+        for url, region in routes:
+            reason = REGION_TO_DISCOVERY.get(region, "in_page")
+            found.append((url, reason, link_rank(reason)))
         return found
 
     def sample_key(self, url: str) -> str | None:

@@ -8,18 +8,23 @@ holds the page's lines); a 304 whose lines are gone is asked for again in full.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from scrapy.http import Request, Response, TextResponse
 
+from docscrawl.crawl.items import CarriedPage
 from docscrawl.incremental.recrawl import body_hash
 from docscrawl.spiders.decision import ResponseFacts, StoredPage
+from docscrawl.spiders.site_resources import latency_ms
 from docscrawl.vocab import Meta
 
 if TYPE_CHECKING:
     from docscrawl.crawl.session import CrawlSession
+    from docscrawl.discovery.pagetrack import PageTrack
     from docscrawl.incremental.carry import CarriedLines
     from docscrawl.incremental.rows import StateRow
+    from docscrawl.spiders.offers import Offers
 
 STATE_CANONICAL = Meta.STATE_CANONICAL
 
@@ -68,3 +73,20 @@ def header(response: Response, name: str) -> str | None:
     """A response header as text (ETag, Last-Modified), None when absent."""
     value = response.headers.get(name)
     return value.decode("latin-1") if value else None
+
+
+def carry_over(offers: Offers, track: PageTrack, response: Response, row: StateRow,
+               digest: str | None, lines: CarriedLines) -> Iterable[Any]:
+    """An unchanged page: its lines go out again as the previous output holds them;
+    its stored links are followed as if the page had been parsed."""
+    track.observe(response.url)
+    # The links the page had when it was parsed, head links included: the re-crawl
+    # reaches every page the page itself would lead to.
+    follow = offers.follow(row.discovery_links or [], response.url, track.depth + 1)
+    yield CarriedPage(
+        track=track, row=row, lines=lines, final_url=response.url, status=response.status,
+        etag=header(response, "ETag"), last_modified=header(response, "Last-Modified"),
+        fetch_mode="http", body_digest=digest, elapsed_ms=latency_ms(response),
+        size=len(response.body),
+    )
+    yield from follow

@@ -1,0 +1,209 @@
+"""Extraction worker processes: a page's parse, links and extraction on another core.
+
+`ExtractPool(n, setup)` keeps `n` worker processes, each working on one page at a time
+over its own pipe (`extract.worker.page_facts`); `await pool.run(job)` answers with the page's
+`PageFacts`. The crawler only pickles the job (the decoded text) and unpickles the answer;
+the answer is read in the event loop's thread pool, where a blocking read also sees a dead
+worker's end of file.
+
+Each worker is a fresh interpreter (`python -m docscrawl.crawl.pool FD`) that imports the
+extraction modules alone (not Scrapy), never a fork of the crawler: a fork would copy the
+crawler's grown heap, and its pages would be unshared as soon as the garbage collector
+touched them. (multiprocessing's spawn and forkserver also import the crawler's main
+module, `scrapy`, in every worker.) The crawler reaps its workers, so their CPU time is
+in its children's rusage. A worker has at most IN_FLIGHT pages sent to it and works on the
+oldest, so a worker that dies (kill -9, a crash in libxml2) costs exactly the page it held:
+`run` raises `WorkerCrashed` for it (the spider ends that page `failed` `worker_crashed`),
+a new worker takes the dead one's place and the pages sent after it. A worker found dead
+while idle is replaced and the page goes to the new one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import logging
+import socket
+import subprocess
+import sys
+from collections import deque
+from multiprocessing.connection import Connection
+
+from docscrawl.extract.worker import PageFacts, PageJob, Worker, WorkerSetup
+
+logger = logging.getLogger(__name__)
+
+JOIN_SECONDS = 5.0  # a worker asked to stop is killed after this long
+# pages sent to a worker before its answers are read: the next page waits in its pipe, so
+# the worker need not wait for the crawler's event loop to hand it one
+IN_FLIGHT = 2
+
+
+class WorkerCrashed(Exception):
+    """The worker serving the page died before answering."""
+
+
+def serve(conn: Connection) -> None:
+    """A worker process: its setup, then answer jobs until the pipe closes (or None)."""
+    try:
+        worker = Worker(conn.recv())
+    except (EOFError, OSError):
+        return
+    while True:
+        try:
+            job = conn.recv()
+        except (EOFError, OSError):
+            return
+        if job is None:
+            return
+        conn.send(worker.run(job))
+
+
+class _Slot:
+    """One worker process, its end of the pipe and the pages sent to it, oldest first."""
+
+    __slots__ = ("conn", "process", "reading", "waiters")
+
+    def __init__(self, process: subprocess.Popen[bytes], conn: Connection) -> None:
+        self.process = process
+        self.conn = conn
+        self.waiters: deque[tuple[PageJob, asyncio.Future[PageFacts]]] = deque()
+        self.reading = False  # a read of its next answer is under way
+
+
+class ExtractPool:
+    """`size` worker processes answering `PageJob`s (see the module doc)."""
+
+    def __init__(self, size: int, setup: WorkerSetup) -> None:
+        if size < 1:
+            raise ValueError("an extraction pool needs at least one worker")
+        self.size = size
+        self.setup = setup
+        self._slots: list[_Slot] = []
+        self._queue: deque[tuple[PageJob, asyncio.Future[PageFacts]]] = deque()
+        self.crashed = 0  # workers that died while serving a page
+        self.started = 0
+        self.closed = False
+
+    def pids(self) -> list[int]:
+        """The live workers' process ids."""
+        return [slot.process.pid for slot in self._slots]
+
+    async def run(self, job: PageJob) -> PageFacts:
+        """The page's facts, from the least busy worker; raises WorkerCrashed."""
+        if self.closed:
+            raise RuntimeError("the extraction pool is closed")
+        if len(self._slots) < self.size and all(slot.waiters for slot in self._slots):
+            self._start()
+        future: asyncio.Future[PageFacts] = asyncio.get_running_loop().create_future()
+        self._queue.append((job, future))
+        self._dispatch()
+        return await future
+
+    def close(self) -> None:
+        """Stop every worker (the pages in flight fail with WorkerCrashed)."""
+        self.closed = True
+        for slot in list(self._slots):
+            self._retire(slot, ask=True)
+            self._queue.extend(slot.waiters)
+        for _, future in self._queue:
+            if not future.done():
+                future.set_exception(WorkerCrashed("the crawl closed"))
+        self._queue.clear()
+
+    # -- workers --------------------------------------------------------------------------
+
+    def _start(self) -> _Slot:
+        here, there = socket.socketpair()
+        with there:
+            process = subprocess.Popen(
+                [sys.executable, "-m", "docscrawl.crawl.pool", str(there.fileno())],
+                pass_fds=(there.fileno(),), stdin=subprocess.DEVNULL)
+        conn = Connection(here.detach())
+        slot = _Slot(process, conn)
+        self._slots.append(slot)
+        with contextlib.suppress(OSError):  # it died at once: the next page finds out
+            conn.send(self.setup)  # (blocks until the new interpreter reads it)
+        self.started += 1
+        return slot
+
+    def _dispatch(self) -> None:
+        """Send waiting pages to the least busy workers, IN_FLIGHT at most each."""
+        while self._queue and self._slots:
+            slot = min(self._slots, key=lambda s: len(s.waiters))
+            if len(slot.waiters) >= IN_FLIGHT:
+                return
+            job, future = self._queue.popleft()
+            if future.done():  # cancelled while it waited
+                continue
+            slot.waiters.append((job, future))
+            try:
+                slot.conn.send(job)
+            except (OSError, ValueError):  # it is dead
+                self._crashed(slot)
+                continue
+            if not slot.reading:
+                self._read(slot)
+
+    def _read(self, slot: _Slot) -> None:
+        """Read the worker's next answer in the loop's thread pool: a blocking read also
+        sees a dead worker's end of file."""
+        slot.reading = True
+        answer = asyncio.get_running_loop().run_in_executor(None, slot.conn.recv)
+        answer.add_done_callback(functools.partial(self._answer, slot))
+
+    def _answer(self, slot: _Slot, answer: asyncio.Future[PageFacts]) -> None:
+        slot.reading = False
+        if slot not in self._slots:  # retired meanwhile (the crawl closed)
+            return
+        try:
+            facts = answer.result()
+        except (EOFError, OSError):
+            self._crashed(slot)
+        else:
+            _, future = slot.waiters.popleft()
+            if not future.done():
+                future.set_result(facts)
+            if slot.waiters:
+                self._read(slot)
+        if not self.closed:
+            self._dispatch()
+
+    def _crashed(self, slot: _Slot) -> None:
+        """A worker died: the page it held (the oldest sent) fails, the pages sent after
+        it wait for the next worker, and a new worker starts."""
+        code = self._retire(slot)
+        held = list(slot.waiters)
+        if held:
+            self.crashed += 1
+            logger.warning("docscrawl: extraction worker %s died (exit code %s); a new one "
+                           "starts", slot.process.pid, code)
+            _, future = held[0]
+            if not future.done():
+                future.set_exception(WorkerCrashed(
+                    f"extraction worker {slot.process.pid} died (exit code {code})"))
+            self._queue.extendleft(reversed(held[1:]))
+        if not self.closed:
+            self._start()
+
+    def _retire(self, slot: _Slot, *, ask: bool = False) -> int | None:
+        """Take a worker out (asked to stop, or found dead); its exit code."""
+        if slot in self._slots:
+            self._slots.remove(slot)
+        if slot.waiters:
+            slot.process.kill()  # its answers are not wanted: no waiting for them
+        elif ask:
+            with contextlib.suppress(OSError, ValueError):
+                slot.conn.send(None)
+        slot.conn.close()
+        try:
+            slot.process.wait(JOIN_SECONDS if ask else 1.0)
+        except subprocess.TimeoutExpired:
+            slot.process.kill()
+            slot.process.wait()
+        return slot.process.returncode
+
+
+if __name__ == "__main__":
+    serve(Connection(int(sys.argv[1])))

@@ -1,0 +1,178 @@
+"""End to end: `-a workers=N` (extraction in worker processes, `docscrawl.crawl.pool`)
+writes what the in-crawler extraction writes; a worker killed mid-crawl costs at most the
+page it held, and the crawl goes on with a new one."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from docscrawl.demo.server import FixtureServer, StaticSite
+from docscrawl.export.templates import join_links, template_blocks
+from tests.conftest import ROOT, CrawlOutput, assert_log_invariants, crawl, read_jsonl
+
+pytestmark = pytest.mark.e2e
+
+SCALE = ROOT / "benchmarks" / "scale"
+PAGES = 60
+FILES = ("pages.jsonl", "chunks.jsonl", "structure.jsonl", "changes.jsonl")
+ORDER_DEPENDENT = {"retrieved_at", "discovery", "discovery_truncated", "inbound_links"}
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FixtureServer]:
+    """A generated 60-page docs site (`benchmarks/scale/gensite.py`)."""
+    sys.path.insert(0, str(SCALE))
+    import gensite
+
+    root = tmp_path_factory.mktemp("gensite")
+    gensite.generate(root, PAGES, seed=8)
+    with StaticSite(root) as server:
+        gensite.write_site_files(root, PAGES, server.url)
+        yield server
+
+
+def stat(output: CrawlOutput, name: str) -> int:
+    found = re.search(rf"'docscrawl/{name}': (\d+)", output.result.stderr)
+    return int(found.group(1)) if found else 0
+
+
+def records(output: CrawlOutput, name: str) -> list[str]:
+    """The file's records as sorted lines, without what crawl order and the clock decide
+    even between two in-crawler crawls: `retrieved_at`, the ways a page was found, its
+    inbound links, and which of its links the template learner moved to templates.jsonl
+    (joined back here: the page's full link list is compared)."""
+    blocks = dict(template_blocks(output.out / "templates.jsonl"))
+
+    def plain(value: Any) -> Any:
+        if isinstance(value, dict):
+            if "template_ids" in value or "links" in value:
+                value = {**value, "links": join_links(value, blocks)}
+                value.pop("template_ids", None)
+                value.pop("template_offsets", None)
+            return {k: plain(v) for k, v in value.items() if k not in ORDER_DEPENDENT}
+        return [plain(v) for v in value] if isinstance(value, list) else value
+    return sorted(json.dumps(plain(record), sort_keys=True)
+                  for record in read_jsonl(output.out / name))
+
+
+def test_workers_write_what_the_crawler_writes(site: FixtureServer, tmp_path: Path) -> None:
+    inside = crawl(f"{site.url}/", tmp_path / "w0", "workers=0")
+    pooled = crawl(f"{site.url}/", tmp_path / "w1", "workers=1")
+    assert stat(inside, "pages_in_workers") == 0
+    assert stat(pooled, "pages_in_workers") > 0  # those that came after the warm-up
+    assert stat(pooled, "extract_workers_started") == 1
+    assert_log_invariants(pooled)
+    for name in FILES:
+        assert records(inside, name) == records(pooled, name), name
+    assert len(inside.pages) == PAGES
+
+
+def children(pid: int) -> list[int]:
+    found, todo = [], [pid]
+    while todo:
+        parent = todo.pop()
+        for task in Path(f"/proc/{parent}/task").glob("*/children"):
+            try:
+                kids = [int(p) for p in task.read_text().split()]
+            except OSError:
+                continue
+            found += kids
+            todo += kids
+    return found
+
+
+def test_a_killed_worker_fails_its_page_and_the_crawl_goes_on(site: FixtureServer,
+                                                               tmp_path: Path) -> None:
+    """The worker is stopped while it waits, then killed once the crawler has sent it a
+    page: that page ends `failed` `worker_crashed`, a new worker takes the rest."""
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "scrapy", "crawl", "docs", "-a", f"site={site.url}/",
+               "-a", f"out={out}", "-a", "workers=1", "-s", "LOG_LEVEL=INFO",
+               "-s", "DOWNLOAD_DELAY=0.2"]
+    log = tmp_path / "stderr"
+    with log.open("w") as stderr_file:  # a file: a pipe nobody reads would fill up
+        crawler = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL,
+                                   stderr=stderr_file)
+    try:
+        worker = None
+        while worker is None and crawler.poll() is None:  # it starts after the warm-up
+            named = [pid for pid in children(crawler.pid) if _is_worker(pid)]
+            worker = named[0] if named and _idle(named[0]) else None
+            time.sleep(0.02)
+            if worker is not None:
+                os.kill(worker, signal.SIGSTOP)  # stopped in its read: a page sent stays
+                if not _idle(worker):  # unread; it took one just before: let it go on
+                    os.kill(worker, signal.SIGCONT)
+                    worker = None
+        assert worker is not None, "the crawl ended before a worker started"
+        while not _page_sent(worker) and crawler.poll() is None:
+            time.sleep(0.02)
+        os.kill(worker, signal.SIGKILL)
+        crawler.wait(timeout=300)
+    finally:
+        if crawler.poll() is None:
+            crawler.kill()
+    stderr = log.read_text()
+    assert crawler.returncode == 0, stderr[-3000:]
+    output = CrawlOutput(out, subprocess.CompletedProcess(command, 0, "", stderr))
+    assert_log_invariants(output)
+    crashed = [e for e in output.log if e.get("reason") == "worker_crashed"]
+    assert len(crashed) == 1 and crashed[0]["event"] == "failed"
+    assert "died" in crashed[0]["rule"]
+    assert stat(output, "extract_workers_started") == 2
+    assert stat(output, "extract_workers_crashed") == 1
+    assert len(output.pages) == PAGES - 1
+    assert output.run["status"] == "finished"
+
+
+def _is_worker(pid: int) -> bool:
+    """An extraction worker (`python -m docscrawl.crawl.pool FD`)."""
+    try:
+        return b"docscrawl.crawl.pool" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+
+
+def _sockets(pid: int) -> dict[str, int]:
+    """Socket inode -> fd number, of the process's open sockets."""
+    found = {}
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        try:
+            target = os.readlink(fd)
+        except OSError:
+            continue
+        if target.startswith("socket:["):
+            found[target[8:-1]] = int(fd.name)
+    return found
+
+
+def _idle(pid: int) -> bool:
+    """True when the worker waits for a page: blocked in read(2) on its pipe (a socket)."""
+    try:
+        call = Path(f"/proc/{pid}/syscall").read_text().split()
+    except OSError:
+        return False
+    return len(call) > 1 and call[0] == "0" and int(call[1], 16) in _sockets(pid).values()
+
+
+def _page_sent(pid: int) -> bool:
+    """True once the stopped worker's pipe holds a page for it: bytes unread in one of its
+    sockets (`ss`'s Recv-Q)."""
+    inodes = _sockets(pid)
+    listing = subprocess.run(["ss", "-xa"], capture_output=True, text=True).stdout
+    for row in listing.splitlines()[1:]:
+        cells = row.split()
+        if len(cells) >= 6 and cells[5] in inodes and int(cells[2]) > 0:
+            return True
+    return False

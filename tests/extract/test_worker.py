@@ -1,0 +1,131 @@
+"""`extract.worker.page_facts` answers what the crawler reads from a page's tree, the same
+as reading it in the crawler; and the same through a real worker process (`crawl.pool`)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from dataclasses import asdict
+from pathlib import Path
+
+import pytest
+
+from docscrawl.crawl.pool import ExtractPool, WorkerCrashed
+from docscrawl.extract.page import extract_page, page_structure
+from docscrawl.extract.site_versions import home_urls, scope_numbers
+from docscrawl.extract.template.table import TemplateTable
+from docscrawl.extract.tree import html_root
+from docscrawl.extract.worker import (
+    PageFacts,
+    PageJob,
+    SparseCheck,
+    Worker,
+    WorkerSetup,
+    link_facts,
+    page_facts,
+    site_signals,
+)
+from docscrawl.render.policy import sparse_reason
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+DEMO = FIXTURES / "sites" / "demo"
+SITE = "http://127.0.0.1:8000/docs/"
+
+
+def demo_pages() -> list[tuple[str, str]]:
+    """(URL, text) of the demo site's pages and the extraction fixtures' pages."""
+    pages = [(f"http://127.0.0.1:8000/{path.relative_to(DEMO)}", path)
+             for path in sorted(DEMO.rglob("*.html"))]
+    pages += [(f"http://127.0.0.1:8000/fixtures/{path.relative_to(FIXTURES / 'pages')}", path)
+              for path in sorted((FIXTURES / "pages").rglob("*.html"))]
+    return [(url, path.read_text("utf-8", errors="replace")) for url, path in pages]
+
+
+PAGES = demo_pages()
+
+
+@pytest.fixture(scope="module")
+def setup() -> WorkerSetup:
+    """A template table learned from the demo's pages and frozen, as a crawl's is."""
+    table = TemplateTable(min_pages=2)
+    for url, text in PAGES[:12]:
+        table.observe(extract_page(html_root(text, url), url).signatures)
+    table.freeze()
+    return WorkerSetup(site_url=SITE, profile=None, template=table.to_json())
+
+
+def in_crawler(url: str, text: str, table: TemplateTable | None) -> PageFacts:
+    """What the spider and the extraction pipeline read from the tree in the crawler."""
+    root = html_root(text, url)
+    structure = page_structure(root, url)
+    facts = PageFacts(generator=structure.profile, links=link_facts(root, structure))
+    facts.extract = extract_page(root, url, structure=structure, template_table=table)
+    facts.signals = site_signals(root, structure, facts.extract, url, home_urls(SITE),
+                                 scope_numbers(SITE))
+    return facts
+
+
+def job(url: str, text: str, sparse: SparseCheck | None = None) -> PageJob:
+    return PageJob(url=url, text=text, base_url=url, body_bytes=len(text.encode()),
+                   extract=True, sparse=sparse)
+
+
+def same(a: PageFacts, b: PageFacts) -> bool:
+    return asdict(a) == asdict(b)  # type: ignore[call-overload]
+
+
+def test_a_worker_reads_what_the_crawler_reads(setup: WorkerSetup) -> None:
+    worker = Worker(setup)
+    assert len(PAGES) > 20
+    templated = 0
+    for url, text in PAGES:
+        mine = page_facts(job(url, text), worker)
+        if mine.refresh:
+            continue  # a meta refresh stub: the spider follows it
+        expected = in_crawler(url, text, setup.table())
+        assert mine.error is None and mine.extract_error is None, url
+        assert same(mine, expected), url
+        templated += bool(mine.extract and mine.extract.blocks)
+    assert templated  # the frozen table judged blocks
+
+
+def test_the_sparse_verdict_ends_the_work_early(setup: WorkerSetup) -> None:
+    shell = ('<html><head><title>App</title><script src="/app.js"></script></head>'
+             '<body><div id="app"></div></body></html>')
+    url = "http://127.0.0.1:8000/docs/app.html"
+    check = SparseCheck(main_selector=None, min_text_chars=200, inert_scripts=frozenset(),
+                        learn=True)
+    facts = page_facts(job(url, shell, check), Worker(setup))
+    assert facts.sparse == sparse_reason(html_root(shell, url), body_bytes=len(shell))
+    assert facts.sparse is not None and facts.extract is None and facts.links is None
+
+
+def test_a_worker_process_answers_the_same_and_survives_a_killed_worker(
+        setup: WorkerSetup) -> None:
+    pages = PAGES[:6]
+
+    async def crawl() -> tuple[list[PageFacts], str, PageFacts]:
+        pool = ExtractPool(1, setup)
+        try:
+            answers = await asyncio.gather(*(pool.run(job(u, t)) for u, t in pages))
+            (pid,) = pool.pids()
+            os.kill(pid, signal.SIGSTOP)  # it holds the next page when it dies
+            small = min(pages, key=lambda page: len(page[1]))  # fits the pipe's buffer
+            pending = asyncio.ensure_future(pool.run(job(*small)))
+            await asyncio.sleep(0)
+            os.kill(pid, signal.SIGKILL)
+            with pytest.raises(WorkerCrashed) as crashed:
+                await pending
+            after = await pool.run(job(*pages[1]))  # a new worker took its place
+            assert pool.pids() != [pid] and pool.crashed == 1
+            return answers, str(crashed.value), after
+        finally:
+            pool.close()
+
+    answers, crashed, after = asyncio.run(crawl())
+    worker = Worker(setup)
+    for (url, text), answer in zip(pages, answers, strict=True):
+        assert same(answer, page_facts(job(url, text), worker)), url
+    assert "died" in crashed
+    assert same(after, page_facts(job(*pages[1]), worker))
