@@ -78,7 +78,7 @@ def test_rss_samples_follow_the_child(tmp_path: Path) -> None:
              f"while not pathlib.Path({str(release)!r}).exists(): time.sleep(0.01)\n")
     log = tmp_path / "child.log"
     samples = tmp_path / "child.log.rss.tsv"
-    result: list[tuple[int, float, float, float]] = []
+    result: list[tuple[int, float, float, float, run.proctree.TreeSampler]] = []
     thread = threading.Thread(target=lambda: result.append(run.measured(
         [sys.executable, "-c", child], cwd=tmp_path, log=log, timeout=120, rss_every=0.05)))
     thread.start()
@@ -94,7 +94,7 @@ def test_rss_samples_follow_the_child(tmp_path: Path) -> None:
     finally:
         release.touch()
         thread.join()
-    status, _cpu, _wall, peak = result[0]
+    status, _cpu, _wall, peak, _tree = result[0]
     assert status == 0 and peak > 40
     times = [t for t, _ in rows()]
     assert times == sorted(times) and max(mb for _, mb in rows()) > 40
