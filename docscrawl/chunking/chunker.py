@@ -349,6 +349,16 @@ def _sections(pieces: list[Piece], owner: dict[int, Section]) -> list[ChunkSecti
     return list(held.values())
 
 
+def chunk_anchors(metadata: dict[str, Any]) -> list[str]:
+    """Anchors of the sections a chunk holds: its own (or its source URL's fragment) and
+    its listed sections'. The inbound-link pass and the search index both ask this."""
+    source = str(metadata.get("source_url") or "")
+    found = [str(metadata.get("anchor") or (source.split("#", 1)[1] if "#" in source else ""))]
+    found += [str(s.get("anchor")) for s in metadata.get("sections") or ()
+              if isinstance(s, dict) and s.get("anchor")]
+    return [a for a in found if a]
+
+
 def section_citation(record: dict[str, Any], block_ordinal: int) -> tuple[list[str], str]:
     """(heading path, URL) to cite for a block a search matched in a chunk: the listed
     section whose `block_range` holds it, else the chunk's own label and `source_url`."""

@@ -14,8 +14,8 @@ import logging
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
-from urllib.parse import urldefrag
 
+from docscrawl.chunking.chunker import chunk_anchors
 from docscrawl.export.linkgraph import DEFAULT_CAP, LinkGraph
 from docscrawl.jsonl import dumps_line, dumps_value, parse_object, replacing
 
@@ -143,17 +143,6 @@ def _whole(line: str, inbound: Inbound, update: MetaUpdate | None) -> str:
 
 
 _INBOUND = ',"inbound_links":'
-
-
-def chunk_anchors(metadata: dict[str, Any]) -> list[str]:
-    """Anchors of the sections a chunk names: its own and its listed sections'."""
-    found = []
-    own = metadata.get("anchor") or urldefrag(str(metadata.get("source_url") or ""))[1]
-    if own:
-        found.append(own)
-    found += [str(s.get("anchor")) for s in metadata.get("sections") or ()
-              if isinstance(s, dict) and s.get("anchor")]
-    return found
 
 
 def _opened(line: str) -> _Opened | None:

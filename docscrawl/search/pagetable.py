@@ -9,8 +9,9 @@ import json
 from collections import Counter
 from typing import TYPE_CHECKING
 
+from docscrawl.chunking.chunker import chunk_anchors
 from docscrawl.search.fields import SiteAffixes, Vocab
-from docscrawl.search.rawline import chunk_anchors, raw_field
+from docscrawl.search.rawline import raw_field
 from docscrawl.search.sitevocab import SiteVocabulary
 from docscrawl.search.versions import choose_default, default_aliases
 from docscrawl.search.vocabassign import ChunkView, assign

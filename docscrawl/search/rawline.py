@@ -42,15 +42,6 @@ def vocab_sig(vocab: Vocab | None) -> str:
     return "/" + hashlib.blake2b(raw, digest_size=8).hexdigest()
 
 
-def chunk_anchors(meta: dict[str, Any]) -> list[str]:
-    """Anchors of the sections a chunk holds: its own and its listed sections'."""
-    source = str(meta.get("source_url") or "")
-    found = [str(meta.get("anchor") or (source.split("#", 1)[1] if "#" in source else ""))]
-    found += [str(s.get("anchor")) for s in meta.get("sections") or ()
-              if isinstance(s, dict) and s.get("anchor")]
-    return [a for a in found if a]
-
-
 def chunk_key(chunk_id: str) -> int:
     """What the index keeps of a chunk's id: 8 bytes of its hash, as a signed integer
     (the id itself, 71 bytes, is in the chunk's stored line; two ids of one crawl share a
