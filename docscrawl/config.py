@@ -140,17 +140,19 @@ def parse_patterns(name: str, value: str | None) -> tuple[re.Pattern[str], ...]:
     return tuple(patterns)
 
 
-def parse_positive_int(name: str, value: str | int | None, *, minimum: int = 1) -> int | None:
-    """An integer of at least `minimum` (1: positive), or None when absent."""
+def parse_positive_int(name: str, value: str | int | None, *, minimum: int = 1,
+                       source: str = "argument") -> int | None:
+    """An integer of at least `minimum` (1: positive), or None when absent; an error names
+    the `source` (an `-a` argument, or a setting)."""
     if value is None or value == "":
         return None
     try:
         number = int(value)
     except (TypeError, ValueError):
-        raise ConfigError(f"argument {name}: not an integer: {value!r}") from None
+        raise ConfigError(f"{source} {name}: not an integer: {value!r}") from None
     if number < minimum:
         kind = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
-        raise ConfigError(f"argument {name}: must be {kind}, got {number}")
+        raise ConfigError(f"{source} {name}: must be {kind}, got {number}")
     return number
 
 

@@ -236,3 +236,25 @@ def test_workers_default_to_the_setting() -> None:
     assert build_config({"site": "https://d.example/"}).workers is None
     config = build_config({"site": "https://d.example/", "workers": "2"})
     assert (config.workers, config.as_arguments()["workers"]) == (2, 2)
+
+
+@pytest.mark.parametrize(("setting", "expected"), [
+    (None, 0), (0, 0), ("3", 3),
+    (-1, "setting DOCSCRAWL_EXTRACT_WORKERS: must be an integer >= 0, got -1"),
+    ("x", "setting DOCSCRAWL_EXTRACT_WORKERS: not an integer: 'x'"),
+])
+def test_the_workers_setting_when_no_argument_names_them(setting: Any, expected: Any) -> None:
+    from scrapy.settings import Settings
+
+    from docscrawl.spiders.pooled import pool_size
+
+    settings = Settings({} if setting is None else {"DOCSCRAWL_EXTRACT_WORKERS": setting})
+    config = build_config({"site": "https://d.example/"})
+    if isinstance(expected, int):
+        assert pool_size(config, settings) == expected
+        assert pool_size(build_config({"site": "https://d.example/", "workers": "1"}),
+                         settings) == 1  # the argument wins
+        return
+    with pytest.raises(ConfigError) as raised:
+        pool_size(config, settings)
+    assert str(raised.value) == expected

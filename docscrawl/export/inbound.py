@@ -63,25 +63,17 @@ def _by_page(graph: LinkGraph, chunks: Path, update: MetaUpdate | None) -> int:
     section (`LinkGraph.page_owners`) is found from a page's chunks as they come, with
     the lines `fragment_owners` and `_by_chunk` write. Raises `_NotAsWritten` (the
     rewrite left undone) at the first line or page it cannot take."""
-    linked = 0
     graph.db.execute("CREATE TABLE IF NOT EXISTS rewritten (canonical TEXT PRIMARY KEY)")
     page: list[tuple[str, _Opened]] = []
+    owners: dict[str, list[str]] = {}  # the page's: chunk id -> the linked fragments it holds
+    inbound = _Inbound(graph, lambda _canonical, chunk_id: owners.get(chunk_id, []))
 
     def flush(dst: TextIO) -> None:
-        nonlocal linked
         if not page:
             return
-        canonical = str(page[0][1][0]["canonical_url"])
-        owners = graph.page_owners(canonical, [
-            (list(meta.get("heading_path") or []), chunk_id) for _, (meta, _, chunk_id) in page])
-
-        def inbound(meta: dict[str, Any], chunk_id: str) -> tuple[list[dict[str, Any]], int]:
-            nonlocal linked
-            anchors = chunk_anchors(meta) + owners.get(chunk_id, [])
-            links, count = graph.for_chunk(canonical, list(dict.fromkeys(anchors)))
-            linked += count > 0
-            return links, count
-
+        owners.clear()
+        owners.update(graph.page_owners(str(page[0][1][0]["canonical_url"]), [
+            (list(meta.get("heading_path") or []), chunk_id) for _, (meta, _, chunk_id) in page]))
         for line, opened in page:
             dst.write(_spliced(line, opened, inbound, update) or _whole(line, inbound, update))
         page.clear()
@@ -100,27 +92,36 @@ def _by_page(graph: LinkGraph, chunks: Path, update: MetaUpdate | None) -> int:
                 raise _NotAsWritten  # the page's chunks met before
             page.append((line, opened))
         flush(dst)
-    return linked
+    return inbound.linked
 
 
 def _by_chunk(graph: LinkGraph, chunks: Path, update: MetaUpdate | None) -> int:
     """The rewrite of any chunks.jsonl, after `LinkGraph.fragment_owners`."""
-    linked = 0
-
-    def inbound(meta: dict[str, Any], chunk_id: str) -> tuple[list[dict[str, Any]], int]:
-        nonlocal linked
-        canonical = str(meta.get("canonical_url") or "")
-        anchors = chunk_anchors(meta) + graph.owned(canonical, chunk_id)
-        links, count = graph.for_chunk(canonical, list(dict.fromkeys(anchors)))
-        linked += count > 0
-        return links, count
-
+    inbound = _Inbound(graph, graph.owned)
     with chunks.open(encoding="utf-8") as src, replacing(chunks) as dst:
         for line in src:
             opened = _opened(line)
             updated = _spliced(line, opened, inbound, update) if opened else None
             dst.write(updated if updated is not None else _whole(line, inbound, update))
-    return linked
+    return inbound.linked
+
+
+class _Inbound:
+    """A chunk's inbound links and their count (both rewrites), and how many chunks got
+    any. `owned(canonical, chunk_id)`: the linked fragments the chunk holds beyond those
+    it names (`LinkGraph.page_owners` / `owned`)."""
+
+    def __init__(self, graph: LinkGraph, owned: Callable[[str, str], list[str]]) -> None:
+        self.graph = graph
+        self.owned = owned
+        self.linked = 0
+
+    def __call__(self, meta: dict[str, Any], chunk_id: str) -> tuple[list[dict[str, Any]], int]:
+        canonical = str(meta.get("canonical_url") or "")
+        anchors = chunk_anchors(meta) + self.owned(canonical, chunk_id)
+        links, count = self.graph.for_chunk(canonical, list(dict.fromkeys(anchors)))
+        self.linked += count > 0
+        return links, count
 
 
 Inbound = Callable[[dict[str, Any], str], tuple[list[Any], int]]

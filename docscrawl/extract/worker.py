@@ -68,6 +68,16 @@ class SparseCheck:
     inert_scripts: frozenset[str]
     learn: bool  # also say which scripts a complete page loads (`complete_scripts`)
 
+    def judge(self, root: etree._Element, *, body_bytes: int) -> tuple[str | None, frozenset[str]]:
+        """Why the page needs rendering (None: it does not), and, for a complete page while
+        `learn`, the scripts it loads: the one check, in the middleware or in a worker."""
+        reason = sparse_reason(root, body_bytes=body_bytes, main_selector=self.main_selector,
+                               min_text_chars=self.min_text_chars,
+                               inert_scripts=self.inert_scripts)
+        if reason is not None or not self.learn:
+            return reason, frozenset()
+        return None, complete_scripts(root, self.main_selector)
+
 
 @dataclass(frozen=True, slots=True)
 class WorkerSetup:
@@ -134,16 +144,10 @@ def page_facts(job: PageJob, worker: Worker) -> PageFacts:
     except Exception as exc:  # the spider ends the page with it
         facts.error = _error(exc)
         return facts
-    check = job.sparse
-    if check is not None:
-        facts.sparse = sparse_reason(root, body_bytes=job.body_bytes,
-                                     main_selector=check.main_selector,
-                                     min_text_chars=check.min_text_chars,
-                                     inert_scripts=check.inert_scripts)
+    if job.sparse is not None:
+        facts.sparse, facts.complete_scripts = job.sparse.judge(root, body_bytes=job.body_bytes)
         if facts.sparse is not None:
             return facts
-        if check.learn:
-            facts.complete_scripts = complete_scripts(root, check.main_selector)
     facts.refresh = meta_refresh_target(root, job.base_url)
     if isinstance(decide_parsed(job.url, facts.refresh, extract=job.extract), FollowRedirect):
         return facts

@@ -12,6 +12,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from docscrawl.jsonl import dumps_value
+
 # The `pages` columns a `LinePointer` is read from, and every column a `StateRow` is.
 POINTER_COLUMNS = ("source", "page_at", "page_len", "structure_at", "structure_len",
                    "chunks_at", "chunks_len", "lines_crc")
@@ -53,7 +55,7 @@ CHUNK_COUNT_SQL = (f"(CASE WHEN typeof(chunk_ids) = 'blob' THEN length(chunk_ids
 def pack_chunk_ids(ids: list[str]) -> StoredChunkIds:
     if ids and all(_CHUNK_ID.fullmatch(chunk_id) for chunk_id in ids):
         return b"".join(bytes.fromhex(chunk_id[7:]) for chunk_id in ids)
-    return json.dumps(ids, ensure_ascii=False, separators=(",", ":"))
+    return dumps_value(ids)
 
 
 def unpack_chunk_ids(stored: StoredChunkIds | None) -> list[str]:

@@ -65,7 +65,7 @@ from docscrawl.render.browser import (
     locate_chromium,
 )
 from docscrawl.render.pageguard import PageGuard
-from docscrawl.render.policy import complete_scripts, main_text_chars, sparse_reason
+from docscrawl.render.policy import main_text_chars
 from docscrawl.vocab import Event, FailReason, Meta
 
 logger = logging.getLogger(__name__)
@@ -205,16 +205,14 @@ class RenderMiddleware:
             root = response_root(response)
         except Exception:  # unparsable: the spider reports it
             return None
-        reason = sparse_reason(root, body_bytes=len(response.body),
-                               main_selector=self._main_selector,
-                               min_text_chars=self.min_text_chars,
-                               inert_scripts=self.inert_scripts)
-        if reason is None and self._learned < LEARN_PAGES:
-            self._learn(complete_scripts(root, self._main_selector))
+        reason, complete = self.sparse_check().judge(root, body_bytes=len(response.body))
+        self._learn(complete)
         return reason
 
     def _learn(self, names: frozenset[str]) -> None:
-        if names and len(self.inert_scripts | names) <= MAX_INERT_SCRIPTS:
+        """Scripts a complete page loads join the inert ones (LEARN_PAGES pages at most)."""
+        if (names and self._learned < LEARN_PAGES
+                and len(self.inert_scripts | names) <= MAX_INERT_SCRIPTS):
             self.inert_scripts |= names
             self._learned += 1
 
@@ -232,8 +230,7 @@ class RenderMiddleware:
         """A worker's verdict on a plain page: None to keep it as fetched, else the request
         that fetches it again (deferred, or in the browser); raises NoBrowserError."""
         if reason is None:
-            if self._learned < LEARN_PAGES:
-                self._learn(complete)
+            self._learn(complete)
             return None
         if self._defer(request, reason):
             return request.replace(dont_filter=True, priority=request.priority - DEFER_PRIORITY,

@@ -174,16 +174,14 @@ def release_history(terms: set[str], *, either: bool = False) -> bool:
     return any(_RELEASE_NUMBER.fullmatch(term) for term in terms)
 
 
-def heading_share(wanted: dict[str, float], total: float,
-                  heading_terms: set[str] | list[str]) -> float:
+def heading_share(wanted: dict[str, float], total: float, heading_terms: set[str]) -> float:
     """The share of the query's weight (`total`) its title and headings carry, scaled by
     sqrt(HEADING_TERMS / n) for n distinct heading terms beyond HEADING_TERMS: a long
     heading (a FAQ entry's question, an error message, a deep numbered path under a long
     title) holds a query word or two by chance, as a long body does for bm25 (which
     normalizes its fields' length; this factor did not)."""
-    terms = heading_terms if isinstance(heading_terms, set) else set(heading_terms)
-    found = heading_match(wanted, terms)
-    return found / total * min(1.0, HEADING_TERMS / max(1, len(terms))) ** 0.5
+    found = heading_match(wanted, heading_terms)
+    return found / total * min(1.0, HEADING_TERMS / max(1, len(heading_terms))) ** 0.5
 
 
 def heading_match(wanted: dict[str, float], heading_terms: set[str]) -> float:

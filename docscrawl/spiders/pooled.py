@@ -22,7 +22,7 @@ from scrapy.http import Request, Response, TextResponse
 from scrapy.utils.response import get_base_url
 from twisted.python.failure import Failure
 
-from docscrawl.config import ConfigError
+from docscrawl.config import parse_positive_int
 from docscrawl.crawl.pool import ExtractPool
 from docscrawl.extract.worker import PageFacts, PageJob, WorkerSetup
 from docscrawl.vocab import Meta
@@ -39,15 +39,9 @@ def pool_size(config: CrawlConfig, settings: Any) -> int:
     """`-a workers=N`, else the `DOCSCRAWL_EXTRACT_WORKERS` setting (0: in the crawler)."""
     if config.workers is not None:
         return config.workers
-    value = settings.get("DOCSCRAWL_EXTRACT_WORKERS", 0)
-    try:
-        size = int(value)
-    except (TypeError, ValueError):
-        raise ConfigError(f"setting DOCSCRAWL_EXTRACT_WORKERS: not an integer: {value!r}"
-                          ) from None
-    if size < 0:
-        raise ConfigError(f"setting DOCSCRAWL_EXTRACT_WORKERS: must be >= 0, got {size}")
-    return size
+    return parse_positive_int("DOCSCRAWL_EXTRACT_WORKERS",
+                              settings.get("DOCSCRAWL_EXTRACT_WORKERS", 0),
+                              minimum=0, source="setting") or 0
 
 
 class PagePool:

@@ -51,8 +51,8 @@ def test_a_long_heading_holding_a_query_word_counts_for_less(
 
 def test_heading_share_is_full_for_a_short_heading_and_scaled_for_a_long_one() -> None:
     wanted = {"plot": 2.0, "window": 1.0}
-    assert structure.heading_share(wanted, 3.0, ["plot", "window"]) == 1.0
-    long = ["plot", *[f"w{i}" for i in range(23)]]  # 24 terms: sqrt(6 / 24) = 0.5
+    assert structure.heading_share(wanted, 3.0, {"plot", "window"}) == 1.0
+    long = {"plot", *[f"w{i}" for i in range(23)]}  # 24 terms: sqrt(6 / 24) = 0.5
     assert structure.heading_share(wanted, 3.0, long) == pytest.approx(2.0 / 3.0 * 0.5)
 
 
