@@ -45,7 +45,8 @@ class WorkerCrashed(Exception):
 
 
 def serve(conn: Connection) -> None:
-    """A worker process: its setup, then answer jobs until the pipe closes (or None)."""
+    """A worker process: its setup, then answer jobs until the pipe closes (or None), so a
+    worker whose crawler was killed ends with it."""
     try:
         worker = Worker(conn.recv())
     except (EOFError, OSError):
@@ -57,7 +58,10 @@ def serve(conn: Connection) -> None:
             return
         if job is None:
             return
-        conn.send(worker.run(job))
+        try:
+            conn.send(worker.run(job))
+        except OSError:  # the crawler is gone (killed): nobody to answer
+            return
 
 
 class _Slot:

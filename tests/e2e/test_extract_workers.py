@@ -176,3 +176,38 @@ def _page_sent(pid: int) -> bool:
         if len(cells) >= 6 and cells[5] in inodes and int(cells[2]) > 0:
             return True
     return False
+
+
+def test_a_recrawl_with_workers_redoes_only_what_changed(tmp_path: Path) -> None:
+    """An incremental re-crawl through the pool: unchanged pages are carried over, the one
+    changed page goes through a worker, and the output is what a fresh in-crawler crawl of
+    the changed site writes."""
+    sys.path.insert(0, str(SCALE))
+    import gensite
+
+    root = tmp_path / "site"
+    gensite.generate(root, PAGES, seed=9)
+    with StaticSite(root) as server:
+        gensite.write_site_files(root, PAGES, server.url)
+        out = tmp_path / "out"
+        first = crawl(f"{server.url}/", out, "workers=1")
+        assert stat(first, "pages_in_workers") > 0
+        page = sorted(root.glob("*/*.html"))[7]
+        html = page.read_text(encoding="utf-8")
+        page.write_text(html.replace("</p>", " Now with gizmos.</p>", 1), encoding="utf-8")
+        later = time.time() + 10  # past the second-precision Last-Modified of the first crawl
+        os.utime(page, (later, later))
+        second = crawl(f"{server.url}/", out, "workers=1")
+        fresh = crawl(f"{server.url}/", tmp_path / "fresh", "workers=0")
+    kinds: dict[str, int] = {}
+    for line in read_jsonl(out / "changes.jsonl"):
+        kinds[line["change"]] = kinds.get(line["change"], 0) + 1
+    assert kinds == {"changed": 1, "unchanged": PAGES - 1}, kinds
+    changed = next(line for line in read_jsonl(out / "changes.jsonl")
+                   if line["change"] == "changed")
+    assert changed["canonical_url"].endswith(f"/{page.parent.name}/{page.name}")
+    assert second.run["counts"]["events"].get("extracted") == 1
+    assert stat(second, "pages_in_workers") == 1  # the table comes frozen from the first run
+    assert_log_invariants(second)
+    for name in ("pages.jsonl", "chunks.jsonl", "structure.jsonl"):
+        assert records(second, name) == records(fresh, name), name

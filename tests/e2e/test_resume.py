@@ -152,8 +152,10 @@ def line_count(path: Path) -> int:
     return path.read_text(encoding="utf-8").count("\n") if path.exists() else 0
 
 
-def crawl_and_kill(command: list[str], out: Path, pages_at_least: int) -> None:
-    """Start a crawl and kill -9 its process group once enough pages are written."""
+def crawl_and_kill(command: list[str], out: Path, pages_at_least: int, *,
+                   group: bool = True) -> list[int]:
+    """Start a crawl and kill -9 its process group (or the crawler alone) once enough pages
+    are written; the extraction workers (`-a workers=N`) it had then."""
     process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL, start_new_session=True)
     try:
@@ -163,10 +165,21 @@ def crawl_and_kill(command: list[str], out: Path, pages_at_least: int) -> None:
                 break
             time.sleep(0.02)
         assert process.poll() is None, "the crawl ended before it could be killed"
-        os.killpg(process.pid, signal.SIGKILL)
+        workers = [pid for pid in _children(process.pid)
+                   if b"docscrawl.crawl.pool" in _cmdline(pid)]
+        if group:
+            os.killpg(process.pid, signal.SIGKILL)
+        else:
+            os.kill(process.pid, signal.SIGKILL)
     finally:
         process.wait(timeout=30)
     assert process.returncode == -signal.SIGKILL
+    return workers
+
+
+def _children(pid: int) -> list[int]:
+    return [int(child) for task in Path(f"/proc/{pid}/task").glob("*/children")
+            for child in task.read_text().split()]
 
 
 def assert_everything_once(out: Path, result: subprocess.CompletedProcess[str]) -> None:
@@ -348,3 +361,34 @@ def test_crawl_without_jobdir_overwrites_its_outputs(tmp_path: Path) -> None:
         assert "stale" not in (out / name).read_text(encoding="utf-8")
     assert len(read_jsonl(out / "changes.jsonl")) == 1
     assert_log_invariants(second)
+
+
+@pytest.mark.e2e
+def test_kill_9_with_extraction_workers_then_resume_writes_every_page_once(
+        tmp_path: Path) -> None:
+    """`-a workers=1`: kill -9 of the crawler alone ends its worker too (the pipe closes),
+    and the resumed crawl (with a new worker) writes every page once."""
+    site = make_site(tmp_path)
+    out, jobdir = tmp_path / "out", tmp_path / "job"
+    with StaticSite(site) as server:
+        command = [*crawl_command(f"{server.url}/docs/", out, jobdir), "-a", "workers=1"]
+        workers = crawl_and_kill(command, out, 60, group=False)
+        assert workers, "no extraction worker was running when the crawl was killed"
+        deadline = time.monotonic() + 120  # a bound for a failure, not a timing
+        for pid in workers:  # gone with its crawler, not left reading a dead socket
+            while b"docscrawl.crawl.pool" in _cmdline(pid):
+                assert time.monotonic() < deadline, f"worker {pid} outlived its crawler"
+                time.sleep(0.05)
+        result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
+        assert result.returncode == 0, result.stderr[-3000:]
+    assert_everything_once(out, result)
+    assert "'docscrawl/pages_in_workers'" in result.stderr
+    run = json.loads((out / "run.json").read_text(encoding="utf-8"))
+    assert run["resumed"] is True and run["resumes"] == 1
+
+
+def _cmdline(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
