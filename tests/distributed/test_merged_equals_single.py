@@ -29,9 +29,11 @@ from tests.distributed.compare import Output, differences
 pytestmark = pytest.mark.e2e
 PACE = {"CONCURRENT_REQUESTS": "2", "DOWNLOAD_DELAY": "0.05", "LOG_LEVEL": "WARNING"}
 # kill points: crawl-log lines the victim has written when it is killed (None: no kill)
-KILL_POINTS = {"no-kill": None, "at-start": 2, "early": 12, "middle": 40, "late": 80}
+KILL_POINTS = {"no-kill": None, "at-start": 2, "early": 12, "middle": 40, "late": 80,
+               "middle-pooled": 40}  # "-pooled": each crawl extracts in a worker process
 if os.environ.get("DOCSCRAWL_TEST_KILL_POINTS"):  # a longer soak: e.g. "3,7,19,23,51"
     KILL_POINTS = {f"at-{n}": int(n) for n in os.environ["DOCSCRAWL_TEST_KILL_POINTS"].split(",")}
+POOLED = {"DOCSCRAWL_EXTRACT_WORKERS": "1", "LOG_LEVEL": "INFO"}  # INFO: the stats dump
 
 
 def crawl_command(site: str, out: Path, settings: dict[str, str]) -> list[str]:
@@ -87,7 +89,8 @@ def test_merged_output_equals_a_single_process_crawl(
     site = f"{alias_site.url}/docs/"
     key = f"equal-{uuid.uuid4().hex[:8]}"
     shared = {"DOCSCRAWL_REDIS_URL": redis_server.url, "DOCSCRAWL_REDIS_CRAWL_KEY": key,
-              "DOCSCRAWL_REDIS_LEASE": "2", "DOCSCRAWL_REDIS_QUIET": "2"}
+              "DOCSCRAWL_REDIS_LEASE": "2", "DOCSCRAWL_REDIS_QUIET": "2",
+              **(POOLED if kill_point.endswith("-pooled") else {})}
     workers = {f"part-{n}": start(site, tmp_path / f"part-{n}",
                                   {**shared, "DOCSCRAWL_WORKER_ID": f"w{n}"}) for n in (1, 2)}
     lines = KILL_POINTS[kill_point]
@@ -101,10 +104,14 @@ def test_merged_output_equals_a_single_process_crawl(
             victim.wait(timeout=30)
             workers["part-1b"] = start(site, tmp_path / "part-1b",
                                        {**shared, "DOCSCRAWL_WORKER_ID": "w1b"})
+    pooled = 0
     for name, process in workers.items():
         _, err = process.communicate(timeout=180)
         if process.returncode != -signal.SIGKILL:
             assert process.returncode == 0, (name, err.decode()[-2000:])
+        pooled += b"'docscrawl/pages_in_workers'" in err
+    finished = sum(process.returncode == 0 for process in workers.values())
+    assert pooled == (finished if kill_point.endswith("-pooled") else 0)  # stats dumped
     died = [name for name, p in workers.items() if p.returncode == -signal.SIGKILL]
     print(f"kill point {kill_point}: victim killed after {killed_at} log lines; died {died}")
 
