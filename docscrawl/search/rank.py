@@ -35,6 +35,7 @@ from docscrawl.search.tokenize import (
     command_like,
     fts_phrase,
     is_compound,
+    names_identifier,
     query_terms,
     stem,
 )
@@ -297,7 +298,7 @@ class Searcher:
         SECTION_WEIGHT_EXACT for one that names an identifier or is a command, whose
         words are the page's own (bm25 and the chunk vectors find it; a section's
         summary pulls in sections about the same topic in other words)."""
-        exact = command_like(query) or any(is_compound(term) for term in terms)
+        exact = command_like(query) or any(names_identifier(term) for term in terms)
         return SECTION_WEIGHT_EXACT if exact else SECTION_WEIGHT
 
     def _known(self, term: str) -> bool:
@@ -351,7 +352,7 @@ class Searcher:
         idf, sections compared without their version."""
         return structural(self.index.db, fused, self._term_weights(terms), terms, query,
                           preferred=preferred, k=k, unversioned=self._unversioned,
-                          compound=is_compound, page_sizes=self._page_sizes())
+                          identifier=names_identifier, page_sizes=self._page_sizes())
 
     def _page_sizes(self) -> dict[str, int]:
         """Chunks per page URL, counted once per state of the index."""

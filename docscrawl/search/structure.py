@@ -72,7 +72,7 @@ def page_support(fused: dict[int, float], page_of: dict[int, str],
 
 def structural(db: sqlite3.Connection, fused: dict[int, float], wanted: dict[str, float],
                terms: list[str], query: str, *, preferred: set[str | None] | None, k: int,
-               unversioned: Callable[[str], str], compound: Callable[[str], bool],
+               unversioned: Callable[[str], str], identifier: Callable[[str], bool],
                page_sizes: dict[str, int]) -> list[Ranked]:
     """Structural factors on every candidate (from the rank columns, no JSON parsed),
     one per section; the best `k`. Sections of a page under the same title and headings
@@ -92,7 +92,7 @@ def structural(db: sqlite3.Connection, fused: dict[int, float], wanted: dict[str
     fused = page_support(fused, {row[0]: row[6] for row in rows}, page_sizes)
     total = sum(wanted.values())
     code_query = command_like(query)
-    prose = not code_query and not any(compound(term) for term in terms)
+    prose = not code_query and not any(identifier(term) for term in terms)
     asks_release = release_history(set(wanted), either=True)
     scored = []
     for rowid, version, heading_terms, has_code, region, section, page, aggregate in rows:

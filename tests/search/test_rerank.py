@@ -177,3 +177,23 @@ def test_a_release_history_needs_a_release_number_and_its_words() -> None:
     assert not structure.release_history({"5.7.3", "rts", "option"})  # a numbered section
     assert not structure.release_history({"changelog", "format"})  # about changelogs
     assert structure.release_history({"0.9.1"}, either=True)  # a query naming one
+
+
+@pytest.mark.parametrize(("query", "exact"), [
+    ("check that user-typed text is not null, empty or just spaces", False),
+    ("predict a yes/no outcome from a few predictors", False),
+    ("grow an int sequence without zero-filling the new elements", False),
+    ("taking a child out of parent.children should remove that row", True),
+    ("handle --verbose and --output=FILE flags", True),
+    ("enable my item pipeline with ITEM_PIPELINES", True),
+    ("SQLAlchemy 1.4.46: app got much slower after upgrading", True)])
+def test_words_joined_by_a_hyphen_or_slash_are_no_identifier(query: str, exact: bool) -> None:
+    """`Searcher._section_weight`: a question naming an identifier leaves the section
+    vectors out; "user-typed" or "yes/no" are the asker's words, and with them read as
+    identifiers the tune set's Boost question on zero-filling lost its page (9th, 1st
+    with the section vectors: docs/search.md, ranking step 9)."""
+    from docscrawl.search.sections import SECTION_WEIGHT, SECTION_WEIGHT_EXACT
+    from docscrawl.search.tokenize import query_terms
+
+    weight = Searcher._section_weight(query, query_terms(query))
+    assert weight == (SECTION_WEIGHT_EXACT if exact else SECTION_WEIGHT)
