@@ -14,7 +14,8 @@
    `main_content` over other regions, aggregate pages (print views) below the pages they
    copy, release histories' entries below for a question naming no release; one result
    per section, a page's sections repeating a better one's headings
-   (overloads) last, no page holding all of the first five.
+   (overloads) last, no page holding all of the first five; with section vectors, a
+   page's sections ordered among its places by their section's cosine.
 4. Match: how much of the query the best results hold (`match_strength`); under
    `NO_GOOD_MATCH` the result says there is no good match (its hits still listed).
 """
@@ -35,6 +36,7 @@ from docscrawl.search.tokenize import (
     command_like,
     fts_phrase,
     is_compound,
+    names_identifier,
     query_terms,
     stem,
 )
@@ -283,7 +285,8 @@ class Searcher:
                       (section_weight, False, sections)])
         aliases = self.index.default_aliases() if source == "default" else []
         ranked = self._structural(fused, terms, query, k=max(k, MATCH_DEPTH),
-                                  preferred={version, *aliases} if source == "default" else None)
+                                  preferred={version, *aliases} if source == "default" else None,
+                                  section_cosines=dict(sections))
         match = self.match_strength(lexical_terms, [row[1] for row in ranked[:MATCH_DEPTH]],
                                     dict(semantic) if self.index.embedder else None)
         floor = (getattr(self.index.embedder, "no_good_match", NO_GOOD_MATCH)
@@ -297,7 +300,7 @@ class Searcher:
         SECTION_WEIGHT_EXACT for one that names an identifier or is a command, whose
         words are the page's own (bm25 and the chunk vectors find it; a section's
         summary pulls in sections about the same topic in other words)."""
-        exact = command_like(query) or any(is_compound(term) for term in terms)
+        exact = command_like(query) or any(names_identifier(term) for term in terms)
         return SECTION_WEIGHT_EXACT if exact else SECTION_WEIGHT
 
     def _known(self, term: str) -> bool:
@@ -346,12 +349,14 @@ class Searcher:
         return coverage + max(cosine, 0.0)
 
     def _structural(self, fused: dict[int, float], terms: list[str], query: str, *,
-                    preferred: set[str | None] | None, k: int) -> list[Ranked]:
+                    preferred: set[str | None] | None, k: int,
+                    section_cosines: dict[int, float] | None = None) -> list[Ranked]:
         """`structure.structural` over this index: its rank columns, the query terms'
         idf, sections compared without their version."""
         return structural(self.index.db, fused, self._term_weights(terms), terms, query,
                           preferred=preferred, k=k, unversioned=self._unversioned,
-                          compound=is_compound, page_sizes=self._page_sizes())
+                          identifier=names_identifier, page_sizes=self._page_sizes(),
+                          section_cosines=section_cosines)
 
     def _page_sizes(self) -> dict[str, int]:
         """Chunks per page URL, counted once per state of the index."""

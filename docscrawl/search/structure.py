@@ -7,8 +7,9 @@ command-like query, a listing for a prose one, a region outside the main content
 view (`aggregate_of`), a back-of-book index (never an answer), a release history's entry
 for a question about no release, another version than the one preferred, and how many of
 its page's other sections match too (`page_support`).
-Then what the first results hold: a page's overloads after every other result, and no
-page holding all of the first five (`_page_share`).
+Then what the first results hold: a page's overloads after every other result, no page
+holding all of the first five (`_page_share`), and, with section vectors, which of a page's
+sections fill the places it holds (`siblings_by_section`).
 """
 
 from __future__ import annotations
@@ -41,6 +42,10 @@ REPEATS_LAST = True  # see structural: a page's later sections under the same he
 # release (tune and old sets: 0.2 to 0.6 alike, +1 tune page hit@5, +1 old section hit@5;
 # 0.8 kept the tune question's page 5th; rank28's value for its word-only test, 0.6, kept)
 RELEASE_HISTORY = 0.6
+# see siblings_by_section: a section's cosine above its page's other candidates' raises it
+# among them by this times the difference (wordllama+minilm, tune and old sets: 1, 1.5 and
+# 2 alike, old section hit@5 +2, tune unchanged; 0.5 old +1; 3 lost a tune section)
+SIBLING_COSINE = 1.5
 # heading words (stemmed as heading terms are) that name a release history, each set whole
 RELEASE_WORDS = (frozenset({"changelog"}), frozenset({"chang", "histori"}),
                  frozenset({"chang", "log"}), frozenset({"releas", "not"}),
@@ -72,8 +77,9 @@ def page_support(fused: dict[int, float], page_of: dict[int, str],
 
 def structural(db: sqlite3.Connection, fused: dict[int, float], wanted: dict[str, float],
                terms: list[str], query: str, *, preferred: set[str | None] | None, k: int,
-               unversioned: Callable[[str], str], compound: Callable[[str], bool],
-               page_sizes: dict[str, int]) -> list[Ranked]:
+               unversioned: Callable[[str], str], identifier: Callable[[str], bool],
+               page_sizes: dict[str, int],
+               section_cosines: dict[int, float] | None = None) -> list[Ranked]:
     """Structural factors on every candidate (from the rank columns, no JSON parsed),
     one per section; the best `k`. Sections of a page under the same title and headings
     (Javadoc's or C++'s overloads, each its own anchor) say what the first of them said:
@@ -81,7 +87,9 @@ def structural(db: sqlite3.Connection, fused: dict[int, float], wanted: dict[str
     (on the tune set's Commons Lang, four `random` overloads held the top four above
     `randomAlphanumeric`). `wanted`: the stemmed query terms' idf (heading
     terms are stored stemmed); `unversioned`: a section key without its version;
-    `page_sizes`: chunks per page URL (`page_support`)."""
+    `page_sizes`: chunks per page URL (`page_support`); `section_cosines`: a candidate's
+    section's cosine to the query, where the index has section vectors
+    (`siblings_by_section`)."""
     if not fused:
         return []
     marks = ",".join("?" * len(fused))
@@ -92,7 +100,7 @@ def structural(db: sqlite3.Connection, fused: dict[int, float], wanted: dict[str
     fused = page_support(fused, {row[0]: row[6] for row in rows}, page_sizes)
     total = sum(wanted.values())
     code_query = command_like(query)
-    prose = not code_query and not any(compound(term) for term in terms)
+    prose = not code_query and not any(identifier(term) for term in terms)
     asks_release = release_history(set(wanted), either=True)
     scored = []
     for rowid, version, heading_terms, has_code, region, section, page, aggregate in rows:
@@ -138,9 +146,41 @@ def structural(db: sqlite3.Connection, fused: dict[int, float], wanted: dict[str
         (twins if is_twin else best).append(item)
     # twins come after the preferred version's results, except those that barely
     # match (below WEAK times the best score)
+    best = siblings_by_section(best, section_cosines)
     floor = WEAK * best[0][0] if best else 0.0
     strong = [item for item in best if item[0] >= floor]
     return _below_originals(_page_share(strong + twins + best[len(strong):]) + repeats)[:k]
+
+
+def siblings_by_section(ranked: list[Ranked],
+                        cosines: dict[int, float] | None) -> list[Ranked]:
+    """Which of a page's sections fill the places the page holds: the places and their
+    scores stay, and the page's sections fill them in the order of their score times
+    1 + SIBLING_COSINE x (their section's cosine - the mean of the page's candidates').
+    bm25 and the chunk vectors rank a page's sections by the words they share with the
+    question, which its siblings often share more of ("what value does a variable have
+    before it is assigned": Go's "Variables" and "Assignment statements" over "The zero
+    value"); the section vector, a sentence model's reading of the heading path and the
+    opening sentence, tells what each section is about. Only the order within a page
+    changes, so no page gains or loses a place (`cosines`: None or empty without section
+    vectors, or for an exact question, which does not run them)."""
+    if not cosines:
+        return ranked
+    places: dict[str, list[int]] = {}
+    for place, item in enumerate(ranked):
+        places.setdefault(item[2], []).append(place)
+    ordered = list(ranked)
+    for at in places.values():
+        if len(at) < 2:
+            continue
+        items = [ranked[i] for i in at]
+        known = [cosines[item[1]] for item in items if item[1] in cosines]
+        mean = sum(known) / len(known) if known else 0.0
+        items.sort(key=lambda item: -item[0] * (
+            1 + SIBLING_COSINE * (cosines.get(item[1], mean) - mean)))
+        for i, item in zip(at, items, strict=True):
+            ordered[i] = (ranked[i][0], item[1], item[2], item[3])
+    return ordered
 
 
 def _page_share(ranked: list[Ranked]) -> list[Ranked]:

@@ -180,6 +180,20 @@ def is_compound(term: str) -> bool:
     return any(ch in TOKENCHARS for ch in term)
 
 
+# plain lower-case words joined by hyphens or slashes: "user-typed", "yes/no"
+_JOINED_WORDS = re.compile(r"[a-z]+(?:[-/][a-z]+)+")
+
+
+def names_identifier(term: str) -> bool:
+    """Whether a query term names something the docs define (`json.dumps`, `--verbose`,
+    `snake_case`, `1.4.46`): a compound, except plain words joined by hyphens or slashes,
+    which are the asker's own English ("user-typed text", "a yes/no outcome",
+    "without zero-filling"). Ranking reads a question naming an identifier as exact:
+    its words are the page's own (`rank.Searcher._section_weight`, `structure`'s
+    listing factor); bm25 still searches the compound whole either way."""
+    return is_compound(term) and not _JOINED_WORDS.fullmatch(term)
+
+
 def fts_phrase(term: str) -> str:
     """One term, encoded as stored, quoted for an FTS5 MATCH expression."""
     return '"' + encode(term).replace('"', '""') + '"'

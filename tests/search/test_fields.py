@@ -140,7 +140,8 @@ def test_unversioned_drops_version_segments_only() -> None:
 def test_a_listing_yields_to_prose_for_a_prose_question(tmp_path: Path) -> None:
     """A source view (all code) that scores above the guide explaining the same words
     (it is longer on them and its title matches too): for a prose question the guide
-    comes first, for an identifier the listing keeps its rank."""
+    comes first, for an identifier the listing keeps its rank. Plain words joined by a
+    hyphen ("time-out") are prose, not an identifier (`tokenize.names_identifier`)."""
     listing = ("```python\n" + "".join(f"def retry_request_later_{i}(request, delay):\n"
                                        f"    # retry the request later after a delay\n"
                                        f"    return schedule(request, delay)\n"
@@ -156,5 +157,7 @@ def test_a_listing_yields_to_prose_for_a_prose_question(tmp_path: Path) -> None:
     searcher = Searcher(SearchIndex.open(tmp_path, embedder="none"))
     prose = searcher.search("retry a request later after a delay", k=2).hits
     assert prose[0].meta["canonical_url"] == SITE + "guide.html"
+    joined = searcher.search("retry a request later after a time-out delay", k=2).hits
+    assert joined[0].meta["canonical_url"] == SITE + "guide.html"
     ident = searcher.search("retry_request_later_3", k=2).hits
     assert ident[0].meta["canonical_url"] == SITE + "_modules/retry.html"

@@ -177,3 +177,42 @@ def test_a_release_history_needs_a_release_number_and_its_words() -> None:
     assert not structure.release_history({"5.7.3", "rts", "option"})  # a numbered section
     assert not structure.release_history({"changelog", "format"})  # about changelogs
     assert structure.release_history({"0.9.1"}, either=True)  # a query naming one
+
+
+@pytest.mark.parametrize(("query", "exact"), [
+    ("check that user-typed text is not null, empty or just spaces", False),
+    ("predict a yes/no outcome from a few predictors", False),
+    ("grow an int sequence without zero-filling the new elements", False),
+    ("taking a child out of parent.children should remove that row", True),
+    ("handle --verbose and --output=FILE flags", True),
+    ("enable my item pipeline with ITEM_PIPELINES", True),
+    ("SQLAlchemy 1.4.46: app got much slower after upgrading", True)])
+def test_words_joined_by_a_hyphen_or_slash_are_no_identifier(query: str, exact: bool) -> None:
+    """`Searcher._section_weight`: a question naming an identifier leaves the section
+    vectors out; "user-typed" or "yes/no" are the asker's words, and with them read as
+    identifiers the tune set's Boost question on zero-filling lost its page (9th, 1st
+    with the section vectors: docs/search.md, ranking step 9)."""
+    from docscrawl.search.sections import SECTION_WEIGHT, SECTION_WEIGHT_EXACT
+    from docscrawl.search.tokenize import query_terms
+
+    weight = Searcher._section_weight(query, query_terms(query))
+    assert weight == (SECTION_WEIGHT_EXACT if exact else SECTION_WEIGHT)
+
+
+@pytest.mark.parametrize(("weight", "moved"), [(structure.SIBLING_COSINE, True), (0.0, False)])
+def test_a_pages_sections_fill_its_places_by_their_section_cosine(
+        monkeypatch: pytest.MonkeyPatch, weight: float, moved: bool) -> None:
+    """`structure.siblings_by_section`: Go's spec (one page) holds places 1 and 3; its
+    "Variables" section shares more words with "what value does a variable have before
+    it is assigned", but "The zero value"'s section vector is nearer the question, so it
+    takes the page's first place. The places and their scores stay the page's: the other
+    page keeps place 2 (with weight 0, the order is the fused one)."""
+    monkeypatch.setattr(structure, "SIBLING_COSINE", weight)
+    spec, other = SITE + "spec.html", SITE + "faq.html"
+    ranked = [(1.2, 1, spec, []), (1.1, 2, other, []), (1.0, 3, spec, [])]
+    cosines = {1: 0.30, 2: 0.50, 3: 0.62}
+    got = structure.siblings_by_section(ranked, cosines)
+    assert [row[0] for row in got] == [1.2, 1.1, 1.0]
+    assert [row[2] for row in got] == [spec, other, spec]
+    assert [row[1] for row in got] == ([3, 2, 1] if moved else [1, 2, 3])
+    assert structure.siblings_by_section(ranked, None) == ranked

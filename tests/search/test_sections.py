@@ -263,3 +263,40 @@ def test_back_of_book_index_sections_are_not_embedded(tmp_path: Path,
     for key, row in zip(keys, files["chunksec"].tolist(), strict=True):
         assert (row == zero) == (regions[key] == "site_index")
     index.close()
+
+
+@needs_minilm
+def test_a_pages_sections_are_ordered_with_their_section_cosines(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The search hands each candidate's section cosine to `structure.siblings_by_section`
+    for a question in words, and none for an exact one (whose section list is not run)."""
+    pytest.importorskip("wordllama")
+    from docscrawl.search import structure
+    from tests.search.test_ranking import chunk, page, write_output
+
+    monkeypatch.setenv("DOCSCRAWL_CACHE", str(tmp_path / "cache"))
+    out = tmp_path / "out"
+    out.mkdir()
+    spec = ["The Go Programming Language Specification"]
+    write_output(out, [page("spec.html", spec[0], None)], [
+        chunk("spec.html", spec[0], "A variable is a storage location for holding a value.",
+              None, heading_path=[*spec, "Variables"], anchor="Variables"),
+        chunk("spec.html", spec[0], "Each element of such a variable or value is set to "
+              "the zero value for its type.", None,
+              heading_path=[*spec, "The zero value"], anchor="The_zero_value")])
+    seen: list[dict[int, float] | None] = []
+    real = structure.siblings_by_section
+
+    def spy(ranked: list[structure.Ranked],
+            cosines: dict[int, float] | None) -> list[structure.Ranked]:
+        seen.append(cosines)
+        return real(ranked, cosines)
+
+    monkeypatch.setattr(structure, "siblings_by_section", spy)
+    searcher = Searcher(SearchIndex.open(out, embedder="wordllama+minilm"))
+    hits = searcher.search("what value does a variable have before it is assigned").hits
+    assert {h.record["id"] for h in hits} == {"sha256:spec.html:Variables",
+                                              "sha256:spec.html:The zero value"}
+    assert seen[-1] is not None and len(seen[-1]) == 2
+    searcher.search("variable.value before it is assigned")
+    assert not seen[-1]
