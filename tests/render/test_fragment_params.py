@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Iterator
-from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -50,10 +49,10 @@ def test_docsify_anchor_parameters_are_skipped_before_any_render(
     assert {e["param_rule"] for e in variants} == {
         "query parameter id is an in-page anchor of docsify"}
     assert all("?id=" not in e["rule"] for e in variants)  # the page it belongs to
-    # Speed from the first request to the last page (process start and browser launch
-    # are paid once per crawl, not per page). About 2 pages/s on 2 shared cores (4 browser
-    # pages at once, ~1.5 s per render); fetching every variant made it 0.12-0.3.
-    times = [datetime.fromisoformat(e["ts"]) for e in out.log
-             if e["event"] in {"fetched", "extracted"}]
-    pages_per_s = len(out.pages) / (max(times) - min(times)).total_seconds()
-    assert pages_per_s >= 1, pages_per_s
+    # What made such a crawl slow (0.12-0.3 pages/s) was fetching and rendering every
+    # variant: none reaches the server, and each page is fetched at most twice (the plain
+    # fetch that finds it sparse, then the browser's).
+    paths = docsify_site.paths
+    assert not [path for path in paths if "?id=" in path]
+    fetched = Counter(e["url"] for e in out.log if e["event"] == "fetched")
+    assert fetched and max(fetched.values()) <= 2, fetched.most_common(3)
