@@ -230,9 +230,6 @@ def _is_chrome_link(el: etree._Element) -> bool:
     return False
 
 
-WS_RE = re.compile(r"\s+")
-
-
 class ChromeMemo(dict[etree._Element, bool]):
     """`is_chrome` remembered per element, for one walk over a tree that does not change.
 
@@ -279,7 +276,8 @@ def visible_text(
             if child.tail:
                 stack.append(child.tail)
             stack.append(child)
-    return WS_RE.sub(" ", "".join(parts)).strip(" " + ZERO_WIDTH)
+    # whitespace collapsed as `re.sub(r"\s+", " ", text)` would (see `md_text.collapse`)
+    return " ".join("".join(parts).split()).strip(" " + ZERO_WIDTH)
 
 
 def iter_content(
