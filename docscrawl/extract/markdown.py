@@ -165,27 +165,36 @@ class _Renderer(ContainerRendering, TableRendering, InlineRendering):
 
     def children_blocks(self, el: etree._Element, skip: etree._Element | None) -> Parts:
         out: Parts = []
-        run: list[str | etree._Element] = [el.text] if el.text else []
+        text = el.text
+        run: list[str | etree._Element] = [text] if text else []
+        chrome, is_inline = self.chrome, self.is_inline  # the hottest loop of the renderer
         for child in el:
-            if child is not skip and isinstance(child.tag, str) and not self.chrome(child):
-                if self.is_inline(child):
+            if child is not skip and isinstance(child.tag, str) and not chrome(child):
+                if is_inline(child):
                     run.append(child)
                 else:
-                    self.flush(run, el, out)
+                    if run:
+                        self.flush(run, el, out)
                     out.extend(self.block(child))
-            if child.tail:
-                run.append(child.tail)
-        self.flush(run, el, out)
+            tail = child.tail
+            if tail:
+                run.append(tail)
+        if run:
+            self.flush(run, el, out)
         return out
 
     def is_inline(self, el: etree._Element) -> bool:
         if el.tag not in INLINE_TAGS or class_tokens(el) & BLOCK_CLASSES:
             return False
-        if heading_level(el) is not None:
+        # an inline tag is no `h1`-`h6`: only `role=heading` can make it a heading
+        if el.get("role") is not None and heading_level(el) is not None:
             return False
-        return not any(
-            isinstance(c.tag, str) and c.tag not in INLINE_TAGS and not self.chrome(c) for c in el
-        )
+        chrome = self.chrome
+        for child in el:
+            tag = child.tag
+            if isinstance(tag, str) and tag not in INLINE_TAGS and not chrome(child):
+                return False
+        return True
 
     def flush(self, run: list[str | etree._Element], container: etree._Element, out: Parts) -> None:
         if not run:
