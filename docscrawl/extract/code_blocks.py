@@ -389,10 +389,16 @@ LABEL_CLASSES = frozenset({"lang", "code-lang", "language-label", "code-language
 MAX_LABEL_CHARS = 24
 
 
+# Every LABEL_CLASSES token holds "lang": a C-level test over the siblings first, so a
+# `pre` among thousands of siblings (Texinfo's flat `body`) is not a Python loop over them.
+_MAYBE_LABEL = etree.XPath(
+    "boolean(../*[@class][contains(translate(@class, 'LANG', 'lang'), 'lang')])")
+
+
 def _label_language(source: etree._Element) -> str | None:
     """A known language shown by a label beside the code (a sibling of the `pre`)."""
     parent = source.getparent()
-    if parent is None:
+    if parent is None or not _MAYBE_LABEL(source):
         return None
     for sibling in parent:
         if sibling is source or not isinstance(sibling.tag, str):

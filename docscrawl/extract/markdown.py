@@ -203,7 +203,7 @@ class _Renderer(ContainerRendering, TableRendering, InlineRendering):
         run.clear()
         if not md:
             return
-        kind = "image" if IMAGE_ONLY_RE.match(md) else "paragraph"
+        kind = "image" if "![" in md and IMAGE_ONLY_RE.match(md) else "paragraph"
         if kind == "paragraph":
             md = escape_block_starts(md)
         out.append((kind, self.leaf(kind, container, md, text)))

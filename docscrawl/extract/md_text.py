@@ -14,6 +14,7 @@ from docscrawl.extract.urls import join
 BR = "\x00"  # line-break sentinel inside inline Markdown
 BLOCK_START_RE = re.compile(r"^(#{1,6}(\s|$)|>|[-+*](\s|$)|~{3,}|={3,}\s*$)")
 ORDERED_START_RE = re.compile(r"^(\d+)([.)])(\s|$)")
+BLOCK_START_CHARS = frozenset("#>-+*~=")  # what BLOCK_START_RE can start with
 WRAP_RE = re.compile(r"^([\s\x00]*)(.*?)([\s\x00]*)$", re.DOTALL)
 BACKTICKS_RE = re.compile(r"`+")
 FENCE_RUN_RE = re.compile(r"`{3,}")
@@ -84,6 +85,9 @@ def escape_block_starts(md: str) -> str:
     """Keep prose lines from reading as Markdown structure (`# `, `- `, `1. `...)."""
     lines = []
     for line in md.split("\n"):
+        if not line or (line[0] not in BLOCK_START_CHARS and not line[0].isdigit()):
+            lines.append(line)  # neither pattern can match: the usual line, no regex
+            continue
         if BLOCK_START_RE.match(line):
             line = "\\" + line
         else:
