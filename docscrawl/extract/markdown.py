@@ -99,7 +99,8 @@ class _Renderer(ContainerRendering, TableRendering, InlineRendering):
         self.preamble = preamble
         self.notes = notes
         self.record = True  # False while rendering the preamble
-        self.main_locator = main.getroottree().getpath(main)
+        self.tree = main.getroottree()  # its `getpath` gives every block's locator
+        self.main_locator = self.tree.getpath(main)
         self.base_url = base_url
         self.stack = HeadingStack()
         self.out = MainRender(markdown="")
@@ -113,6 +114,7 @@ class _Renderer(ContainerRendering, TableRendering, InlineRendering):
         self.blocks_since_code = 0
         self.nesting = 0
         self.chrome = ChromeMemo(excluded)
+        self.containers: dict[etree._Element | None, tuple[str, str | None]] = {}
 
     def text(self, el: etree._Element) -> str:
         """Visible text of `el` (chrome skipped, memoized chrome checks)."""
@@ -277,7 +279,7 @@ class _Renderer(ContainerRendering, TableRendering, InlineRendering):
             markdown=md,
             heading_path=self.stack.path,
             anchor=self.stack.anchor,
-            locator=el.getroottree().getpath(el),
+            locator=self.tree.getpath(el),
             text_chars=len(text),
         )
 
