@@ -14,6 +14,7 @@ extracted cold (as the crawl's warm-up does) and is frozen; then each pass parse
 computes `page_structure` (both untimed: the spider's work) and times `extract_page(root, url,
 structure=..., template_table=table)` with `time.process_time()`, as the extraction pipeline
 calls it. A page's figure is the median of its passes; a family's is the mean of its pages'.
+Each pass starts with docscrawl's `lru_cache`s empty (a crawl meets each page once).
 `corpus` and `all` are means over pages, so a few huge pages (the Go spec, R's manuals)
 weigh much; the geometric mean of the families' ratios weighs each family once.
 
@@ -22,8 +23,8 @@ Every result is kept as a digest of its JSON, field by field (`dataclasses.asdic
 on both codes, each in its own process importing its own `docscrawl`, passes alternating
 (A B B A ...); it prints the CPU ratio (this tree / DIR) per family and in total, and
 whether every page's result is identical (differing fields named). `--profile OUT` runs one
-pass of this tree under cProfile with a CPU clock and prints the functions with the most
-self and inclusive time. Never commit the corpus HTML this reads.
+pass of this tree with cProfile (a CPU clock) on around `extract_page` only and prints the
+functions with the most self and inclusive time. Never commit the corpus HTML this reads.
 """
 
 from __future__ import annotations
@@ -140,23 +141,41 @@ class Runner:
         root = html_root(text, url)
         return root, page_structure(root, url)
 
-    def one_pass(self, *, digests: bool) -> dict[str, Any]:
-        """Process time of each page's `extract_page` (ms); the results' field digests."""
+    def one_pass(self, *, digests: bool,
+                 profiler: cProfile.Profile | None = None) -> dict[str, Any]:
+        """Process time of each page's `extract_page` (ms); the results' field digests.
+        `profiler` is enabled around `extract_page` only."""
         from docscrawl.extract.page import extract_page
 
         times: list[float] = []
         fields: list[dict[str, str]] = []
+        clear_caches()
         gc.collect()
         for family, url, text in self.pages:
             root, structure = self.parsed(url, text)
             table = self.tables[family]
+            if profiler is not None:
+                profiler.enable()
             t0 = time.process_time()
             result = extract_page(root, url, structure=structure, template_table=table)
             times.append(1000 * (time.process_time() - t0))
+            if profiler is not None:
+                profiler.disable()
             if digests:
                 fields.append(field_digests(result))
         tables = {family: digest(table.to_json()) for family, table in self.tables.items()}
         return {"times": times, "fields": fields, "tables": tables}
+
+
+def clear_caches() -> None:
+    """Empty docscrawl's `lru_cache`s: a pass meets each page once, as a crawl does, so a
+    cache helps across pages (a sidebar's links) but not from the pass before."""
+    for module in list(sys.modules.values()):
+        if not getattr(module, "__name__", "").startswith("docscrawl"):
+            continue
+        for value in list(vars(module).values()):
+            if callable(clear := getattr(value, "cache_clear", None)):
+                clear()
 
 
 def digest(value: Any) -> str:
@@ -281,7 +300,7 @@ def report(pages: list[Page], codes: list[Code], out: Path | None) -> None:
 def profile(pages: list[Page], out: Path, top: int) -> None:
     runner = Runner(pages)
     profiler = cProfile.Profile(time.process_time)
-    profiler.runcall(runner.one_pass, digests=False)
+    runner.one_pass(digests=False, profiler=profiler)
     profiler.dump_stats(out)
     stats = pstats.Stats(str(out))
     stats.sort_stats("tottime").print_stats(top)
