@@ -100,7 +100,6 @@ MICRODATA_LISTS = etree.XPath(
     "[not(ancestor::*[@itemscope][contains(@itemtype, 'BreadcrumbList')])]"
 )
 
-_WS = re.compile(r"\s+")
 
 
 @dataclass(slots=True)
@@ -140,7 +139,7 @@ def _iter_text(el: Element, skip: Callable[[Element], bool] | None) -> Iterator[
 
 def normalize_ws(text: str) -> str:
     """Collapse runs of whitespace and trim."""
-    return _WS.sub(" ", text).strip()
+    return " ".join(text.split())  # = _WS.sub(" ", text).strip(), without the regex
 
 
 def visible_text(el: Element, skip: Callable[[Element], bool] | None = None) -> str:
@@ -340,30 +339,42 @@ def _extruct(
     return list(data.get(syntax, []))
 
 
+def _has_json_ld(root: Element) -> bool:
+    """True when extruct's JSON-LD query (`descendant-or-self::script[@type=
+    "application/ld+json"]`) finds something: without such a script it answers nothing,
+    and most documentation pages have none (extruct's call costs more than this look)."""
+    return any(script.get("type") == "application/ld+json" for script in root.iter("script"))
+
+
 def _structured_data(
-    root: Element | None, html: str | None, base_url: str, warnings: list[ExtractionWarning]
+    root: Element | None, html: str | None, base_url: str, warnings: list[ExtractionWarning],
+    index: DocIndex | None = None,
 ) -> list[Any]:
     """extruct items (JSON-LD first, then microdata) from the parsed tree.
 
     Microdata runs on BreadcrumbList scopes only: on a whole page it would also turn
     every other item (the Read the Docs theme's article-wide ``Article``) into text,
-    which costs several parses. The HTML text is used only when there is no tree.
+    which costs several parses. The HTML text is used only when there is no tree. The
+    page's `index` (its `itemtype` values) spares the query for those scopes on a page
+    without any.
     """
     if root is None:
         if html is None:
             return []
         return [_extruct(html, syntax, base_url, warnings) for syntax in STRUCTURED_SYNTAXES]
-    found = [_extruct(root, "json-ld", base_url, warnings)]
-    for scope in MICRODATA_LISTS(root):
+    found = [_extruct(root, "json-ld", base_url, warnings) if _has_json_ld(root) else []]
+    lists = index is None or any("BreadcrumbList" in v for v in index.values["itemtype"])
+    for scope in MICRODATA_LISTS(root) if lists else ():
         found.append(_extruct(scope, "microdata", base_url, warnings))
     return found
 
 
 def _structured_trails(
-    root: Element | None, html: str | None, base_url: str, warnings: list[ExtractionWarning]
+    root: Element | None, html: str | None, base_url: str, warnings: list[ExtractionWarning],
+    index: DocIndex | None = None,
 ) -> list[list[Breadcrumb]]:
     trails: list[list[Breadcrumb]] = []
-    for items in _structured_data(root, html, base_url, warnings):
+    for items in _structured_data(root, html, base_url, warnings, index):
         for blist in _walk_lists(items):
             trail = _structured_trail(blist, base_url, warnings)
             if trail:
@@ -405,7 +416,7 @@ def extract_breadcrumbs(
     visible: list[Breadcrumb] = []
     if root is not None:
         visible = _visible_trail(root, base_url, result.warnings, index, selectors)
-    trails = _structured_trails(root, html, base_url, result.warnings)
+    trails = _structured_trails(root, html, base_url, result.warnings, index)
     structured = trails[0] if trails else []
     distinct = {tuple(_labels(t)) for t in trails}
     if len(distinct) > 1:

@@ -111,6 +111,9 @@ def is_chrome(el: etree._Element) -> bool:
         return True
     if tag in CHROME_TAGS:
         return not (tag == "button" and _BUTTON_CONTENT(el))
+    keys = el.keys()
+    if not keys:  # most elements: nothing below can match without an attribute
+        return tag == "a" and _is_chrome_link(el)
     get = el.get
     cls = get("class")
     if cls:
@@ -121,10 +124,7 @@ def is_chrome(el: etree._Element) -> bool:
             return True
         if verdict & CHECK_MARKER and _shows_only_a_marker(el):
             return True
-    elif cls is None and not len(el.attrib):
-        # most elements: nothing below can match without an attribute
-        return tag == "a" and _is_chrome_link(el)
-    if _CHROME_ATTRIBUTES.isdisjoint(el.keys()):
+    if _CHROME_ATTRIBUTES.isdisjoint(keys):
         # the usual element: a class (already judged), an href, a title...
         return tag == "a" and _is_chrome_link(el)
     if (get("id") or "").lower() in CHROME_IDS:
@@ -230,9 +230,6 @@ def _is_chrome_link(el: etree._Element) -> bool:
     return False
 
 
-WS_RE = re.compile(r"\s+")
-
-
 class ChromeMemo(dict[etree._Element, bool]):
     """`is_chrome` remembered per element, for one walk over a tree that does not change.
 
@@ -260,26 +257,30 @@ def visible_text(
 ) -> str:
     """Text of `el` with chrome subtrees skipped and whitespace collapsed."""
     parts: list[str] = []
+    add = parts.append
     stack: list[etree._Element | str] = [el]
+    pop, push = stack.pop, stack.append
     while stack:  # iterative: real pages can nest deeper than Python's recursion limit
-        node = stack.pop()
+        node = pop()
         if isinstance(node, str):
-            parts.append(node)
+            add(node)
             continue
-        if node is not el and (
-            not isinstance(node.tag, str) or (skip_chrome and chrome(node))
-        ):
+        tag = node.tag
+        if node is not el and (not isinstance(tag, str) or (skip_chrome and chrome(node))):
             continue
-        if node.tag == "br":
-            parts.append(" ")
+        if tag == "br":
+            add(" ")
             continue
-        if node.text:
-            parts.append(node.text)
+        text = node.text
+        if text:
+            add(text)
         for child in reversed(node):
-            if child.tail:
-                stack.append(child.tail)
-            stack.append(child)
-    return WS_RE.sub(" ", "".join(parts)).strip(" " + ZERO_WIDTH)
+            tail = child.tail
+            if tail:
+                push(tail)
+            push(child)
+    # whitespace collapsed as `re.sub(r"\s+", " ", text)` would (see `md_text.collapse`)
+    return " ".join("".join(parts).split()).strip(" " + ZERO_WIDTH)
 
 
 def iter_content(

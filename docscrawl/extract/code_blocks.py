@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from lxml import etree
 
@@ -42,6 +43,7 @@ KNOWN_ONLY_PREFIXES = ("example-",)
 # (`<pre><pre class="playground"><code class="language-rust">`).
 MAX_INNER_CODE = 3
 LANG_ATTRS = ("data-lang", "data-language", "lang")
+DECLARED_CACHE = 1024  # distinct (tag, class, language attributes) remembered
 ANCESTOR_LEVELS = 4
 # Class tokens on `pre`/`code` that are language names on their own (rustdoc `pre.rust`,
 # Pandoc `pre.sourceCode.python`, highlight.js `code.hljs.python`).
@@ -326,7 +328,12 @@ def _is_attribute(token: str) -> bool:
 def _class_tokens(node: etree._Element) -> list[str]:
     """Class tokens in order, split on spaces and commas; SyntaxHighlighter's
     `brush: js; gutter: false` gives `brush:js`."""
-    value = (node.get("class") or "").lower()
+    return _tokens_of(node.get("class"))
+
+
+def _tokens_of(cls: str | None) -> list[str]:
+    """`_class_tokens` of a class attribute's value."""
+    value = (cls or "").lower()
     if "brush:" in value:
         value = _BRUSH_SPACE.sub("brush:", value).replace(";", " ")
     return [t for t in _TOKEN_SPLIT.split(value) if t]
@@ -335,14 +342,16 @@ def _class_tokens(node: etree._Element) -> list[str]:
 _BRUSH_SPACE = re.compile(r"brush:\s+")
 
 
-def _candidates(node: etree._Element, *, bare: bool) -> list[str]:
-    """Every language a node's attributes and class tokens name, in document order."""
+def _candidates(tag: str, cls: str | None, values: tuple[str | None, ...], *,
+                bare: bool) -> list[str]:
+    """Every language a node's attributes (`values`: its LANG_ATTRS) and class tokens
+    name, in document order."""
     found: list[str] = []
-    for attr in LANG_ATTRS:
-        value = (node.get(attr) or "").strip().lower()
-        if value and (attr != "lang" or node.tag in {"pre", "code"}):
+    for attr, raw in zip(LANG_ATTRS, values, strict=True):
+        value = (raw or "").strip().lower()
+        if value and (attr != "lang" or tag in {"pre", "code"}):
             found.extend(t for t in _TOKEN_SPLIT.split(value) if t)
-    tokens = _class_tokens(node)
+    tokens = _tokens_of(cls)
     for i, token in enumerate(tokens):
         if token in LANGUAGE_CLASSES:
             found.append(LANGUAGE_CLASSES[token])
@@ -372,7 +381,19 @@ def _known_only(token: str) -> str | None:
 def _language_of(node: etree._Element, *, bare: bool) -> str | None:
     """The language a node declares: a known language first, then a known "no language"
     (`text`, `none`), else the first token that is not a test attribute."""
-    found = _candidates(node, bare=bare)
+    cls = node.get("class")
+    values = tuple(map(node.get, LANG_ATTRS))
+    if cls is None and not any(values):
+        return None  # nothing declared (most wrappers of a code block)
+    return _declared(node.tag, cls, values, bare)
+
+
+@lru_cache(maxsize=DECLARED_CACHE)
+def _declared(tag: str, cls: str | None, values: tuple[str | None, ...],
+              bare: bool) -> str | None:
+    """`_language_of` from the attributes it reads: pure, so memoized (a site writes the
+    same few code wrappers on every page)."""
+    found = _candidates(tag, cls, values, bare=bare)
     if not found:
         return None
     known = [t for t in found if t in KNOWN_LANGUAGES]
@@ -389,10 +410,16 @@ LABEL_CLASSES = frozenset({"lang", "code-lang", "language-label", "code-language
 MAX_LABEL_CHARS = 24
 
 
+# Every LABEL_CLASSES token holds "lang": a C-level test over the siblings first, so a
+# `pre` among thousands of siblings (Texinfo's flat `body`) is not a Python loop over them.
+_MAYBE_LABEL = etree.XPath(
+    "boolean(../*[@class][contains(translate(@class, 'LANG', 'lang'), 'lang')])")
+
+
 def _label_language(source: etree._Element) -> str | None:
     """A known language shown by a label beside the code (a sibling of the `pre`)."""
     parent = source.getparent()
-    if parent is None:
+    if parent is None or not _MAYBE_LABEL(source):
         return None
     for sibling in parent:
         if sibling is source or not isinstance(sibling.tag, str):

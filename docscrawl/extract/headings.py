@@ -24,14 +24,15 @@ _WORD = re.compile(r"[^0-9A-Za-z]+")
 def heading_level(el: etree._Element) -> int | None:
     """Level 1-6 of a heading element (`h1`-`h6` or `role=heading` + `aria-level`)."""
     tag = el.tag
-    if not isinstance(tag, str):
-        return None
-    level = HEADING_TAGS.get(tag)
-    if level is None and len(tag) == 2:  # `H2` from an XHTML or hand-built tree
-        level = HEADING_TAGS.get(tag.lower())
+    level = HEADING_TAGS.get(tag)  # a comment's tag (a function) is no key either
     if level is not None:
         return level
-    if (el.get("role") or "").lower() == "heading":
+    if not isinstance(tag, str):
+        return None
+    if len(tag) == 2 and (level := HEADING_TAGS.get(tag.lower())) is not None:
+        return level  # `H2` from an XHTML or hand-built tree
+    role = el.get("role")  # most elements have none: the usual answer, without lower()
+    if role is not None and role.lower() == "heading":
         raw = (el.get("aria-level") or "").strip()
         if raw.isdigit() and 1 <= int(raw) <= 6:
             return int(raw)

@@ -104,12 +104,30 @@ def _port(parts: SplitResult) -> int | None:
     return port or DEFAULT_PORTS.get(parts.scheme)
 
 
-def link_container(a: etree._Element, main: etree._Element) -> tuple[str, str | None]:
-    """(container, container_label) of a link inside `main`."""
+Container = tuple[str, str | None]  # (container, container_label)
+
+
+def link_container(a: etree._Element, main: etree._Element,
+                   memo: dict[etree._Element | None, Container] | None = None) -> Container:
+    """(container, container_label) of a link inside `main`.
+
+    Past the link itself, the answer depends only on its parent and what lies above it:
+    `memo` (one per walk of `main`) remembers it per parent, for the links sharing one (a
+    paragraph's, a table row's)."""
     if is_card(a):
         return "card", _title_text(a)
+    parent = a.getparent()
+    if memo is None:
+        return _container_above(parent, main)
+    found = memo.get(parent)
+    if found is None:
+        found = memo[parent] = _container_above(parent, main)
+    return found
+
+
+def _container_above(node: etree._Element | None, main: etree._Element) -> Container:
+    """`link_container` of a link whose parent is `node`, the link itself aside."""
     paragraph_seen = 0
-    node = a.getparent()
     while node is not None:
         tag = node.tag if isinstance(node.tag, str) else ""
         if heading_level(node) is not None:

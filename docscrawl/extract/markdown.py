@@ -99,7 +99,8 @@ class _Renderer(ContainerRendering, TableRendering, InlineRendering):
         self.preamble = preamble
         self.notes = notes
         self.record = True  # False while rendering the preamble
-        self.main_locator = main.getroottree().getpath(main)
+        self.tree = main.getroottree()  # its `getpath` gives every block's locator
+        self.main_locator = self.tree.getpath(main)
         self.base_url = base_url
         self.stack = HeadingStack()
         self.out = MainRender(markdown="")
@@ -113,6 +114,7 @@ class _Renderer(ContainerRendering, TableRendering, InlineRendering):
         self.blocks_since_code = 0
         self.nesting = 0
         self.chrome = ChromeMemo(excluded)
+        self.containers: dict[etree._Element | None, tuple[str, str | None]] = {}
 
     def text(self, el: etree._Element) -> str:
         """Visible text of `el` (chrome skipped, memoized chrome checks)."""
@@ -165,27 +167,36 @@ class _Renderer(ContainerRendering, TableRendering, InlineRendering):
 
     def children_blocks(self, el: etree._Element, skip: etree._Element | None) -> Parts:
         out: Parts = []
-        run: list[str | etree._Element] = [el.text] if el.text else []
+        text = el.text
+        run: list[str | etree._Element] = [text] if text else []
+        chrome, is_inline = self.chrome, self.is_inline  # the hottest loop of the renderer
         for child in el:
-            if child is not skip and isinstance(child.tag, str) and not self.chrome(child):
-                if self.is_inline(child):
+            if child is not skip and isinstance(child.tag, str) and not chrome(child):
+                if is_inline(child):
                     run.append(child)
                 else:
-                    self.flush(run, el, out)
+                    if run:
+                        self.flush(run, el, out)
                     out.extend(self.block(child))
-            if child.tail:
-                run.append(child.tail)
-        self.flush(run, el, out)
+            tail = child.tail
+            if tail:
+                run.append(tail)
+        if run:
+            self.flush(run, el, out)
         return out
 
     def is_inline(self, el: etree._Element) -> bool:
         if el.tag not in INLINE_TAGS or class_tokens(el) & BLOCK_CLASSES:
             return False
-        if heading_level(el) is not None:
+        # an inline tag is no `h1`-`h6`: only `role=heading` can make it a heading
+        if el.get("role") is not None and heading_level(el) is not None:
             return False
-        return not any(
-            isinstance(c.tag, str) and c.tag not in INLINE_TAGS and not self.chrome(c) for c in el
-        )
+        chrome = self.chrome
+        for child in el:
+            tag = child.tag
+            if isinstance(tag, str) and tag not in INLINE_TAGS and not chrome(child):
+                return False
+        return True
 
     def flush(self, run: list[str | etree._Element], container: etree._Element, out: Parts) -> None:
         if not run:
@@ -194,7 +205,7 @@ class _Renderer(ContainerRendering, TableRendering, InlineRendering):
         run.clear()
         if not md:
             return
-        kind = "image" if IMAGE_ONLY_RE.match(md) else "paragraph"
+        kind = "image" if "![" in md and IMAGE_ONLY_RE.match(md) else "paragraph"
         if kind == "paragraph":
             md = escape_block_starts(md)
         out.append((kind, self.leaf(kind, container, md, text)))
@@ -268,7 +279,7 @@ class _Renderer(ContainerRendering, TableRendering, InlineRendering):
             markdown=md,
             heading_path=self.stack.path,
             anchor=self.stack.anchor,
-            locator=el.getroottree().getpath(el),
+            locator=self.tree.getpath(el),
             text_chars=len(text),
         )
 

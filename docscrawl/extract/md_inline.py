@@ -60,6 +60,7 @@ class InlineRendering:
     out: MainRender
     chrome: Any
     text: Any
+    containers: dict[etree._Element | None, tuple[str, str | None]]  # `link_container`'s memo
 
     def inline_nodes(self, nodes: Iterable[str | etree._Element]) -> tuple[str, str]:
         """(Markdown, plain text) of a run of text and inline elements."""
@@ -157,7 +158,7 @@ class InlineRendering:
     def record_link(self, a: etree._Element, url: str, text: str) -> None:
         if not self.record:
             return
-        container, label = link_container(a, self.main)
+        container, label = link_container(a, self.main, self.containers)
         self.out.links.append(Link(
             url=url,
             text=text,

@@ -12,10 +12,9 @@ from docscrawl.discovery.urls import redact_userinfo
 from docscrawl.extract.urls import join
 
 BR = "\x00"  # line-break sentinel inside inline Markdown
-WS_RE = re.compile(r"[^\S\x00]+")
 BLOCK_START_RE = re.compile(r"^(#{1,6}(\s|$)|>|[-+*](\s|$)|~{3,}|={3,}\s*$)")
 ORDERED_START_RE = re.compile(r"^(\d+)([.)])(\s|$)")
-SPACES_RE = re.compile(r"\s+")
+BLOCK_START_CHARS = frozenset("#>-+*~=")  # what BLOCK_START_RE can start with
 WRAP_RE = re.compile(r"^([\s\x00]*)(.*?)([\s\x00]*)$", re.DOTALL)
 BACKTICKS_RE = re.compile(r"`+")
 FENCE_RUN_RE = re.compile(r"`{3,}")
@@ -30,13 +29,16 @@ def join_url(base_url: str, href: str) -> str:
 
 
 def collapse(text: str) -> str:
-    return SPACES_RE.sub(" ", text).strip()
+    r"""Runs of whitespace as one space, none at the ends. `str.split()` splits where `\s`
+    matches (both ask `Py_UNICODE_ISSPACE`): the same text as `re.sub(r"\s+", " ", text)
+    .strip()`, without the regex engine."""
+    return " ".join(text.split())
 
 
 def finish_inline(md: str) -> str:
-    """Collapse whitespace, turn line-break sentinels into newlines, trim lines."""
-    md = WS_RE.sub(" ", md)
-    lines = [line.strip() for line in md.split(BR)]
+    """Collapse whitespace, turn line-break sentinels into newlines, trim lines (the
+    sentinel is no whitespace: no run crosses it)."""
+    lines = [" ".join(line.split()) for line in md.split(BR)]
     while lines and not lines[0]:
         lines.pop(0)
     while lines and not lines[-1]:
@@ -83,6 +85,9 @@ def escape_block_starts(md: str) -> str:
     """Keep prose lines from reading as Markdown structure (`# `, `- `, `1. `...)."""
     lines = []
     for line in md.split("\n"):
+        if not line or (line[0] not in BLOCK_START_CHARS and not line[0].isdigit()):
+            lines.append(line)  # neither pattern can match: the usual line, no regex
+            continue
         if BLOCK_START_RE.match(line):
             line = "\\" + line
         else:

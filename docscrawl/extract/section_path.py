@@ -14,7 +14,7 @@ from typing import TypeAlias
 
 from lxml import etree
 
-from docscrawl.extract.breadcrumbs import DocIndex, normalize_ws, select_all, visible_text
+from docscrawl.extract.breadcrumbs import DocIndex, normalize_ws, visible_text
 
 __all__ = ["active_sidebar_trail"]
 
@@ -113,9 +113,7 @@ def _active_element(sidebar: Element, markers: tuple[str, ...],
     """Deepest active marker in `sidebar` (first in document order on ties); a marker the
     document's index rules out is not run."""
     for selector in markers:
-        if not index.may_match(selector):
-            continue
-        found = [el for el in select_all(sidebar, selector) if not _in_toc(el, sidebar)]
+        found = [el for el in index.select_in(sidebar, selector) if not _in_toc(el, sidebar)]
         if found:
             return max(found, key=_depth)  # max keeps the first of equal depths
     return None

@@ -20,9 +20,13 @@ from docscrawl.extract.md_text import Parts
 LAYOUT_TABLE_ROLES = frozenset({"presentation", "none"})
 GRID_TABLE_CLASSES = frozenset({"summary-table"})  # Javadoc 16+: tables made of divs
 # A table whose cells hold headings is page layout (gtk-doc's title row), not data.
-LAYOUT_CONTENT = etree.XPath(
-    "boolean(.//*[self::h1 or self::h2 or self::h3 or self::h4 or self::h5 or self::h6])"
-)
+HEADING_TAGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+
+
+def holds_heading(table: etree._Element) -> bool:
+    """True when an `h1`-`h6` lies inside `table` (lxml's C-level tag search: an XPath
+    predicate per element cost more)."""
+    return next(table.iterdescendants(*HEADING_TAGS), None) is not None
 
 
 def table_rows(table: etree._Element) -> Iterable[etree._Element]:
@@ -44,8 +48,10 @@ def row_cells(tr: etree._Element) -> list[etree._Element]:
     ]
 
 
-def header_row_count(rows: list[etree._Element]) -> int:
-    """Rows in `thead`, else 1 when the first row is all `th`, else 0."""
+def header_row_count(rows: list[etree._Element],
+                     first_cells: list[etree._Element] | None = None) -> int:
+    """Rows in `thead`, else 1 when the first row is all `th`, else 0. `first_cells`: the
+    first row's `row_cells`, when known."""
     in_head = 0
     for row in rows:
         parent = row.getparent()
@@ -54,7 +60,7 @@ def header_row_count(rows: list[etree._Element]) -> int:
         in_head += 1
     if in_head:
         return in_head
-    cells = row_cells(rows[0]) if rows else []
+    cells = first_cells if first_cells is not None else row_cells(rows[0]) if rows else []
     return 1 if cells and all(cell.tag == "th" for cell in cells) else 0
 
 
@@ -97,21 +103,24 @@ class TableRendering:
         if is_code_table(el):
             return self.code(el)
         rows = list(table_rows(el))
-        cells = [cell for row in rows for cell in row_cells(row)]
+        by_row = [row_cells(row) for row in rows]  # read once, for the checks and the grid
+        cells = [cell for row in by_row for cell in row]
         if (
             (el.get("role") or "").lower() in LAYOUT_TABLE_ROLES
             or len(cells) <= 1
-            or LAYOUT_CONTENT(el)
+            or holds_heading(el)
         ):
             out: Parts = []
             for cell in cells:
                 out.extend(self.children(cell))
             return out
-        return [("table", self.composite("table", el, lambda: self.table_md(el, rows)))]
+        return [("table", self.composite("table", el, lambda: self.table_md(el, rows, by_row)))]
 
-    def table_md(self, el: etree._Element, rows: list[etree._Element]) -> str:
-        head_count = header_row_count(rows)
-        grid = self.grid(rows, head_count)
+    def table_md(self, el: etree._Element, rows: list[etree._Element],
+                 by_row: list[list[etree._Element]]) -> str:
+        """GFM of a data table; `by_row`: each row's `row_cells`."""
+        head_count = header_row_count(rows, by_row[0] if by_row else None)
+        grid = self.grid(by_row, head_count)
         width = max((len(row) for row in grid), default=0)
         if not width:
             return ""
@@ -126,11 +135,12 @@ class TableRendering:
             return f"{md}\n\n{table}"
         return table
 
-    def grid(self, rows: list[etree._Element], head_count: int) -> list[list[str]]:
-        """Cell Markdown per row: rowspan filled; colspan text once (repeated in headers)."""
+    def grid(self, by_row: list[list[etree._Element]], head_count: int) -> list[list[str]]:
+        """Cell Markdown per row (`by_row`: each row's `row_cells`): rowspan filled;
+        colspan text once (repeated in headers)."""
         spans: dict[int, list[Any]] = {}  # column -> [rows left, text]
         grid: list[list[str]] = []
-        for index, tr in enumerate(rows):
+        for index, cells in enumerate(by_row):
             row: list[str] = []
 
             def take_spans(row: list[str] = row) -> None:
@@ -141,7 +151,7 @@ class TableRendering:
                     if left_text[0] <= 0:
                         del spans[len(row) - 1]
 
-            for cell in row_cells(tr):
+            for cell in cells:
                 take_spans()
                 text = self.cell(cell)
                 rowspan = cell_span(cell.get("rowspan"), 1000)

@@ -34,6 +34,7 @@ among the aliases), as written.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterator
 from typing import Any, TypeAlias
@@ -115,7 +116,6 @@ TITLE_PATTERNS: tuple[re.Pattern[str], ...] = (
         r"\b(?:documentation|docs)\s+(?:for\s+)?(?:version\s+|v)(\d[\w.\-]*)", re.IGNORECASE
     ),
 )
-TITLE_XPATH = etree.XPath("//head/title | //title")
 
 
 def _token_in(text: str) -> str | None:
@@ -177,7 +177,9 @@ def _from_sidebar(index: DocIndex) -> list[str]:
 
 
 def _from_title(index: DocIndex) -> list[str]:
-    for title in TITLE_XPATH(index.root)[:1]:
+    # the first of `//head/title | //title` (every `head/title` is a `title`): a tag search
+    # stops there, where that query walked the whole tree for all of them
+    for title in itertools.islice(index.root.iter("title"), 1):
         text = normalize_ws("".join(title.itertext()))
         for pattern in TITLE_PATTERNS:
             match = pattern.search(text)

@@ -9,6 +9,7 @@ from lxml import etree
 from parsel import Selector
 
 from docscrawl.extract.breadcrumbs import extract_breadcrumbs, trails_agree, visible_text
+from docscrawl.extract.docindex import DocIndex
 from docscrawl.extract.model import Breadcrumb
 
 PAGES = Path(__file__).resolve().parents[2] / "fixtures" / "pages" / "breadcrumbs"
@@ -373,3 +374,17 @@ def test_microdata_list_nested_in_another_item() -> None:
     # The visible list is in document order, so the two disagree.
     assert [c.label for c in result.observations["visible"]] == ["B", "A"]
     assert result.source == "visible"
+
+
+
+@pytest.mark.parametrize("name", ["microdata", "jsonld_only", "disagreeing",
+                                  "docusaurus_jsonld", "rtd", "no_trail"])
+def test_the_page_index_changes_no_trail(name: str) -> None:
+    """With the page's DocIndex, the microdata query is skipped on pages without a
+    BreadcrumbList `itemtype` (and JSON-LD without its script): the same result."""
+    root, html = _load(name)
+    alone = extract_breadcrumbs(root, html, BASE)
+    indexed = extract_breadcrumbs(root, html, BASE, index=DocIndex.of(root))
+    assert indexed == alone
+    if name in ("microdata", "jsonld_only"):
+        assert indexed.observations["jsonld"]  # the structured trail was read
