@@ -49,6 +49,16 @@ def test_discovery_with_shared_region_map(name: str) -> None:
     assert discovery_links(root, url, region_map=rmap) == discovery_links(root, url)
 
 
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_discovery_without_texts_finds_the_same_links(name: str) -> None:
+    """The crawl's discovery skips the anchors' text: same URLs and regions, in order."""
+    root = load(name)
+    url = EXPECTED[name]["url"]
+    full = discovery_links(root, url)
+    bare = discovery_links(root, url, texts=False)
+    assert [(link.url, link.region) for link in bare] == [(link.url, link.region) for link in full]
+
+
 DISCOVERY_PAGE = """
 <html><head>
   <base href="https://example.org/docs/v2/">
