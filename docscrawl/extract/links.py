@@ -171,8 +171,8 @@ def discovery_links(
         url = resolve(href, base)
         if url is None:
             return None
-        url = _defrag(url)
-        if urlsplit(url).scheme.lower() not in FOLLOW_SCHEMES or url in self_urls:
+        url = _defrag(url)  # `_scheme`: urlsplit's scheme without the split (joined URLs)
+        if _scheme(url) not in FOLLOW_SCHEMES or url in self_urls:
             return None
         return url
 
