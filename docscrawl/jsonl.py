@@ -19,46 +19,13 @@ from io import BufferedIOBase
 from pathlib import Path
 from typing import Any, TextIO
 
+# encoded in `jsonenc`; named here too, for the writers and readers of lines
+from docscrawl.jsonenc import dumps_line as dumps_line
+from docscrawl.jsonenc import dumps_value as dumps_value
+
 logger = logging.getLogger(__name__)
 
 GZIP_SUFFIX = ".gz"
-
-# One encoder for every value (`json.dumps` with options builds one per call), and its C part
-# made once (`encode` makes one per call, with a dict of ids to check for cycles): the same
-# text. A Python without the `_json` accelerator has no C part: `encode` then (same text).
-_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-_Encode = Callable[[Any, int], list[str]]
-
-
-def _c_encoder() -> _Encode | None:
-    """`_ENCODER`'s C encoder, made once; None without the `_json` accelerator."""
-    make = getattr(json.encoder, "c_make_encoder", None)
-    return None if make is None else make(
-        None, _ENCODER.default, json.encoder.encode_basestring, None, ":", ",", *[False] * 3)
-
-
-_C_ENCODE = _c_encoder()
-
-
-def dumps_value(value: Any) -> str:
-    """Compact JSON of one value, as `dumps_line` writes it (UTF-8 kept, no NaN)."""
-    if _C_ENCODE is None or isinstance(value, str):
-        return _ENCODER.encode(value)
-    return "".join(_C_ENCODE(value, 0))
-
-
-def dumps_line(record: Mapping[str, Any], encoded: Mapping[str, str] | None = None) -> str:
-    """One JSON line (UTF-8 characters kept, no NaN).
-
-    `encoded` maps keys of `record` to their values already encoded with `dumps_value`:
-    records that share big values (a page's links in pages.jsonl and structure.jsonl)
-    encode them once. The line is the same as without it."""
-    if not encoded:
-        return dumps_value(record) + "\n"
-    fields = [dumps_value(key) + ":" + (encoded[key] if key in encoded else dumps_value(value))
-              for key, value in record.items()]
-    return "{" + ",".join(fields) + "}\n"
-
 
 class JsonlWriter:
     """Appends records to a .jsonl file, one `write` per line, flushed at once.

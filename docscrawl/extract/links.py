@@ -150,12 +150,15 @@ def _region_map(root: etree._Element, base_url: str, rmap: RegionMap | None) -> 
 
 
 def discovery_links(
-    root: etree._Element, base_url: str, *, region_map: RegionMap | None = None
+    root: etree._Element, base_url: str, *, region_map: RegionMap | None = None,
+    texts: bool = True,
 ) -> list[DiscoveredLink]:
     """Links worth following: absolute http(s), fragment dropped, labelled by region.
 
     One entry per (url, region), in document order; head `link rel=next/prev` come last
-    as pagination. Pass the page's `region_map` when it is already built.
+    as pagination. Pass the page's `region_map` when it is already built. `texts=False`
+    leaves the anchors' text empty, for a caller that reads only URLs and regions (the
+    crawl's discovery: extraction reads each anchor's text for the page record).
     """
     base = document_base(root, base_url)
     rmap = _region_map(root, base, region_map)
@@ -168,8 +171,8 @@ def discovery_links(
         url = resolve(href, base)
         if url is None:
             return None
-        url = _defrag(url)
-        if urlsplit(url).scheme.lower() not in FOLLOW_SCHEMES or url in self_urls:
+        url = _defrag(url)  # `_scheme`: urlsplit's scheme without the split (joined URLs)
+        if _scheme(url) not in FOLLOW_SCHEMES or url in self_urls:
             return None
         return url
 
@@ -186,7 +189,7 @@ def discovery_links(
 
     for a in root.iter("a", "area"):
         if a.get("href") is not None and a.get("download") is None:
-            add(a.get("href"), anchor_text(a), _anchor_region(a, rmap))
+            add(a.get("href"), anchor_text(a) if texts else "", _anchor_region(a, rmap))
     for link, region in _head_links(root):
         add(link.get("href"), " ".join((link.get("title") or "").split()), region)
     return found

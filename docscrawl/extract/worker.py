@@ -56,7 +56,8 @@ def link_facts(root: etree._Element, structure: PageStructure) -> LinkFacts:
         link_listing=is_link_listing(structure.main_el),
         canonical=canonical_href(root, base_url),
         links=tuple((link.url, link.region) for link in
-                    discovery_links(root, base_url, region_map=structure.regions)))
+                    discovery_links(root, base_url, region_map=structure.regions,
+                                    texts=False)))
 
 
 @dataclass(frozen=True, slots=True)

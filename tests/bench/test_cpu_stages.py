@@ -97,3 +97,26 @@ def test_pool_probe_runs_pages_through_a_process_pool(tmp_path: Path) -> None:
     assert pool is not None and float(pool[2]) > 0  # the workers did the work
     assert re.search(r"^  inline +cpu_ms [\d.]+", out, re.M)
     assert re.search(r"^  threads +cpu_ms [\d.]+", out, re.M)
+
+
+def test_path_probe_times_every_stage_with_its_digest(tmp_path: Path) -> None:
+    """`path_probe.py` on real generator pages: every stage timed, the stages with an
+    output print its digest, and two runs print the same digests (what compares two
+    checkouts)."""
+    site = tmp_path / "site"
+    for source in sorted((ROOT / "fixtures" / "pages" / "generators").rglob("*.html"))[:14]:
+        (site / source.parent.name).mkdir(parents=True, exist_ok=True)
+        (site / source.parent.name / source.name).write_bytes(source.read_bytes())
+    runs = [subprocess.run([sys.executable, str(SCALE / "path_probe.py"), str(site),
+                            "--pages", "14", "--reps", "1"],
+                           cwd=ROOT, capture_output=True, text=True, timeout=300)
+            for _ in range(2)]
+    for result in runs:
+        assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    rows = [dict(re.findall(r"^  (\w+)\s+[\d.]+  ([0-9a-f]{12})$", r.stdout, re.M))
+            for r in runs]
+    assert set(rows[0]) == {"parse", "page_structure", "classify", "link_facts",
+                            "extract_page", "records", "chunk_page", "json"}
+    empty = "e3b0c44298fc"  # sha256 of nothing: a stage timed without a digest
+    assert rows[0]["json"] != empty and rows[0]["link_facts"] != empty
+    assert rows[0] == rows[1]

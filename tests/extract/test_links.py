@@ -49,6 +49,16 @@ def test_discovery_with_shared_region_map(name: str) -> None:
     assert discovery_links(root, url, region_map=rmap) == discovery_links(root, url)
 
 
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_discovery_without_texts_finds_the_same_links(name: str) -> None:
+    """The crawl's discovery skips the anchors' text: same URLs and regions, in order."""
+    root = load(name)
+    url = EXPECTED[name]["url"]
+    full = discovery_links(root, url)
+    bare = discovery_links(root, url, texts=False)
+    assert [(link.url, link.region) for link in bare] == [(link.url, link.region) for link in full]
+
+
 DISCOVERY_PAGE = """
 <html><head>
   <base href="https://example.org/docs/v2/">
@@ -177,3 +187,22 @@ def test_head_document_links_are_followed_but_not_search() -> None:
     found = {(d.url.rsplit("/", 1)[-1], d.region)
              for d in discovery_links(parsel.Selector(text=html).root, "https://d.example/a.html")}
     assert found == {("genindex.html", "primary_navigation"), ("b.html", "pagination")}
+
+
+def test_discovery_follows_the_schemes_urlsplit_reads() -> None:
+    """Discovery reads a joined URL's scheme without splitting it (`_scheme`): the URLs it
+    follows are those whose `urlsplit` scheme is http or https."""
+    from docscrawl.extract.urls import join
+
+    base = "https://example.org/docs/a.html"
+    hrefs = ["HTTPS://Example.org/x", "Http://example.org/y", "ftp://example.org/f",
+             "//cdn.example.org/p", "data:text/html,x", "b.html", "/c", "../d?q=1#f",
+             "mailto:x@example.org", "tel:+1", "git+ssh://example.org/r", "h1:2"]
+    html = "<html><body><nav>" + "".join(f'<a href="{h}">{i}</a>' for i, h in enumerate(hrefs))
+    found = {link.url for link in discovery_links(parse(html + "</nav></body></html>"), base)}
+    expected = set()
+    for href in hrefs:
+        url = join(base, href)
+        if url and urlsplit(url).scheme.lower() in ("http", "https"):
+            expected.add(url.partition("#")[0])
+    assert found == expected and len(found) == 6

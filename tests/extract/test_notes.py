@@ -39,3 +39,30 @@ def test_blocks_the_content_does_not_link_into_stay_out() -> None:
     assert "Site header" not in page.markdown
     assert "Comments nobody" not in page.markdown
     assert "Much more text" not in page.markdown
+
+
+def test_the_id_shortcut_finds_what_the_full_search_finds() -> None:
+    """`linked_notes(ids=...)` skips the search for named elements only when no fragment
+    link names an id or an `<a name>` anywhere: the same notes either way."""
+    from docscrawl.extract.docindex import DocIndex
+    from docscrawl.extract.main_content import find_main_content
+    from docscrawl.extract.notes import linked_notes
+
+    body = "<article><h1>Page</h1><p>Body text of the page, long enough to count here.</p>" \
+           "<p><a href='#n1'>(1)</a> <a href='#dead'>dead</a></p></article>{after}"
+    afters = ["<div id='n1'><p>The note by id.</p></div>",
+              "<div><a name='n1'></a><p>The note by anchor name.</p></div>",
+              "<div><input id='' name='n1'><p>The note by an empty id's name.</p></div>",
+              "<div id='other'><p>Nothing links here.</p></div>",
+              "<p>No named element at all.</p>"]
+    texinfo = (NOTES / "texinfo_footnote.html").read_text(encoding="utf-8")
+    pages = [f"<html><body>{body.format(after=after)}</body></html>" for after in afters]
+    found = []
+    for html in [*pages, texinfo]:
+        root = parsel.Selector(text=html).root
+        main = find_main_content(root)[0]
+        inside = frozenset(str(n) for n in main.xpath(".//@id | .//a/@name"))
+        full = linked_notes(root, main, inside)
+        assert linked_notes(root, main, inside, ids=DocIndex.of(root).ids) == full
+        found.append(len(full))
+    assert found[:2] == [1, 1] and found[3:5] == [0, 0] and found[5] > 0

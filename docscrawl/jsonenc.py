@@ -1,0 +1,112 @@
+"""JSON text of records, as every output line is written: compact, UTF-8 characters kept,
+no NaN; the same text with or without the `_json` accelerator, and with or without orjson
+(the `fast` extra), which writes plain records several times faster. `docscrawl.jsonl`
+writes and reads the lines."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from typing import Any
+
+# One encoder for every value (`json.dumps` with options builds one per call), and its C part
+# made once (`encode` makes one per call, with a dict of ids to check for cycles): the same
+# text. A Python without the `_json` accelerator has no C part: `encode` then (same text).
+_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+_Encode = Callable[[Any, int], list[str]]
+
+
+def _c_encoder() -> _Encode | None:
+    """`_ENCODER`'s C encoder, made once; None without the `_json` accelerator."""
+    make = getattr(json.encoder, "c_make_encoder", None)
+    return None if make is None else make(
+        None, _ENCODER.default, json.encoder.encode_basestring, None, ":", ",", *[False] * 3)
+
+
+_C_ENCODE = _c_encoder()
+
+
+def _fast_encoder() -> tuple[Callable[[Any], str], Callable[[str], Any]] | None:
+    """orjson's `dumps` as text, and its `Fragment` (JSON text written as it is), when
+    installed (the `fast` extra: several times the stdlib's speed on records); None
+    without it. Dataclasses and datetimes are passed to its `default` (none: it raises),
+    so that what the stdlib refuses it refuses too."""
+    try:
+        import orjson
+    except ImportError:
+        return None
+    dumps = orjson.dumps
+    option = orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME
+
+    def encode(value: Any) -> str:
+        return dumps(value, option=option).decode()
+    return encode, orjson.Fragment
+
+
+_FAST = _fast_encoder()
+# Containers `_plain` looks into before it gives up (a value that contains itself never
+# ends): the stdlib then writes it, or raises as it always did.
+PLAIN_CONTAINERS = 1_000_000
+
+
+def _plain(value: Any) -> bool:
+    """True when `value` holds only dicts, lists, tuples, strings, integers, booleans and
+    None: the values orjson writes exactly as the stdlib does (not floats: `1e-05` is
+    `1e-5` there, NaN `null`; nothing else either). A loop, not a recursion: it costs a
+    fraction of what it saves."""
+    stack = [value]
+    pop, extend = stack.pop, stack.extend
+    containers = 0
+    while stack:
+        item = pop()
+        kind = type(item)
+        if kind is str or kind is int or item is None or kind is bool:
+            continue
+        if kind is dict or (kind is not list and kind is not tuple and isinstance(item, dict)):
+            extend(item.values())
+        elif kind is list or kind is tuple or isinstance(item, list | tuple):
+            extend(item)
+        elif isinstance(item, str | int):
+            continue
+        else:
+            return False
+        containers += 1
+        if containers > PLAIN_CONTAINERS:
+            return False
+    return True
+
+
+def dumps_value(value: Any) -> str:
+    """Compact JSON of one value, as `dumps_line` writes it (UTF-8 kept, no NaN).
+
+    With orjson installed, a plain value (`_plain`) is encoded by it: the same text, byte
+    for byte; anything it refuses (a lone surrogate, an integer over 64 bits, a key that
+    is not a string) and every value holding a float go the stdlib's way."""
+    if _C_ENCODE is None or isinstance(value, str):
+        return _ENCODER.encode(value)
+    if _FAST is not None and _plain(value):
+        try:
+            return _FAST[0](value)
+        except (TypeError, ValueError):  # orjson.JSONEncodeError is a TypeError
+            pass
+    return "".join(_C_ENCODE(value, 0))
+
+
+def dumps_line(record: Mapping[str, Any], encoded: Mapping[str, str] | None = None) -> str:
+    """One JSON line (UTF-8 characters kept, no NaN).
+
+    `encoded` maps keys of `record` to their values already encoded with `dumps_value`:
+    records that share big values (a page's links in pages.jsonl and structure.jsonl)
+    encode them once. The line is the same as without it."""
+    if not encoded:
+        return dumps_value(record) + "\n"
+    if _FAST is not None and _plain([v for k, v in record.items() if k not in encoded]):
+        encode, fragment = _FAST
+        try:  # one call, the values already encoded written as they are
+            return encode({key: fragment(encoded[key]) if key in encoded else value
+                           for key, value in record.items()}) + "\n"
+        except (TypeError, ValueError):
+            pass
+    fields = [dumps_value(key) + ":" + (encoded[key] if key in encoded else dumps_value(value))
+              for key, value in record.items()]
+    return "{" + ",".join(fields) + "}\n"
