@@ -8,8 +8,9 @@ tokenizer, the embedding layer, the padding and the mean pooling stay the numpy 
 `int8` stores the four dense matrices of each layer as int8, one scale per output column
 (symmetric), run by onnxruntime's DynamicQuantizeMatMul, the q, k, v one by QAttention
 (a batch's activations are quantized at run time, one scale per batch); the attention
-products and the layer norms stay float32. Building the graph and importing onnx cost 0.8 s of CPU, so the model is
-written once beside the cached weights (int8 11 MB, fp32 43 MB) and later loads read it.
+products and the layer norms stay float32. Building the graph and importing onnx cost
+0.8 s of CPU, so the model is written once beside the cached weights (int8 11 MB, fp32
+43 MB) and later loads read it.
 
 onnxruntime and onnx are the `semantic` extra; without them `embed._minilm` runs the numpy
 pass. One thread, as the numpy pass: an index build is one process among others.
