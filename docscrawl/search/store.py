@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import zlib
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 # zlib's window: a preset dictionary longer than this is not used
 DICT_BYTES = 32 * 1024
@@ -28,6 +29,11 @@ class RowCodec:
 
     def __init__(self, zdict: bytes) -> None:
         self.zdict = zdict
+        # a compressor with the dictionary loaded, copied per text (made at the first
+        # `pack`: a search only unpacks): loading 32 KB of dictionary per chunk was half
+        # of packing one (Flask's 833 chunks: 0.061 s of CPU against 0.035 s copied; the
+        # same bytes)
+        self._primed: Any = None
 
     @classmethod
     def learn(cls, texts: Iterable[str]) -> RowCodec:
@@ -44,8 +50,10 @@ class RowCodec:
         return cls(b"\n".join(taken)[-DICT_BYTES:])
 
     def pack(self, text: str) -> bytes:
-        packer = zlib.compressobj(LEVEL, zdict=self.zdict) if self.zdict else \
-            zlib.compressobj(LEVEL)
+        if self._primed is None:
+            self._primed = zlib.compressobj(LEVEL, zdict=self.zdict) if self.zdict else \
+                zlib.compressobj(LEVEL)
+        packer = self._primed.copy()
         return packer.compress(text.encode("utf-8")) + packer.flush()
 
     def unpack(self, blob: bytes) -> str:

@@ -49,9 +49,12 @@ def assign(chunks: list[ChunkView], fragments: dict[str, list[str]],
             owners = [c for c in chunks if path[:len(c.heading_path)] == c.heading_path]
             chunk = max(owners, key=lambda c: len(c.heading_path)) if owners else None
         if chunk is None and fragment:
-            names = [n for n in map(norm, (labels or {}).get(fragment, ())) if len(n) >= 4]
-            chunk = next((c for c, head in zip(chunks, text.heads, strict=True)
-                          if head and any(head.endswith(n) for n in names)), None)  # "25.1.4. ..."
+            # no scan of the page's chunks without a name (most of a genindex's fragments:
+            # Flask's assignment took 0.074 s of CPU with the scan, 0.051 s without)
+            names = tuple(n for n in map(norm, (labels or {}).get(fragment, ())) if len(n) >= 4)
+            if names:   # "25.1.4. ..."
+                chunk = next((c for c, head in zip(chunks, text.heads, strict=True)
+                              if head and head.endswith(names)), None)
         if chunk is None:
             chunk = _mentioning(chunks, text, fragment, found) or chunks[0]
         given.setdefault(chunk.chunk_id, []).extend(found)

@@ -240,3 +240,46 @@ def test_a_javadoc_index_is_an_index_and_never_an_answer(javadoc: Path) -> None:
         assert hits[0].url().split("#")[0].endswith("BitField.html")
     finally:
         index.close()
+
+
+def _sorted_index(n: int) -> list[str]:
+    return [f"- [{word} term {i:03d}](page{i}.html#t{i})" for i, word in
+            enumerate(f"w{i:03d}" for i in range(n))]
+
+
+def test_the_same_lines_are_read_as_an_index_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A page whose whole text is under its h1 holds the same lines under () and under
+    the h1 (a blank preamble aside): they are tested once, and the verdict is kept."""
+    from docscrawl.search import vocabread
+
+    calls: list[int] = []
+    real = vocabread.is_index
+
+    def counted(lines: list[str]) -> bool:
+        calls.append(len(lines))
+        return real(lines)
+
+    monkeypatch.setattr(vocabread, "is_index", counted)
+    entries = _sorted_index(40)
+    sections = [vocabread.Section((), []), vocabread.Section(("Index",), entries)]
+    assert vocabread.index_prefixes(sections) == [()]
+    assert calls == [40]
+    # unsorted: not an index, under () nor under the h1; still one reading
+    calls.clear()
+    sections = [vocabread.Section((), []), vocabread.Section(("Index",), entries[::-1])]
+    assert vocabread.index_prefixes(sections) == []
+    assert calls == [40]
+
+
+def test_long_unlinked_lines_are_not_the_parent_terms_of_an_index() -> None:
+    """Lines without a link count as an index's parent terms only when short (80 letters
+    and digits at most, once stripped): 40 linked items among 40 lines of prose are not
+    an index; among 40 short parent terms they are."""
+    from docscrawl.search.vocabread import is_index
+
+    entries = _sorted_index(40)
+    prose = "- " + "this line of prose says much more than any term of an index would " * 2
+    padded = "- *a parent term*" + " " * 90     # long only in markup and spaces
+    assert not is_index([line for entry in entries for line in (prose, entry)])
+    assert is_index([line for entry in entries for line in (padded, entry)])
+    assert is_index([line for entry in entries for line in ("- a parent term", entry)])
