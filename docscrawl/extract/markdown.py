@@ -201,6 +201,11 @@ class _Renderer(ContainerRendering, TableRendering, InlineRendering):
     def flush(self, run: list[str | etree._Element], container: etree._Element, out: Parts) -> None:
         if not run:
             return
+        if len(run) == 1 and isinstance(run[0], str) and run[0].isspace():
+            # the whitespace between two blocks (half of all runs): no Markdown, no text
+            # (`str.isspace` and `finish_inline`'s `str.split` ask `Py_UNICODE_ISSPACE`)
+            run.clear()
+            return
         md, text = self.inline_nodes(run)
         run.clear()
         if not md:
