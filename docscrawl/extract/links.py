@@ -17,7 +17,7 @@ from docscrawl.extract.profiles import (
     vocabulary_tokens,
 )
 from docscrawl.extract.regions import NAV_KINDS, RegionMap, classify
-from docscrawl.extract.urls import join
+from docscrawl.extract.urls import join, split
 
 FOLLOW_SCHEMES = frozenset({"http", "https"})
 SKIP_SCHEMES = frozenset({"javascript", "data", "vbscript", "about", "blob"})
@@ -108,8 +108,13 @@ def link_target(url: str, base_url: str, href: str | None = None) -> str:
     ext = posixpath.splitext(parts.path)[1].lstrip(".").lower()
     if ext in ASSET_EXTENSIONS:
         return "asset"
-    base_host = (urlsplit(base_url).hostname or "").lower()
-    if parts.scheme in FOLLOW_SCHEMES and (parts.hostname or "").lower() == base_host:
+    if parts.scheme not in FOLLOW_SCHEMES:
+        return "external"
+    base = split(base_url)
+    # the same netloc is the same host: most links, without parsing either hostname
+    if parts.netloc == base.netloc or (
+        (parts.hostname or "").lower() == (base.hostname or "").lower()
+    ):
         return "internal"
     return "external"
 
