@@ -23,6 +23,7 @@ FOLLOW_SCHEMES = frozenset({"http", "https"})
 SKIP_SCHEMES = frozenset({"javascript", "data", "vbscript", "about", "blob"})
 HEADING_TAGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 LABEL_TOKENS = frozenset({"caption", "title", "label", "heading", "header", "captiontext"})
+LABEL_TAGS = frozenset({"summary", "label", "caption", "legend"})
 CARD_TOKENS = frozenset({"card", "tile", "box", "feature", "panel", "teaser"})
 MAX_LABEL_CHARS = 120
 MAX_LABEL_SIBLINGS = 3
@@ -203,11 +204,13 @@ def _label_of(el: etree._Element) -> str | None:
 
 
 def _is_label_element(el: etree._Element) -> bool:
-    if el.tag in HEADING_TAGS or el.tag in ("summary", "label", "caption", "legend"):
+    tag = el.tag
+    if tag in HEADING_TAGS or tag in LABEL_TAGS:
         return True
-    return bool(vocabulary_tokens(el.get("class")) & LABEL_TOKENS) or (
-        (el.get("role") or "") == "heading"
-    )
+    cls = el.get("class")  # most siblings (a sidebar's items) have none: no token lookup
+    if cls and vocabulary_tokens(cls) & LABEL_TOKENS:
+        return True
+    return el.get("role") == "heading"
 
 
 def _tree_item_label(li: etree._Element) -> str | None:
@@ -262,7 +265,8 @@ def _label_at(
         label = _tree_item_label(anc)
         if label:
             return True, label
-    if vocabulary_tokens(anc.get("class")) & CARD_TOKENS:
+    cls = anc.get("class")
+    if cls and vocabulary_tokens(cls) & CARD_TOKENS:
         heading = next((h for h in anc.iter() if h.tag in HEADING_TAGS), None)
         if heading is not None:
             return True, _label_of(heading)
