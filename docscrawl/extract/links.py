@@ -17,12 +17,13 @@ from docscrawl.extract.profiles import (
     vocabulary_tokens,
 )
 from docscrawl.extract.regions import NAV_KINDS, RegionMap, classify
-from docscrawl.extract.urls import join
+from docscrawl.extract.urls import join, split
 
 FOLLOW_SCHEMES = frozenset({"http", "https"})
 SKIP_SCHEMES = frozenset({"javascript", "data", "vbscript", "about", "blob"})
 HEADING_TAGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 LABEL_TOKENS = frozenset({"caption", "title", "label", "heading", "header", "captiontext"})
+LABEL_TAGS = frozenset({"summary", "label", "caption", "legend"})
 CARD_TOKENS = frozenset({"card", "tile", "box", "feature", "panel", "teaser"})
 MAX_LABEL_CHARS = 120
 MAX_LABEL_SIBLINGS = 3
@@ -108,8 +109,13 @@ def link_target(url: str, base_url: str, href: str | None = None) -> str:
     ext = posixpath.splitext(parts.path)[1].lstrip(".").lower()
     if ext in ASSET_EXTENSIONS:
         return "asset"
-    base_host = (urlsplit(base_url).hostname or "").lower()
-    if parts.scheme in FOLLOW_SCHEMES and (parts.hostname or "").lower() == base_host:
+    if parts.scheme not in FOLLOW_SCHEMES:
+        return "external"
+    base = split(base_url)
+    # the same netloc is the same host: most links, without parsing either hostname
+    if parts.netloc == base.netloc or (
+        (parts.hostname or "").lower() == (base.hostname or "").lower()
+    ):
         return "internal"
     return "external"
 
@@ -201,11 +207,13 @@ def _label_of(el: etree._Element) -> str | None:
 
 
 def _is_label_element(el: etree._Element) -> bool:
-    if el.tag in HEADING_TAGS or el.tag in ("summary", "label", "caption", "legend"):
+    tag = el.tag
+    if tag in HEADING_TAGS or tag in LABEL_TAGS:
         return True
-    return bool(vocabulary_tokens(el.get("class")) & LABEL_TOKENS) or (
-        (el.get("role") or "") == "heading"
-    )
+    cls = el.get("class")  # most siblings (a sidebar's items) have none: no token lookup
+    if cls and vocabulary_tokens(cls) & LABEL_TOKENS:
+        return True
+    return el.get("role") == "heading"
 
 
 def _tree_item_label(li: etree._Element) -> str | None:
@@ -260,7 +268,8 @@ def _label_at(
         label = _tree_item_label(anc)
         if label:
             return True, label
-    if vocabulary_tokens(anc.get("class")) & CARD_TOKENS:
+    cls = anc.get("class")
+    if cls and vocabulary_tokens(cls) & CARD_TOKENS:
         heading = next((h for h in anc.iter() if h.tag in HEADING_TAGS), None)
         if heading is not None:
             return True, _label_of(heading)

@@ -23,7 +23,17 @@ from docscrawl.extract.code_blocks import classify_kind, code_info, is_code_div,
 from docscrawl.extract.headings import HeadingStack, heading_anchor, heading_level, heading_text
 from docscrawl.extract.md_containers import ContainerRendering, is_tab_list
 from docscrawl.extract.md_inline import INLINE_TAGS, InlineRendering
-from docscrawl.extract.md_text import Parts, code_span, escape_block_starts, fence, head, tail
+from docscrawl.extract.md_text import (
+    BR,
+    Parts,
+    code_span,
+    collapse,
+    escape_block_starts,
+    fence,
+    finish_inline,
+    head,
+    tail,
+)
 from docscrawl.extract.model import Block, CodeBlock, ExtractionWarning, Heading, Link
 from docscrawl.extract.tables import GRID_TABLE_CLASSES, TableRendering
 
@@ -201,7 +211,21 @@ class _Renderer(ContainerRendering, TableRendering, InlineRendering):
     def flush(self, run: list[str | etree._Element], container: etree._Element, out: Parts) -> None:
         if not run:
             return
-        md, text = self.inline_nodes(run)
+        only = run[0] if len(run) == 1 else None
+        if isinstance(only, str):
+            if only.isspace():
+                # the whitespace between two blocks (half of all runs): no Markdown, no text
+                # (`str.isspace` and `finish_inline`'s `str.split` ask `Py_UNICODE_ISSPACE`)
+                run.clear()
+                return
+            # plain text (a table cell, a list item): without a line-break sentinel its
+            # Markdown and its text are the same collapse (`inline_nodes` of one string)
+            if BR in only:
+                md, text = finish_inline(only), collapse(only)
+            else:
+                md = text = collapse(only)
+        else:
+            md, text = self.inline_nodes(run)
         run.clear()
         if not md:
             return

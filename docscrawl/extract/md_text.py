@@ -38,6 +38,8 @@ def collapse(text: str) -> str:
 def finish_inline(md: str) -> str:
     """Collapse whitespace, turn line-break sentinels into newlines, trim lines (the
     sentinel is no whitespace: no run crosses it)."""
+    if BR not in md:  # most runs: one line, the same as the general path's
+        return " ".join(md.split())
     lines = [" ".join(line.split()) for line in md.split(BR)]
     while lines and not lines[0]:
         lines.pop(0)
@@ -59,6 +61,8 @@ def code_span(text: str) -> str:
     """Inline code with a backtick fence longer than any run inside."""
     if not text:
         return ""
+    if "`" not in text:  # most spans: no run to outdo, no pad (no regex)
+        return f"`{text}`"
     longest = max((len(run) for run in BACKTICKS_RE.findall(text)), default=0)
     fence = "`" * (longest + 1)
     pad = " " if text[0] == "`" or text[-1] == "`" else ""
@@ -67,6 +71,8 @@ def code_span(text: str) -> str:
 
 def fence(code: str, language: str | None) -> str:
     """Fenced code block; the fence is longer than any backtick run in the code."""
+    if "```" not in code:  # every run shorter than the minimal fence
+        return f"```{language or ''}\n{code}\n```"
     longest = max((len(run) for run in FENCE_RUN_RE.findall(code)), default=0)
     fence = "`" * max(3, longest + 1)
     return f"{fence}{language or ''}\n{code}\n{fence}"

@@ -94,6 +94,11 @@ def test_discovery_resolves_filters_and_dedupes() -> None:
         ("https://cdn.example.net/pkg.tar.gz", "https://cdn.example.net/pkg.tar.gz", "asset"),
         ("https://github.com/example/repo", "https://github.com/example/repo", "external"),
         ("mailto:team@example.org", "mailto:team@example.org", "external"),
+        # another netloc, the same host (case, credentials): internal, by hostname
+        ("https://EXAMPLE.org/docs/a.html", "https://EXAMPLE.org/docs/a.html", "internal"),
+        ("http://u@example.org/docs/a.html", "http://u@example.org/docs/a.html", "internal"),
+        ("https://example.org:8443/a.html", "https://example.org:8443/a.html", "internal"),
+        ("https://docs.example.org/a.html", "https://docs.example.org/a.html", "external"),
     ],
 )
 def test_link_target(url: str, href: str, expected: str) -> None:
