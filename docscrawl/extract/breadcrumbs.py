@@ -32,13 +32,13 @@ from urllib.parse import urljoin
 from lxml import etree
 
 from docscrawl.extract.docindex import DocIndex, select_all
+from docscrawl.extract.md_text import collapse
 from docscrawl.extract.model import Breadcrumb, ExtractionWarning
 
 __all__ = [
     "BreadcrumbResult",
     "DocIndex",
     "extract_breadcrumbs",
-    "normalize_ws",
     "select_all",
     "trails_agree",
     "visible_text",
@@ -137,25 +137,20 @@ def _iter_text(el: Element, skip: Callable[[Element], bool] | None) -> Iterator[
             yield child.tail
 
 
-def normalize_ws(text: str) -> str:
-    """Collapse runs of whitespace and trim."""
-    return " ".join(text.split())  # = _WS.sub(" ", text).strip(), without the regex
-
-
 def visible_text(el: Element, skip: Callable[[Element], bool] | None = None) -> str:
     """Whitespace-normalised text of `el`, leaving out hidden subtrees and `skip` ones."""
     if _is_hidden(el):
         return ""
-    return normalize_ws("".join(_iter_text(el, skip)))
+    return collapse("".join(_iter_text(el, skip)))
 
 
 def _strip_separators(text: str) -> str:
     """Drop separator glyphs at the edges ("» Page", "Page /", "›Page"), but keep angle
     brackets that pair inside the label (CMake's `<LANG>_FLAGS`)."""
-    text = normalize_ws(text)
+    text = collapse(text)
     lead = SEPARATORS.replace("<", "") if ">" in text else SEPARATORS
     trail = SEPARATORS.replace(">", "") if "<" in text else SEPARATORS
-    return normalize_ws(text.lstrip(lead + " ").rstrip(trail + " "))
+    return collapse(text.lstrip(lead + " ").rstrip(trail + " "))
 
 
 def _attr_label(el: Element) -> str:
@@ -164,7 +159,7 @@ def _attr_label(el: Element) -> str:
         if not isinstance(node.tag, str):
             continue
         for attr in ("aria-label", "title", "alt"):
-            value = normalize_ws(node.get(attr) or "")
+            value = collapse(node.get(attr) or "")
             if value:
                 return value
     return ""
@@ -284,7 +279,7 @@ def _walk_lists(data: Any) -> Iterator[dict[str, Any]]:
 def _first_str(value: Any) -> str | None:
     if isinstance(value, list):
         value = next((v for v in value if isinstance(v, str)), None)
-    return normalize_ws(value) if isinstance(value, str) and value.strip() else None
+    return collapse(value) if isinstance(value, str) and value.strip() else None
 
 
 def _position(value: Any) -> float | None:
@@ -386,7 +381,7 @@ def _structured_trails(
 
 
 def _labels(trail: list[Breadcrumb]) -> list[str]:
-    return [normalize_ws(c.label).casefold() for c in trail]
+    return [collapse(c.label).casefold() for c in trail]
 
 
 def _without_home(labels: list[str]) -> list[str]:

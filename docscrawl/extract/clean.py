@@ -12,6 +12,8 @@ from functools import lru_cache
 
 from lxml import etree
 
+from docscrawl.extract.md_text import collapse
+
 # Elements that never carry documentation text.
 CHROME_TAGS = frozenset({
     "script", "style", "noscript", "template", "link", "meta", "svg", "iframe", "canvas",
@@ -279,8 +281,7 @@ def visible_text(
             if tail:
                 push(tail)
             push(child)
-    # whitespace collapsed as `re.sub(r"\s+", " ", text)` would (see `md_text.collapse`)
-    return " ".join("".join(parts).split()).strip(" " + ZERO_WIDTH)
+    return collapse("".join(parts)).strip(" " + ZERO_WIDTH)
 
 
 def iter_content(

@@ -39,8 +39,8 @@ def finish_inline(md: str) -> str:
     """Collapse whitespace, turn line-break sentinels into newlines, trim lines (the
     sentinel is no whitespace: no run crosses it)."""
     if BR not in md:  # most runs: one line, the same as the general path's
-        return " ".join(md.split())
-    lines = [" ".join(line.split()) for line in md.split(BR)]
+        return collapse(md)
+    lines = [collapse(line) for line in md.split(BR)]
     while lines and not lines[0]:
         lines.pop(0)
     while lines and not lines[-1]:

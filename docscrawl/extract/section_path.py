@@ -14,7 +14,8 @@ from typing import TypeAlias
 
 from lxml import etree
 
-from docscrawl.extract.breadcrumbs import DocIndex, normalize_ws, visible_text
+from docscrawl.extract.breadcrumbs import DocIndex, visible_text
+from docscrawl.extract.md_text import collapse
 
 __all__ = ["active_sidebar_trail"]
 
@@ -92,7 +93,7 @@ def _item_label(item: Element) -> str:
             if text:
                 return text
         stack.extend(c for c in reversed(el) if isinstance(c.tag, str))
-    return normalize_ws(item.text or "")
+    return collapse(item.text or "")
 
 
 def _in_toc(el: Element, sidebar: Element) -> bool:

@@ -15,13 +15,12 @@ from lxml import etree
 
 from docscrawl.extract.clean import class_tokens, is_chrome
 from docscrawl.extract.code_blocks import is_code_table
+from docscrawl.extract.headings import HEADING_TAGS
 from docscrawl.extract.md_text import Parts
 
 LAYOUT_TABLE_ROLES = frozenset({"presentation", "none"})
 GRID_TABLE_CLASSES = frozenset({"summary-table"})  # Javadoc 16+: tables made of divs
 # A table whose cells hold headings is page layout (gtk-doc's title row), not data.
-HEADING_TAGS = ("h1", "h2", "h3", "h4", "h5", "h6")
-
 
 def holds_heading(table: etree._Element) -> bool:
     """True when an `h1`-`h6` lies inside `table` (lxml's C-level tag search: an XPath

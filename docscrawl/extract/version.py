@@ -41,7 +41,8 @@ from typing import Any, TypeAlias
 
 from lxml import etree
 
-from docscrawl.extract.breadcrumbs import DocIndex, normalize_ws, visible_text
+from docscrawl.extract.breadcrumbs import DocIndex, visible_text
+from docscrawl.extract.md_text import collapse
 from docscrawl.extract.model import ExtractionWarning, VersionEvidence, VersionInfo
 from docscrawl.extract.version_token import (
     ALIASES,
@@ -120,7 +121,7 @@ TITLE_PATTERNS: tuple[re.Pattern[str], ...] = (
 
 def _token_in(text: str) -> str | None:
     """First version token in short free text ("v: 2.8", "v2.1 (stable)", "Next")."""
-    text = normalize_ws(text)
+    text = collapse(text)
     if (match := RTD_FLYOUT_RE.search(text)) and (token := as_token(match.group(1))):
         return token
     if match := IN_TEXT_RE.search(text):
@@ -180,7 +181,7 @@ def _from_title(index: DocIndex) -> list[str]:
     # the first of `//head/title | //title` (every `head/title` is a `title`): a tag search
     # stops there, where that query walked the whole tree for all of them
     for title in itertools.islice(index.root.iter("title"), 1):
-        text = normalize_ws("".join(title.itertext()))
+        text = collapse("".join(title.itertext()))
         for pattern in TITLE_PATTERNS:
             match = pattern.search(text)
             if match and (token := as_token(match.group(1))):

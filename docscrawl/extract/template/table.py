@@ -44,6 +44,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from docscrawl.extract.md_text import collapse
 from docscrawl.extract.model import Block
 
 __all__ = ["SharedCounts", "Signed", "TemplateBlock", "TemplateTable", "list_items", "page_key",
@@ -84,7 +85,7 @@ def _shape(block: Block, main_locator: str | None) -> str:
 def block_signatures(block: Block, edges: tuple[str, ...],
                      main_locator: str | None) -> tuple[int, ...]:
     """The signatures of one edge block (`edges` like ("head0", "tail3"))."""
-    text = " ".join(block.markdown.split())  # = _WS.sub(" ", ...).strip(), no regex
+    text = collapse(block.markdown)
     signatures = [_digest("c", block.kind, text)]
     if "](" not in text:
         return tuple(signatures)
@@ -110,7 +111,7 @@ def list_items(markdown: str) -> list[str]:
             items.append([line])
         else:
             items[-1].append(line)
-    return [" ".join("\n".join(item).split()) for item in items]
+    return [collapse("\n".join(item)) for item in items]
 
 
 def item_signatures(block: Block) -> tuple[tuple[int, ...], ...]:
