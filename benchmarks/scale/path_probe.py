@@ -26,6 +26,9 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent))
+sys.path.insert(0, str(HERE))  # its sibling pool_probe: the same pages and warm table
+
+from pool_probe import ORIGIN, pages_of, warm_table  # noqa: E402
 
 from docscrawl.chunking.chunker import chunk_page  # noqa: E402
 from docscrawl.crawl.items import FetchedPage  # noqa: E402
@@ -38,25 +41,8 @@ from docscrawl.extract.tree import html_root  # noqa: E402
 from docscrawl.extract.worker import link_facts  # noqa: E402
 from docscrawl.jsonl import dumps_line, dumps_value  # noqa: E402
 
-ORIGIN = "http://127.0.0.1:8000/"
 STAGES = ("parse", "page_structure", "classify", "link_facts", "extract_page", "records",
           "chunk_page", "json")
-
-
-def pages_of(site: Path, limit: int) -> list[tuple[str, str]]:
-    """(URL, text) of up to `limit` pages, in a stable order."""
-    files = sorted(site.rglob("*.html"))[:limit]
-    return [(ORIGIN + str(path.relative_to(site)), path.read_text("utf-8", "replace"))
-            for path in files]
-
-
-def warm_table(pages: list[tuple[str, str]]) -> TemplateTable:
-    """A template table learned from the first 12 pages and frozen, as a crawl's is."""
-    table = TemplateTable()
-    for url, text in pages[:12]:
-        table.observe(extract_page(html_root(text, url), url).signatures)
-    table.freeze()
-    return table
 
 
 class Clock:
@@ -114,8 +100,9 @@ def main() -> None:
     parser.add_argument("--pages", type=int, default=300, help="pages per site")
     parser.add_argument("--reps", type=int, default=3)
     args = parser.parse_args()
-    pages = [page for site in args.sites for page in pages_of(site, args.pages)]
-    table = warm_table(pages)
+    bodies = [page for site in args.sites for page in pages_of(site, args.pages)]
+    table = warm_table(bodies)
+    pages = [(url, body.decode("utf-8", "replace")) for url, body in bodies]
     best: dict[str, float] = {}
     digests: dict[str, str] = {}
     for _ in range(args.reps):

@@ -55,7 +55,8 @@ def warm_table(pages: list[tuple[str, bytes]]) -> TemplateTable:
     """A template table learned from the first 12 pages and frozen, as a crawl's is."""
     table = TemplateTable()
     for url, body in pages[:12]:
-        table.observe(extract_page(html_root(body.decode("utf-8"), url), url).signatures)
+        table.observe(extract_page(html_root(body.decode("utf-8", "replace"), url),
+                                   url).signatures)
     table.freeze()
     return table
 
