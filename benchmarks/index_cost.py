@@ -11,14 +11,23 @@ changed. Each step is its own process; its CPU (user + system, from the children
 rusage) includes start-up, as a user would pay it. Reports CPU seconds per step, chunks,
 and the ratio index build / crawl (the target is <= 0.5 with the default model). With
 `--embedders A,B` each crawl is indexed by every model named, in turn (a figure per
-model, the same crawl's CPU beside them); the index size is reported per chunk.
+model, the same crawl's CPU beside them); the index size is reported per chunk, and a
+model with section vectors reports how many sections it embedded (its build's CPU grows
+with them, not with start-up: docs/search.md, ninth sitting).
+
+Measured as an installed package runs: docscrawl's modules are compiled to bytecode first
+and the children run without PYTHONDONTWRITEBYTECODE (a process that compiles every module
+it imports pays about 0.04 s more, which the helpers' environment did before).
 """
 
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
+import os
 import resource
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -52,6 +61,24 @@ def index_bytes(out: Path) -> int:
     return sum(p.stat().st_size for p in out.glob("search.*") if p.is_file())
 
 
+def section_count(out: Path) -> int:
+    """Sections with a vector in the index (0 without a section model)."""
+    db = sqlite3.connect(f"file:{out / 'search.sqlite3'}?mode=ro", uri=True)
+    try:
+        return int(db.execute("SELECT count(*) FROM sections").fetchone()[0])
+    except sqlite3.OperationalError:    # an index without the table
+        return 0
+    finally:
+        db.close()
+
+
+def as_installed() -> None:
+    """Compile docscrawl's modules and let the children read (and write) bytecode, as an
+    installed package is run."""
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    compileall.compile_dir(ROOT / "docscrawl", quiet=1)
+
+
 def measure(name: str, url: str, out: Path, repeat: int = 1,
             embedders: tuple[str | None, ...] = (None,)) -> dict[str, Any]:
     """Crawl and build `repeat` times, alternating, and keep each step's least CPU: on a
@@ -60,6 +87,7 @@ def measure(name: str, url: str, out: Path, repeat: int = 1,
     crawls: list[float] = []
     builds: dict[str | None, list[float]] = {e: [] for e in embedders}
     sizes: dict[str | None, int] = {}
+    sections: dict[str | None, int] = {}
     for _ in range(repeat):
         if out.exists():
             subprocess.run(["rm", "-rf", str(out)], check=True)
@@ -68,6 +96,7 @@ def measure(name: str, url: str, out: Path, repeat: int = 1,
             flags = ("--rebuild", "--embedder", embedder) if embedder else ("--rebuild",)
             builds[embedder].append(timed(lambda flags=flags: index(out, *flags)))
             sizes[embedder] = index_bytes(out)
+            sections[embedder] = section_count(out)
     crawl = min(crawls)
     extra = ("--embedder", embedders[-1]) if embedders[-1] else ()
     again = timed(lambda: index(out, *extra))
@@ -80,6 +109,8 @@ def measure(name: str, url: str, out: Path, repeat: int = 1,
         row[f"index_cpu_s{suffix}"] = round(build, 2)
         row[f"ratio{suffix}"] = round(build / crawl, 3) if crawl else None
         row[f"index_bytes_per_chunk{suffix}"] = sizes[embedder] // max(chunks, 1)
+        if sections[embedder]:
+            row[f"sections{suffix}"] = sections[embedder]
     return row
 
 
@@ -102,6 +133,7 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [name for name in names if name not in known]
     if unknown:
         parser.error(f"not corpus sites: {', '.join(unknown)}")
+    as_installed()
     rows = []
     for name in names:
         rows.append(measure(name, known[name], args.outputs / name, max(1, args.repeat),
