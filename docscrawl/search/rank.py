@@ -7,8 +7,9 @@
    `_searched`); otherwise the site's default version (its start page's, else its most
    common) is preferred and the result says which.
 2. Candidates: FTS5 bm25 over code-aware terms (title, headings, inbound anchor text,
-   body) and cosine over the chunk vectors, each its best `POOL`, unioned and fused
-   (scores scaled per list, then weighted).
+   body) and cosine over the chunk vectors (and the section vectors), each its best
+   `POOL`, unioned and fused (`fusion`: scores scaled per list, then weighted; the
+   section list weighs more when no bm25 candidate holds much of the question).
 3. Structure (`structure`): the support of the page's other matching sections, query
    words in the title or heading path, code chunks for command-like queries,
    `main_content` over other regions, aggregate pages (print views) below the pages they
@@ -27,6 +28,14 @@ import math
 from typing import Any
 
 from docscrawl.search.fields import CHUNK_OF_SQL, chunk_of, chunks_rows_filter, version_token
+from docscrawl.search.fusion import (
+    EVIDENCE_DEPTH,
+    LEXICAL_WEIGHT,
+    POOL,
+    SEMANTIC_WEIGHT,
+    fuse,
+    section_gain,
+)
 from docscrawl.search.hits import Hit, Result
 from docscrawl.search.index import SearchIndex
 from docscrawl.search.schema import BM25_WEIGHTS
@@ -50,14 +59,11 @@ from docscrawl.search.versions import (
     without_version,
 )
 
-POOL = 100
 # bm25 of the `vocab` table (the words the site's index entries and summaries add to a
 # chunk's own) is added to the chunk's bm25 times this
 VOCAB_WEIGHT = 0.5
 MATCH_BUDGET = 4000     # chunks bm25 scores per query at most (about), see _within_budget
 COARSE_POOL = 400
-LEXICAL_WEIGHT = 1.0
-SEMANTIC_WEIGHT = 0.7   # the cosine list's weight when the embedder names none
 MATCH_DEPTH = 5      # the results match_strength reads (whatever k is)
 NO_GOOD_MATCH = 0.6  # match_strength under this: "no good match" (see docs/search.md)
 NO_GOOD_MATCH_LEXICAL = 0.3  # the same without an embedder (term coverage alone)
@@ -281,6 +287,9 @@ class Searcher:
         sections = (self.section_list(searched, filtered,
                                       [rowid for rowid, _ in lexical + semantic])
                     if section_weight else [])  # (weight 0: the model is not run)
+        if sections:  # the lexical list guessing: the section vectors weigh more
+            section_weight *= section_gain(self.coverage(
+                lexical_terms, [rowid for rowid, _ in lexical[:EVIDENCE_DEPTH]]))
         fused = fuse([(LEXICAL_WEIGHT, True, lexical), (weight, False, semantic),
                       (section_weight, False, sections)])
         aliases = self.index.default_aliases() if source == "default" else []
@@ -322,11 +331,18 @@ class Searcher:
 
     def match_strength(self, terms: list[str], rowids: list[int],
                        cosines: dict[int, float] | None) -> float:
-        """How much of the query the best results hold: the largest share of the query
-        terms' weight (idf) that one of them holds, plus the highest cosine of one to
-        the query (`cosines`; none without an embedder). A term the index lacks weighs
-        the most: nothing answers it. The ranking scores cannot say this, being scaled
-        to each query's best; this is absolute (calibrated in docs/search.md)."""
+        """How much of the query the best results hold: `coverage`, plus the highest
+        cosine of one to the query (`cosines`; none without an embedder). The ranking
+        scores cannot say this, being scaled to each query's best; this is absolute
+        (calibrated in docs/search.md)."""
+        if not rowids:
+            return 0.0
+        cosine = max((cosines.get(r, 0.0) for r in rowids), default=0.0) if cosines else 0.0
+        return self.coverage(terms, rowids) + max(cosine, 0.0)
+
+    def coverage(self, terms: list[str], rowids: list[int]) -> float:
+        """The largest share of the query terms' weight (idf) one of `rowids` holds. A
+        term the index lacks weighs the most: nothing answers it."""
         if not rowids:
             return 0.0
         total = self._chunk_count()
@@ -344,9 +360,7 @@ class Searcher:
                 continue
             for (rowid,) in found:
                 held[rowid] += weight
-        coverage = max(held.values()) / sum(weights.values()) if sum(weights.values()) else 0.0
-        cosine = max((cosines.get(r, 0.0) for r in rowids), default=0.0) if cosines else 0.0
-        return coverage + max(cosine, 0.0)
+        return max(held.values()) / sum(weights.values()) if sum(weights.values()) else 0.0
 
     def _structural(self, fused: dict[int, float], terms: list[str], query: str, *,
                     preferred: set[str | None] | None, k: int,
@@ -378,23 +392,3 @@ class Searcher:
 def _idf(count: int, total: int) -> float:
     """bm25's idf of a term in `count` of `total` chunks (0 chunks: the most)."""
     return math.log(1 + (total - count + 0.5) / (count + 0.5))
-
-
-def fuse(lists: list[tuple[float, bool, list[tuple[int, float]]]]) -> dict[int, float]:
-    """Union of candidate lists (best first), each weighted and scaled to about [0, 1]:
-    a list whose scores have a natural zero (bm25: no match) as a share of its best, so
-    the second of two matches keeps its strength; one without (cosine, whose values
-    crowd together) min-max over the pool, to [0.05, 1.05] (the floor marks "found at
-    all"). A candidate found by one retriever only keeps its own evidence."""
-    fused: dict[int, float] = {}
-    for weight, has_zero, ranked in lists:
-        if not ranked:
-            continue
-        top, low = ranked[0][1], ranked[min(len(ranked), POOL) - 1][1]
-        for rowid, score in ranked:
-            if has_zero:
-                scaled = score / top if top > 0 else 0.0
-            else:  # candidates past the pool (another list's) can fall below its floor
-                scaled = max(0.0, 0.05 + (score - low) / ((top - low) or 1.0))
-            fused[rowid] = fused.get(rowid, 0.0) + weight * scaled
-    return fused

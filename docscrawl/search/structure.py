@@ -1,7 +1,7 @@
 """Structural signals: the factors ranking applies to fused candidates, from the index's
 rank columns (no JSON parsed), and the one-result-per-section cut.
 
-A candidate's fused score (bm25 and cosine, `rank.fuse`) says how much its text matches;
+A candidate's fused score (bm25 and cosine, `fusion.fuse`) says how much its text matches;
 what kind of place it is says more: query words in its title and headings, code for a
 command-like query, a listing for a prose one, a region outside the main content, a print
 view (`aggregate_of`), a back-of-book index (never an answer), a release history's entry
