@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from docscrawl.search import Searcher, SearchIndex
-from docscrawl.search import fusion
+from docscrawl.search import Searcher, SearchIndex, fusion
 from docscrawl.search import rank as rank_module
 from docscrawl.search.sections import SECTION_WEIGHT
 from tests.search.test_ranking import chunk, page, write_output
