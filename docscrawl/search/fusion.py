@@ -3,9 +3,10 @@ cosine) scaled each to about [0, 1], weighted and added into one score per chunk
 
 The section list's weight follows the lexical evidence (`section_gain`): when no bm25
 candidate holds much of the question's weight (its idf), the question shares few words
-with any chunk and bm25's first places are chance matches ("a mutable counter in IO that
-several threads can bump atomically" against `Data.IORef`), so a sentence model's reading
-of the sections weighs more; when one holds most of it, the weights stay.
+with any chunk and bm25's first places are chance matches (bm25 is scaled as a share of
+its best, which scores 1 whether it holds the whole question or one word of it), so a
+sentence model's reading of the sections weighs more; when one holds most of it, the
+weights stay.
 """
 
 from __future__ import annotations
