@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from docscrawl.crawl.ledger import Ledger
-from docscrawl.dedup.aggregates import AggregateTracker
+from docscrawl.dedup.aggregates import AggregateTracker, paragraph_hashes
 
 Make = Callable[[], AggregateTracker]
 
@@ -88,3 +88,18 @@ def test_confirmation_reads_the_parts_whole(make: Make) -> None:
     verdicts = tracker.verdicts()
     assert set(verdicts) == {"print", "module"}
     assert tracker.confirm(verdicts, written.items()) == {"print": ["a", "b", "c"]}
+
+
+def test_paragraph_hashes_fold_links_spaces_and_case() -> None:
+    prose = ("Read the [guide](guide.html \"The guide\") before   you\tstart the web server "
+             "in production.")
+    same = "read THE [guide](other/guide.html) before you start\nthe web server in production."
+    hashes = paragraph_hashes(prose)
+    assert len(hashes) == 1 and hashes == paragraph_hashes(same)
+    assert hashes[0][1] == len(
+        "read the [guide] before you start the web server in production.")
+    assert paragraph_hashes("# " + prose) == []  # headings are not paragraphs
+    short = "Fifty-nine ASCII characters are too few for a paragraph: ok"
+    assert paragraph_hashes(short) == [] and paragraph_hashes(short + "!") != []
+    # casefold lengthens: 58 characters with a sharp s fold to 60 and count
+    assert paragraph_hashes("ß" * 2 + "x" * 56)[0][1] == 60

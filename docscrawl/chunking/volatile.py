@@ -85,7 +85,7 @@ def is_volatile_line(line: str) -> bool:
 def _mask_line(line: str, mask_links: bool = True) -> str:
     if "<!--" in line:
         line = _HTML_COMMENT.sub(_drop_dated_comment, line)
-    if len(line) <= MAX_LINE_CHARS and _COPYRIGHT.search(line):
+    if len(line) <= MAX_LINE_CHARS and _copyright(line):
         line = _YEAR.sub("YYYY", line)
     if mask_links and "](" in line:
         line = _FRAGMENT_IN_LINK.sub(rf"\1{MASK}", line)
@@ -94,6 +94,15 @@ def _mask_line(line: str, mask_links: bool = True) -> str:
     if "=" in line:
         line = _ID_ATTRIBUTE.sub(rf"\1{MASK}", line)
     return line
+
+
+def _copyright(line: str) -> bool:
+    """`_COPYRIGHT.search(line)`, asked only of a line holding one of its words in some case:
+    the case-blind regex tries every position. (Under IGNORECASE, c, o, p, y and r match only
+    their ASCII cases, so `lower()` keeps "opyr" of any match whole.)"""
+    low = line.lower()
+    return (("©" in line or "opyr" in low or "(c)" in low or "&copy;" in low)
+            and _COPYRIGHT.search(line) is not None)
 
 
 def _drop_dated_comment(match: re.Match[str]) -> str:
@@ -108,22 +117,30 @@ def normalize_for_hash(markdown: str, *, mask_links: bool = True) -> str:
     leaves link destinations alone, for callers that drop them afterwards anyway
     (`dedup.content.normalize_markdown`): the result they hash is the same.
     """
+    if "\r" in markdown:
+        markdown = markdown.replace("\r\n", "\n").replace("\r", "\n")
+    memo = _LINE_MEMOS[mask_links].get  # `_line_for_hash`'s memo, asked here first
     out: list[str] = []
+    append = out.append
+    # No fence can open without three backticks or tildes: most chunks hold none.
+    fenced = "```" in markdown or "~~~" in markdown
     fence: str | None = None
-    for line in markdown.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
-        opener = _FENCE.match(line)
+    for line in markdown.split("\n"):
         if fence is not None:
             bare = line.strip().lstrip("> ").strip()
-            if bare and set(bare) == {fence[0]} and len(bare) >= len(fence):
+            # the closing fence: `fence`'s character only, at least as many
+            if bare and not bare.strip(fence[0]) and len(bare) >= len(fence):
                 fence = None
-            out.append(line)
-        elif opener:
+            append(line)
+        elif fenced and (opener := _FENCE.match(line)):
             fence = opener.group(1)
-            out.append(line)
+            append(line)
         else:
-            hashed = _line_for_hash(line, mask_links)
+            hashed = memo(line, _ABSENT)
+            if hashed is _ABSENT:
+                hashed = _line_for_hash(line, mask_links)
             if hashed is not None:
-                out.append(hashed)
+                append(hashed)  # type: ignore[arg-type]
     return "\n".join(out)
 
 

@@ -39,7 +39,6 @@ MIN_HELD = 0.9  # share of an aggregate's own text its parts, read whole, must h
 # aggregate and the page it copies share it: two; a third page makes it template).
 MAX_SHARING = 2
 _LINK_DESTINATION = re.compile(r"\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
-_SPACE = re.compile(r"\s+")
 
 
 def paragraph_hashes(markdown: str) -> list[tuple[int, int]]:
@@ -47,9 +46,15 @@ def paragraph_hashes(markdown: str) -> list[tuple[int, int]]:
     found: list[tuple[int, int]] = []
     for block in markdown.split("\n\n"):
         block = block.strip()
-        if not block or block.startswith("#"):
+        if not block or block[0] == "#":
             continue  # headings may change level in a print view
-        text = _SPACE.sub(" ", _LINK_DESTINATION.sub("]", block)).casefold()
+        if len(block) < MIN_PARAGRAPH_CHARS and block.isascii():
+            continue  # folding links and spaces only shortens it (casefold keeps ASCII's length)
+        if "](" in block:
+            block = _LINK_DESTINATION.sub("]", block)
+        # runs of whitespace as one space: the block is stripped, and a destination dropped
+        # leaves `]` at its ends, so `split` (`str.isspace`, as `\s`) joins the same text
+        text = " ".join(block.split()).casefold()
         if len(text) >= MIN_PARAGRAPH_CHARS:
             digest = hashlib.blake2b(text.encode("utf-8"), digest_size=8).digest()
             found.append((int.from_bytes(digest, "big"), len(text)))

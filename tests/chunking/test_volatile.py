@@ -58,6 +58,11 @@ def test_real_content_is_kept(line: str) -> None:
         ("© 2008–2024 Example Inc.", "© YYYY–YYYY Example Inc."),
         ("Copyright 2019-2025, the authors", "Copyright YYYY-YYYY, the authors"),
         ("Support ends in 2025.", "Support ends in 2025."),  # no copyright: years kept
+        ("COPYRIGHT 2021 ACME", "COPYRIGHT YYYY ACME"),  # every case the regex takes
+        ("(C) 2021 Acme", "(C) YYYY Acme"),
+        ("&COPY; 2021 Acme", "&COPY; YYYY Acme"),
+        ("Copyrıght 2021 Acme", "Copyrıght YYYY Acme"),  # dotless i: IGNORECASE matches it
+        ("Copyrights of 2021 are fine", "Copyrights of 2021 are fine"),  # not the word
         ("See [footnote](#id3).", "See [footnote](#~)."),
         ("[code](#__codelineno-0-12)", "[code](#~)"),
         ("[x](page.html#heading-3f2a9c1b)", "[x](page.html#~)"),
@@ -81,6 +86,14 @@ def test_code_blocks_are_never_touched() -> None:
     )
     expected = markdown.rsplit("\n", 1)[0]
     assert normalize_for_hash(markdown) == expected
+
+
+def test_a_fence_closes_only_with_its_character_at_least_as_long() -> None:
+    markdown = ("~~~~\n~~~\n```\nLast updated on Jan 5, 2024\n~~~~~\n"
+                "Last updated on Jan 5, 2024\nText")
+    assert normalize_for_hash(markdown) == markdown.rsplit("\n", 2)[0] + "\nText"
+    # without any fence, every line is judged
+    assert normalize_for_hash("a\r\nLast updated on Jan 5, 2024\rb") == "a\nb"
 
 
 def test_rebuilds_of_the_same_page_normalize_equal() -> None:

@@ -62,3 +62,15 @@ def test_link_destinations_do_not_change_the_hash() -> None:
     b = 'See [the settings](https://d.example/configure.html#s "t") and ![logo](/x/l.png).'
     assert content_hash(a) == content_hash(b)
     assert content_hash(a) != content_hash("See [other settings](https://d.example/c.html).")
+
+
+@pytest.mark.parametrize(("markdown", "normalized"), [
+    ("[f](https://d.example/f_(x)_y.html) end", "[f] end"),  # one level of parentheses
+    ('[t](a.html  "A title") end', "[t] end"),
+    ("[open](a.html b) end", "[open](a.html b) end"),  # no destination: kept as written
+    ("[deep](a(b(c))) end", "[deep](a(b(c))) end"),
+    ("[cut](" + "x" * 5000, "[cut](" + "x" * 5000),  # unclosed: no time lost backtracking
+    ("a\n\n\n\nb \n", "a\n\nb"),
+])
+def test_normalized_markdown(markdown: str, normalized: str) -> None:
+    assert normalize_markdown(markdown) == normalized
