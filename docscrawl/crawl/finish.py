@@ -215,7 +215,8 @@ class CrawlEnd:
         parts.outputs.templates.finish(parts.outputs.path("pages.jsonl"))  # unused dropped
         if parts.config.extract:  # after aggregates left chunks.jsonl
             add_inbound_links(parts.outputs.run_dir,
-                              update=chunk_version_update(versions) if versions else None)
+                              update=chunk_version_update(versions) if versions else None,
+                              graph=parts.outputs.take_link_graph())
         elif versions:
             rewrite_jsonl(parts.outputs.path("chunks.jsonl"), chunk_version_updater(versions),
                           fields=("metadata",))

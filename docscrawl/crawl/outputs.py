@@ -9,9 +9,11 @@ interrupted one left (`append`).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from docscrawl.crawl.ledger import Ledger
-from docscrawl.export.templates import BlockIds, TemplateWriter
+from docscrawl.export.linkgraph import LinkGraph
+from docscrawl.export.templates import BlockIds, TemplateBlock, TemplateWriter
 from docscrawl.jsonl import JsonlWriter
 from docscrawl.runs import published_dir
 
@@ -32,10 +34,37 @@ class OutputFiles:
         self.templates = TemplateWriter(  # the previous run's blocks, for carried pages
             run_dir, append=append, previous=previous if previous != out_dir else None,
             ids=ids)
+        # The links of the pages this run writes, for the end of the crawl's inbound pass
+        # (`LinkGraph.feed`); not for a resumed run, whose files hold earlier pages.
+        self._feeding = not append
+        self._link_graph: LinkGraph | None = None
 
     def path(self, name: str) -> Path:
         """Where the run's file `name` is written."""
         return self.run_dir / name
+
+    def feed_links(self, source: str, links: list[dict[str, Any]],
+                   blocks: list[TemplateBlock], offsets: list[int]) -> None:
+        """A fresh page's links, as its record was just written (`LinkGraph.feed`)."""
+        if not self._feeding:
+            return
+        if self._link_graph is None:
+            self._link_graph = LinkGraph()
+        self._link_graph.feed(source, links, blocks, offsets)
+
+    def stop_feeding_links(self) -> None:
+        """A page written otherwise (carried over from the previous run): the end of the
+        crawl reads every page's links from pages.jsonl, as it always could."""
+        self._feeding = False
+        if self._link_graph is not None:
+            self._link_graph.close()
+            self._link_graph = None
+
+    def take_link_graph(self) -> LinkGraph | None:
+        """The fed graph, handed over (its new owner closes it); None when none was fed."""
+        graph, self._link_graph = self._link_graph, None
+        self._feeding = False
+        return graph
 
     def recount(self, *, pages: int, chunks: int, structure: int) -> None:
         """Resume: the lines the interrupted run already wrote count as written."""

@@ -29,17 +29,22 @@ MetaUpdate = Callable[[dict[str, Any]], bool]
 
 
 def add_inbound_links(out_dir: Path, *, cap: int = DEFAULT_CAP,
-                      update: MetaUpdate | None = None) -> int:
+                      update: MetaUpdate | None = None, graph: LinkGraph | None = None) -> int:
     """Give every chunk in `out_dir/chunks.jsonl` its `inbound_links` and
     `inbound_count`; returns the number of chunks with at least one inbound link.
 
     `update` changes a chunk's metadata first, in the same pass (the end of the crawl's
     version backfill, `crawl.finish`): one rewrite of chunks.jsonl instead of two, with
-    the lines the two would have written."""
+    the lines the two would have written. `graph`: the crawl's own, holding the links
+    of the pages it wrote (`LinkGraph.feed`; closed here), instead of a new one."""
     pages, chunks = out_dir / "pages.jsonl", out_dir / "chunks.jsonl"
     if not pages.exists() or not chunks.exists():
+        if graph is not None:
+            graph.close()
         return 0
-    with LinkGraph(cap=cap) as graph:
+    if graph is not None:
+        graph.cap = cap
+    with graph if graph is not None else LinkGraph(cap=cap) as graph:
         graph.add_run(out_dir)
         targets = graph.rank()
         try:
@@ -47,8 +52,10 @@ def add_inbound_links(out_dir: Path, *, cap: int = DEFAULT_CAP,
         except _NotAsWritten:  # the graph's own pass over the chunks first, then the rewrite
             graph.fragment_owners(chunks)
             linked = _by_chunk(graph, chunks, update)
-    logger.info("docscrawl: inbound links on %d chunks from %d link targets",
-                linked, targets)
+        fed = graph.fed
+    logger.info("docscrawl: inbound links on %d chunks from %d link targets (links of %d"
+                " pages kept from the crawl, the others read from pages.jsonl)",
+                linked, targets, fed)
     return linked
 
 

@@ -6,8 +6,10 @@ Turned around, they say how the rest of the site refers to a page and to each of
 sections: anchor text written by someone else, the "see also" in a tutorial, the sidebar
 entry. A target (page, fragment) keeps the count of the links to it from other pages and
 the best `cap`, ranked by how much the link says (prose and "see also" links before
-navigation). Two streaming passes over pages.jsonl (page identities and heading anchors,
-then links); which chunk holds a section: `page_owners`, page by page in the rewrite.
+navigation). One streaming pass over pages.jsonl: page identities, heading anchors and
+links (`export.linkrows`; the links of the pages the crawl wrote itself are given as it
+writes them, `LinkGraph.feed`, and not read again). Which chunk holds a section:
+`page_owners`, page by page in the rewrite.
 
 Everything the graph learns goes to a scratch SQLite database (`LinkGraph.db`), not to
 memory: the graph grows with the site (on a 2,000-page generated site 46,000 link targets,
@@ -23,35 +25,25 @@ import itertools
 import json
 import logging
 import sqlite3
-from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import urldefrag
 
-from docscrawl.export.templates import TEMPLATES_FILE, template_blocks
-from docscrawl.jsonl import resolve_jsonl
+from docscrawl.export.linkrows import (
+    BlockRows,
+    Blocks,
+    LinkRow,
+    field,
+    page_lines,
+    page_rows,
+)
+from docscrawl.export.templates import TemplateBlock
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_CAP = 8
-
-# How much a link from each region says about its target: a link written into prose or a
-# "see also" is chosen by an author for this target; navigation repeats on every page.
-REGION_WEIGHT = {
-    "main_content": 4.0, "related_content": 3.5, "table_of_contents": 2.0,
-    "sidebar_navigation": 1.5, "breadcrumb": 1.0, "pagination": 1.0,
-    "primary_navigation": 0.8, "footer_navigation": 0.5, "unknown": 1.0,
-}
-CONTAINER_WEIGHT = {"paragraph": 1.0, "card": 0.9, "table": 0.8, "list_item": 0.7,
-                    "heading": 0.6, "other": 0.5, "navigation": 0.3}
-_DECODER = json.JSONDecoder()
-# The link fields the graph reads (`add_links`, `link_score`; `position` orders a page's
-# links when its template blocks are joined back).
-GRAPH_LINK_FIELDS = ("url", "text", "region", "container", "container_label", "target",
-                     "position")
 CACHE_KB = 8192  # the scratch database's page cache (and its sorter's memory)
-BLOCKS_CACHED = 256  # decoded template blocks kept (a section's pages share a sidebar)
 
 _SCHEMA = """
 PRAGMA journal_mode = OFF;
@@ -64,6 +56,7 @@ CREATE TABLE links (url TEXT, fragment TEXT, source TEXT, text TEXT, score REAL,
                     label, region);
 CREATE TABLE inbound (canonical TEXT, fragment TEXT, count INTEGER, best TEXT,
                       PRIMARY KEY (canonical, fragment)) WITHOUT ROWID;
+CREATE TABLE fed (canonical TEXT);
 CREATE TABLE chunk_paths (canonical TEXT, chunk_id TEXT, path TEXT);
 CREATE INDEX chunk_paths_page ON chunk_paths (canonical);
 CREATE TABLE owners (canonical TEXT, chunk_id TEXT, fragment TEXT);
@@ -72,68 +65,6 @@ CREATE INDEX owners_page ON owners (canonical);
 
 # One ranked inbound link: (score, -order, item); higher first, then the earlier one.
 Ranked = tuple[float, int, dict[str, Any]]
-
-
-def _field(line: str, name: str) -> Any:
-    """The value of a top-level key of a compact JSON line, decoded alone (a page line's
-    Markdown is most of it and need not be parsed). None when absent."""
-    at = line.find(f'"{name}":')
-    if at < 0:
-        return None
-    start = at + len(name) + 3
-    while line[start:start + 1] in (" ", "\t"):
-        start += 1
-    try:
-        return _DECODER.raw_decode(line, start)[0]
-    except ValueError:
-        return None
-
-
-def _page_lines(path: Path) -> Iterator[str]:
-    with path.open(encoding="utf-8") as handle:
-        for line in handle:
-            if line.startswith("{") and line.endswith("}\n"):
-                yield line
-
-
-def link_score(link: dict[str, Any]) -> float:
-    """Rank of one inbound link: region, then container, then labelled anchor text."""
-    score = REGION_WEIGHT.get(str(link.get("region")), 1.0)
-    score *= CONTAINER_WEIGHT.get(str(link.get("container")), 0.5)
-    text = str(link.get("text") or "").strip()
-    return score + (0.1 if link.get("container_label") else 0.0) + (0.05 if text else -1.0)
-
-
-# An internal link as the graph stores it, less its source page:
-# (url, fragment, anchor text, score, container label, region)
-_LinkRow = tuple[str, str, str, float, Any, Any]
-
-
-def _link_row(link: Any) -> _LinkRow | None:
-    """`link`'s row, None when it is not an internal link."""
-    if not isinstance(link, dict) or link.get("target") != "internal":
-        return None
-    url, fragment = _defrag(str(link.get("url") or ""))
-    return (url, fragment, " ".join(str(link.get("text") or "").split()), link_score(link),
-            _scalar(link.get("container_label")), _scalar(link.get("region")))
-
-
-def _defrag(url: str) -> tuple[str, str]:
-    """`urldefrag`'s answer, cut at the first `#` as it does: parsing and unparsing a plain
-    absolute http(s) URL (no query or parameters, printable ASCII) gives it back as is."""
-    base, mark, fragment = url.partition("#")
-    if not mark:
-        return url, ""
-    if (base.startswith(("https://", "http://")) and base.isascii() and base.isprintable()
-            and not any(c in base for c in " ?;[")):
-        return base, fragment
-    defragged = urldefrag(url)
-    return defragged.url, defragged.fragment
-
-
-def _scalar(value: Any) -> Any:
-    """A link's label or region as SQLite keeps it (they are strings or null)."""
-    return value if value is None or isinstance(value, (str, int, float)) else str(value)
 
 
 def rank_target(rows: Iterable[tuple[str, str, float, Any, Any, int]], cap: int
@@ -160,43 +91,6 @@ def rank_target(rows: Iterable[tuple[str, str, float, Any, Any, int]], cap: int
     return count, best
 
 
-class _Blocks(Mapping[str, list[dict[str, Any]]]):
-    """templates.jsonl's blocks in the graph's database (the graph's link fields only),
-    the last used decoded."""
-
-    def __init__(self, db: sqlite3.Connection, run_dir: Path) -> None:
-        self.db = db
-        self._cache: OrderedDict[str, list[dict[str, Any]]] = OrderedDict()
-        rows = ((template_id, json.dumps([_slim(link) for link in links]))
-                for template_id, links in template_blocks(resolve_jsonl(run_dir /
-                                                                         TEMPLATES_FILE)))
-        db.executemany("INSERT OR REPLACE INTO blocks VALUES (?, ?)", rows)
-
-    def __getitem__(self, key: str) -> list[dict[str, Any]]:
-        links = self._cache.get(key)
-        if links is not None:
-            self._cache.move_to_end(key)
-            return links
-        row = self.db.execute("SELECT links FROM blocks WHERE id = ?", (key,)).fetchone()
-        if row is None:
-            raise KeyError(key)
-        links = self._cache[key] = json.loads(row[0])
-        if len(self._cache) > BLOCKS_CACHED:
-            self._cache.popitem(last=False)
-        return links
-
-    def __iter__(self) -> Iterator[str]:
-        return (row[0] for row in self.db.execute("SELECT id FROM blocks"))
-
-    def __len__(self) -> int:
-        return int(self.db.execute("SELECT count(*) FROM blocks").fetchone()[0])
-
-
-def _slim(link: Any) -> Any:
-    return ({name: link[name] for name in GRAPH_LINK_FIELDS if name in link}
-            if isinstance(link, dict) else link)
-
-
 class LinkGraph:
     """The site's internal links, turned into inbound lists per page and section."""
 
@@ -208,6 +102,8 @@ class LinkGraph:
         self.ranked = False
         self._page: tuple[str, dict[str, tuple[int, list[Ranked]]]] = ("", {})
         self._owners: tuple[str, dict[str, list[str]]] = ("", {})
+        self.fed = 0  # pages `feed` gave
+        self._feed_rows = BlockRows({})
 
     def close(self) -> None:
         self.db.close()
@@ -220,67 +116,91 @@ class LinkGraph:
 
     def add_identities(self, pages: Path) -> None:
         """Pass 1: every URL a page was seen under, and its heading anchors."""
-        db = self.db
-        for line in _page_lines(pages):
-            canonical = _field(line, "canonical_url")
-            if not isinstance(canonical, str):
-                continue
-            db.execute("INSERT OR REPLACE INTO canon VALUES (?, ?)", (canonical, canonical))
-            db.executemany("INSERT OR IGNORE INTO canon VALUES (?, ?)",
-                           [(urldefrag(str(url))[0], canonical)
-                            for url in _field(line, "observed_urls") or ()])
-            anchors = {str(h["anchor"]): list(h.get("path") or [])
-                       for h in _field(line, "headings") or ()
-                       if isinstance(h, dict) and h.get("anchor")}
-            if anchors:
-                db.execute("INSERT OR REPLACE INTO anchors VALUES (?, ?)",
-                           (canonical, json.dumps(anchors)))
+        for line in page_lines(pages):
+            self._add_identity(line)
 
     def add_links(self, pages: Path, templates: Mapping[str, list[dict[str, Any]]] | None = None
                   ) -> None:
         """Pass 2: every internal link from one page to another (its template blocks'
         links joined back from `templates`, in page order as `join_links` gives them:
-        `export.templates`), stored in page order. A block's rows are made once, not on
-        every page that holds it (a sidebar is on every page of its section)."""
-        block_rows: OrderedDict[str, list[tuple[Any, _LinkRow]]] = OrderedDict()
-
-        def rows_of(template_id: str) -> list[tuple[Any, _LinkRow]]:
-            rows = block_rows.get(template_id)
-            if rows is None:
-                links = (templates.get(template_id) if templates is not None else None) or ()
-                rows = block_rows[template_id] = [
-                    (link.get("position", 0), row) for link in links
-                    if (row := _link_row(link)) is not None]
-                if len(block_rows) > BLOCKS_CACHED:
-                    block_rows.popitem(last=False)
-            return rows
-
-        for line in _page_lines(pages):
-            source = _field(line, "canonical_url")
-            links = _field(line, "links")
-            if not isinstance(source, str) or not isinstance(links, list):
-                continue
-            ids = _field(line, "template_ids") if templates is not None else None
-            if ids:
-                offsets = _field(line, "template_offsets") or [0] * len(ids)
-                placed = [(link.get("position", 0), row) for link in links
-                          if (row := _link_row(link)) is not None]
-                for template_id, offset in zip(ids, offsets, strict=False):
-                    placed += [(position + offset, row) for position, row in rows_of(template_id)]
-                placed.sort(key=lambda item: item[0])  # stable: `join_links`' order
-                page_rows = [row for _position, row in placed]
-            else:
-                page_rows = [row for link in links if (row := _link_row(link)) is not None]
-            self.db.executemany("INSERT INTO links VALUES (?, ?, ?, ?, ?, ?, ?)",
-                                [(url, fragment, source, text, score, label, region)
-                                 for url, fragment, text, score, label, region in page_rows
-                                 if url != source])  # the page's own sections: `rank` drops them
+        `export.templates`), stored in page order."""
+        rows_of = BlockRows(templates)
+        for line in page_lines(pages):
+            self._add_page_links(line, rows_of)
 
     def add_run(self, run_dir: Path) -> None:
-        """Both passes over a run directory's pages.jsonl, its template blocks joined."""
+        """Both passes over a run directory's pages.jsonl, its template blocks joined, in
+        one read of the file: what each pass stores does not depend on the other's. The
+        links of pages `feed` gave are not read again when the file holds exactly those
+        pages in that order (the links a page record holds do not change once written);
+        otherwise the fed links are dropped and every line's are read."""
         pages = run_dir / "pages.jsonl"
-        self.add_identities(pages)
-        self.add_links(pages, _Blocks(self.db, run_dir))
+        if self.fed:
+            order = (row[0] for row in self.db.execute(
+                "SELECT canonical FROM fed ORDER BY rowid").fetchall())
+            same = True
+            for line in page_lines(pages):
+                canonical = self._add_identity(line)
+                if canonical is not None and same:
+                    same = next(order, None) == canonical
+            if same and next(order, None) is None:
+                return
+            self.db.execute("DELETE FROM links")
+            self.fed = 0
+            self.add_links(pages, Blocks(self.db, run_dir))
+            return
+        rows_of = BlockRows(Blocks(self.db, run_dir))
+        for line in page_lines(pages):
+            self._add_identity(line)
+            self._add_page_links(line, rows_of)
+
+    def feed(self, source: str, links: list[dict[str, Any]], blocks: list[TemplateBlock],
+             offsets: list[int]) -> None:
+        """One page's links as the crawl writes its record (`links`: its own, `blocks`
+        and `offsets`: its template blocks, as `page_records` splits them), stored now:
+        the end of the crawl then need not decode them again from pages.jsonl (`add_run`
+        checks that the file holds the pages fed, in order). The rows are those
+        `add_links` makes of the written line."""
+        self._feed_rows.templates = {block.template_id: block.links for block in blocks}
+        ids = [block.template_id for block in blocks]
+        self._insert(source, page_rows(links, ids, offsets, self._feed_rows))
+        self.db.execute("INSERT INTO fed VALUES (?)", (source,))
+        self.fed += 1
+
+    def _add_identity(self, line: str) -> str | None:
+        """One page line's URLs and heading anchors (`add_identities`); its canonical URL,
+        None for a line without one."""
+        canonical = field(line, "canonical_url")
+        if not isinstance(canonical, str):
+            return None
+        db = self.db
+        db.execute("INSERT OR REPLACE INTO canon VALUES (?, ?)", (canonical, canonical))
+        db.executemany("INSERT OR IGNORE INTO canon VALUES (?, ?)",
+                       [(urldefrag(str(url))[0], canonical)
+                        for url in field(line, "observed_urls") or ()])
+        anchors = {str(h["anchor"]): list(h.get("path") or [])
+                   for h in field(line, "headings") or ()
+                   if isinstance(h, dict) and h.get("anchor")}
+        if anchors:
+            db.execute("INSERT OR REPLACE INTO anchors VALUES (?, ?)",
+                       (canonical, json.dumps(anchors)))
+        return canonical
+
+    def _add_page_links(self, line: str, rows_of: BlockRows) -> None:
+        """One page line's internal links to other pages (`add_links`)."""
+        source = field(line, "canonical_url")
+        links = field(line, "links")
+        if not isinstance(source, str) or not isinstance(links, list):
+            return
+        ids = field(line, "template_ids") if rows_of.templates is not None else None
+        offsets = field(line, "template_offsets") if ids else None
+        self._insert(source, page_rows(links, ids or [], offsets, rows_of))
+
+    def _insert(self, source: str, page_rows: list[LinkRow]) -> None:
+        self.db.executemany("INSERT INTO links VALUES (?, ?, ?, ?, ?, ?, ?)",
+                            [(url, fragment, source, text, score, label, region)
+                             for url, fragment, text, score, label, region in page_rows
+                             if url != source])  # the page's own sections: `rank` drops them
 
     def rank(self) -> int:
         """Turn the stored links into each target's count and best `cap` (links to a page
@@ -291,11 +211,16 @@ class LinkGraph:
             " l.rowid FROM links l JOIN canon c ON c.url = l.url"
             " WHERE c.canonical != l.source ORDER BY c.canonical, l.fragment, l.rowid")
         targets = 0
-        insert = "INSERT INTO inbound VALUES (?, ?, ?, ?)"
-        for (canonical, fragment), group in itertools.groupby(rows, lambda r: r[:2]):
-            count, best = rank_target((r[2:] for r in group), self.cap)
-            self.db.execute(insert, (canonical, fragment, count, json.dumps(best)))
-            targets += 1
+
+        def ranked() -> Iterator[tuple[str, str, int, str]]:
+            nonlocal targets
+            for (canonical, fragment), group in itertools.groupby(rows, lambda r: r[:2]):
+                count, best = rank_target((r[2:] for r in group), self.cap)
+                targets += 1
+                yield canonical, fragment, count, json.dumps(best)
+        # a second cursor inserts while `rows` is read: the rows come from `links`, the
+        # inserts go to `inbound`
+        self.db.executemany("INSERT INTO inbound VALUES (?, ?, ?, ?)", ranked())
         self.db.execute("DELETE FROM links")
         self.ranked = True
         return targets
@@ -343,10 +268,10 @@ class LinkGraph:
         chunk whose heading path is the longest prefix of the heading's (`owned`)."""
         db = self.db
         with chunks.open(encoding="utf-8") as handle:
-            rows = ((meta["canonical_url"], str(_field(line, "id")),
+            rows = ((meta["canonical_url"], str(field(line, "id")),
                      json.dumps(list(meta.get("heading_path") or [])))
                     for line in handle
-                    if isinstance(meta := _field(line, "metadata"), dict)
+                    if isinstance(meta := field(line, "metadata"), dict)
                     and isinstance(meta.get("canonical_url"), str))
             db.executemany("INSERT INTO chunk_paths VALUES (?, ?, ?)", rows)
         for (canonical,) in db.execute("SELECT DISTINCT canonical FROM inbound"

@@ -86,6 +86,8 @@ class ExportPipeline:
         record_line = dumps_line(record, shared)
         outputs.templates.write(blocks)  # before the first line that references them
         outputs.pages.write_raw(record_line)
+        outputs.feed_links(record["canonical_url"], record["links"], blocks,
+                           record.get("template_offsets") or [])
         structure_line = dumps_line(structure, shared)
         del structure, shared  # a big page's records are tens of MB: one copy at a time
         outputs.structure.write_raw(structure_line)
@@ -116,6 +118,7 @@ class ExportPipeline:
         for url in record.get("observed_urls") or []:
             track.observe(url)
         outputs.templates.carry(lines.page)  # its blocks, before the line
+        outputs.stop_feeding_links()
         outputs.pages.write_raw(lines.page)  # written as they are, whatever they hold
         if lines.structure:
             outputs.structure.write_raw(lines.structure)

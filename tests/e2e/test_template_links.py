@@ -75,7 +75,14 @@ def test_template_links_written_once_and_joined_back(tmp_path: Path) -> None:
                   ) == sorted(json.dumps(t, sort_keys=True) for t in templates)
     assert_log_invariants(second)
     # inbound links (chunk metadata, read by the search index and the loaders) are the same
-    inbound = {c["id"]: c["metadata"]["inbound_count"] for c in read_jsonl(out / "chunks.jsonl")}
-    assert inbound == {c["id"]: c["metadata"]["inbound_count"]
-                       for c in read_jsonl(inline / "chunks.jsonl")}
-    assert any(inbound.values())
+    # the same: the inline crawl's from the links it fed as it wrote its pages, the
+    # re-crawl's (every page carried over) from pages.jsonl and templates.jsonl
+    def inbound_of(output: Path) -> dict[str, tuple[list, int]]:
+        return {c["id"]: (c["metadata"]["inbound_links"], c["metadata"]["inbound_count"])
+                for c in read_jsonl(output / "chunks.jsonl")}
+    inbound = inbound_of(out)
+    assert inbound == inbound_of(inline)
+    assert any(count for _links, count in inbound.values())
+    pages = len(first.pages)
+    assert f"(links of {pages} pages kept from the crawl" in first.result.stderr
+    assert "(links of 0 pages kept from the crawl" in second.result.stderr

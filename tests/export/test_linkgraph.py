@@ -189,3 +189,33 @@ def test_one_pass_by_page_writes_what_the_owners_pass_then_the_rewrite_write(
     details = [json.loads(line)["metadata"]["inbound_links"] for line in results[0][1]
                if '"id":"c5-1"' in line]
     assert (details[0][0]["url"], details[0][0]["anchor_text"]) == (f"{SITE}/p4", "the details")
+
+
+def _fed_graph(out: Path, order: list[int] | None = None) -> LinkGraph:
+    """A graph given the links of pages.jsonl's pages as a crawl gives them while it writes
+    them (`LinkGraph.feed`), in `order` (line numbers; default: the file's)."""
+    records = list(read_jsonl(out / "pages.jsonl"))
+    graph = LinkGraph()
+    for n in order if order is not None else range(len(records)):
+        graph.feed(records[n]["canonical_url"], records[n]["links"], [], [])
+    return graph
+
+
+@pytest.mark.parametrize(("order", "kept"), [
+    (None, 30),  # the pages the file holds, in its order: their links are not read again
+    (list(range(29, -1, -1)), 0),  # another order: every line's links read from the file
+    (list(range(29)), 0),  # a page the crawl did not write (carried over): read
+    ([*range(30), 3], 0),  # a page fed twice: read
+])
+def test_fed_links_give_the_chunks_reading_pages_jsonl_gives(
+        tmp_path: Path, order: list[int] | None, kept: int) -> None:
+    read, fed = tmp_path / "read", tmp_path / "fed"
+    for out in (read, fed):
+        out.mkdir()
+        _write_site(out, 30)
+    add_inbound_links(read, cap=3)
+    graph = _fed_graph(fed, order)
+    add_inbound_links(fed, cap=3, graph=graph)
+    assert graph.fed == kept
+    assert (fed / "chunks.jsonl").read_bytes() == (read / "chunks.jsonl").read_bytes()
+    assert b'"inbound_count":30' in (fed / "chunks.jsonl").read_bytes()

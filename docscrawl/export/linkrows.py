@@ -1,0 +1,167 @@
+"""A page's internal links as the link graph stores them (`export.linkgraph`): one row
+per link, (url, fragment, anchor text, score, container label, region), in page order with
+its template blocks' links joined back (`export.templates.join_links`' order), whether the
+links come from a written pages.jsonl line or from the record the crawl is writing."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections import OrderedDict
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+from urllib.parse import urldefrag
+
+from docscrawl.export.templates import TEMPLATES_FILE, template_blocks
+from docscrawl.jsonl import resolve_jsonl
+
+# How much a link from each region says about its target: a link written into prose or a
+# "see also" is chosen by an author for this target; navigation repeats on every page.
+REGION_WEIGHT = {
+    "main_content": 4.0, "related_content": 3.5, "table_of_contents": 2.0,
+    "sidebar_navigation": 1.5, "breadcrumb": 1.0, "pagination": 1.0,
+    "primary_navigation": 0.8, "footer_navigation": 0.5, "unknown": 1.0,
+}
+CONTAINER_WEIGHT = {"paragraph": 1.0, "card": 0.9, "table": 0.8, "list_item": 0.7,
+                    "heading": 0.6, "other": 0.5, "navigation": 0.3}
+_DECODER = json.JSONDecoder()
+# The link fields the graph reads (`add_links`, `link_score`; `position` orders a page's
+# links when its template blocks are joined back).
+GRAPH_LINK_FIELDS = ("url", "text", "region", "container", "container_label", "target",
+                     "position")
+BLOCKS_CACHED = 256  # decoded template blocks kept (a section's pages share a sidebar)
+
+
+def field(line: str, name: str) -> Any:
+    """The value of a top-level key of a compact JSON line, decoded alone (a page line's
+    Markdown is most of it and need not be parsed). None when absent."""
+    at = line.find(f'"{name}":')
+    if at < 0:
+        return None
+    start = at + len(name) + 3
+    while line[start:start + 1] in (" ", "\t"):
+        start += 1
+    try:
+        return _DECODER.raw_decode(line, start)[0]
+    except ValueError:
+        return None
+
+
+def page_lines(path: Path) -> Iterator[str]:
+    with path.open(encoding="utf-8") as handle:
+        for line in handle:
+            if line.startswith("{") and line.endswith("}\n"):
+                yield line
+
+
+def link_score(link: dict[str, Any]) -> float:
+    """Rank of one inbound link: region, then container, then labelled anchor text."""
+    score = REGION_WEIGHT.get(str(link.get("region")), 1.0)
+    score *= CONTAINER_WEIGHT.get(str(link.get("container")), 0.5)
+    text = str(link.get("text") or "").strip()
+    return score + (0.1 if link.get("container_label") else 0.0) + (0.05 if text else -1.0)
+
+
+# An internal link as the graph stores it, less its source page:
+# (url, fragment, anchor text, score, container label, region)
+LinkRow = tuple[str, str, str, float, Any, Any]
+
+
+def link_row(link: Any) -> LinkRow | None:
+    """`link`'s row, None when it is not an internal link."""
+    if not isinstance(link, dict) or link.get("target") != "internal":
+        return None
+    url, fragment = _defrag(str(link.get("url") or ""))
+    return (url, fragment, " ".join(str(link.get("text") or "").split()), link_score(link),
+            _scalar(link.get("container_label")), _scalar(link.get("region")))
+
+
+def _defrag(url: str) -> tuple[str, str]:
+    """`urldefrag`'s answer, cut at the first `#` as it does: parsing and unparsing a plain
+    absolute http(s) URL (no query or parameters, printable ASCII) gives it back as is."""
+    base, mark, fragment = url.partition("#")
+    if not mark:
+        return url, ""
+    if (base.startswith(("https://", "http://")) and base.isascii() and base.isprintable()
+            and not any(c in base for c in " ?;[")):
+        return base, fragment
+    defragged = urldefrag(url)
+    return defragged.url, defragged.fragment
+
+
+def _scalar(value: Any) -> Any:
+    """A link's label or region as SQLite keeps it (they are strings or null)."""
+    return value if value is None or isinstance(value, (str, int, float)) else str(value)
+
+
+class Blocks(Mapping[str, list[dict[str, Any]]]):
+    """templates.jsonl's blocks in the graph's database (the graph's link fields only),
+    the last used decoded."""
+
+    def __init__(self, db: sqlite3.Connection, run_dir: Path) -> None:
+        self.db = db
+        self._cache: OrderedDict[str, list[dict[str, Any]]] = OrderedDict()
+        rows = ((template_id, json.dumps([_slim(link) for link in links]))
+                for template_id, links in template_blocks(resolve_jsonl(run_dir /
+                                                                         TEMPLATES_FILE)))
+        db.executemany("INSERT OR REPLACE INTO blocks VALUES (?, ?)", rows)
+
+    def __getitem__(self, key: str) -> list[dict[str, Any]]:
+        links = self._cache.get(key)
+        if links is not None:
+            self._cache.move_to_end(key)
+            return links
+        row = self.db.execute("SELECT links FROM blocks WHERE id = ?", (key,)).fetchone()
+        if row is None:
+            raise KeyError(key)
+        links = self._cache[key] = json.loads(row[0])
+        if len(self._cache) > BLOCKS_CACHED:
+            self._cache.popitem(last=False)
+        return links
+
+    def __iter__(self) -> Iterator[str]:
+        return (row[0] for row in self.db.execute("SELECT id FROM blocks"))
+
+    def __len__(self) -> int:
+        return int(self.db.execute("SELECT count(*) FROM blocks").fetchone()[0])
+
+
+def _slim(link: Any) -> Any:
+    return ({name: link[name] for name in GRAPH_LINK_FIELDS if name in link}
+            if isinstance(link, dict) else link)
+
+
+class BlockRows:
+    """A template block's link rows, made once, not on every page that holds it (a
+    sidebar is on every page of its section); the last `BLOCKS_CACHED` kept."""
+
+    def __init__(self, templates: Mapping[str, list[dict[str, Any]]] | None) -> None:
+        self.templates = templates
+        self._rows: OrderedDict[str, list[tuple[Any, LinkRow]]] = OrderedDict()
+
+    def __call__(self, template_id: str) -> list[tuple[Any, LinkRow]]:
+        rows = self._rows.get(template_id)
+        if rows is None:
+            links = (self.templates.get(template_id) if self.templates is not None
+                     else None) or ()
+            rows = self._rows[template_id] = [
+                (link.get("position", 0), row) for link in links
+                if (row := link_row(link)) is not None]
+            if len(self._rows) > BLOCKS_CACHED:
+                self._rows.popitem(last=False)
+        return rows
+
+
+def page_rows(links: list[Any], ids: list[Any], offsets: list[Any] | None,
+               rows_of: BlockRows) -> list[LinkRow]:
+    """A page's link rows in page order: its own links' and, placed by their offsets,
+    its template blocks' (`join_links`' order)."""
+    if not ids:
+        return [row for link in links if (row := link_row(link)) is not None]
+    placed = [(link.get("position", 0), row) for link in links
+              if (row := link_row(link)) is not None]
+    for template_id, offset in zip(ids, offsets or [0] * len(ids), strict=False):
+        placed += [(position + offset, row) for position, row in rows_of(template_id)]
+    placed.sort(key=lambda item: item[0])  # stable: `join_links`' order
+    return [row for _position, row in placed]
