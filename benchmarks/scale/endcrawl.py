@@ -20,6 +20,9 @@ and the child's peak RSS (`os.wait4`; its interpreter and imports included, abou
 - `templates`: `TemplateWriter.finish` (each block's page count);
 - `inbound`: `add_inbound_links`, with the backfill's chunk update when it updated pages;
 - `index`: `carry.index_output` (the state pointing at the run's lines).
+- `inbound_fed` (only when named, with `--cold 0`): `inbound` as a crawl pays it since
+  `LinkGraph.feed`, every page's links fed to the graph (as the crawl does while it
+  writes them) and then the end pass, which reads no links from pages.jsonl.
 
 The steps write the same bytes again (the output is already finished), so their figures
 are those of a crawl's end. After the steps it prints a SHA-256 of each output file and
@@ -45,6 +48,9 @@ if str(CODE) not in sys.path:
     sys.path.insert(0, str(CODE))
 
 STEPS = ("grown", "backfill", "records", "templates", "inbound", "index")
+# `inbound_fed` (asked for by name, not in the default steps): the inbound pass as a crawl
+# with `LinkGraph.feed` pays it, the feeding of every page included
+EXTRA_STEPS = ("inbound_fed",)
 FILES = ("pages.jsonl", "structure.jsonl", "chunks.jsonl", "templates.jsonl")
 
 
@@ -139,6 +145,31 @@ def _inbound(out: Path, run_dir: Path, cold_count: int) -> None:
     _done(began, linked)
 
 
+def _inbound_fed(out: Path, run_dir: Path, cold_count: int) -> None:
+    """`inbound` as a crawl that fed its pages' links to the graph as it wrote them
+    (`LinkGraph.feed`) pays it: the CPU of feeding every page (its links decoded before
+    the clock starts: the crawl has them in memory) and of the end pass."""
+    from docscrawl.export.inbound import add_inbound_links
+    from docscrawl.export.linkgraph import LinkGraph
+    from docscrawl.export.linkrows import field, page_lines
+    from docscrawl.export.templates import TEMPLATES_FILE, TemplateBlock, template_blocks
+    if cold_count:
+        raise SystemExit("inbound_fed: run it with --cold 0")
+    _strip_inbound(run_dir / "chunks.jsonl")
+    blocks = {template_id: TemplateBlock(template_id, "", links) for template_id, links
+              in template_blocks(run_dir / TEMPLATES_FILE)}
+    pages = [(field(line, "canonical_url"), field(line, "links"),
+              [blocks[t] for t in field(line, "template_ids") or ()],
+              field(line, "template_offsets") or [])
+             for line in page_lines(run_dir / "pages.jsonl")]
+    began = time.process_time()
+    graph = LinkGraph()
+    for source, links, page_blocks, offsets in pages:
+        graph.feed(source, links, page_blocks, offsets)
+    linked = add_inbound_links(run_dir, graph=graph)
+    _done(began, linked)
+
+
 def _strip_inbound(chunks: Path) -> None:
     """chunks.jsonl as the crawl leaves it before the inbound pass: without the inbound
     fields the finished output has (the last two of each chunk's metadata)."""
@@ -177,6 +208,8 @@ def run_step(step: str, out: Path, cold: int) -> None:
         _templates(run_dir)
     elif step == "inbound":
         _inbound(out, run_dir, cold)
+    elif step == "inbound_fed":
+        _inbound_fed(out, run_dir, cold)
     elif step == "index":
         _index(out, run_dir)
     else:
