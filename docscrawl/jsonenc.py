@@ -76,15 +76,18 @@ def _plain(value: Any) -> bool:
     return True
 
 
-def dumps_value(value: Any) -> str:
+def dumps_value(value: Any, *, plain: bool = False) -> str:
     """Compact JSON of one value, as `dumps_line` writes it (UTF-8 kept, no NaN).
 
     With orjson installed, a plain value (`_plain`) is encoded by it: the same text, byte
     for byte; anything it refuses (a lone surrogate, an integer over 64 bits, a key that
-    is not a string) and every value holding a float go the stdlib's way."""
+    is not a string) and every value holding a float go the stdlib's way. `plain`: the
+    caller's types say the value is plain (the export's records: `export.records`,
+    `chunking.chunker`, typed so and tested), so the walk that would tell is skipped:
+    over a page's records it cost as much as orjson's encoding."""
     if _C_ENCODE is None or isinstance(value, str):
         return _ENCODER.encode(value)
-    if _FAST is not None and _plain(value):
+    if _FAST is not None and (plain or _plain(value)):
         try:
             return _FAST[0](value)
         except (TypeError, ValueError):  # orjson.JSONEncodeError is a TypeError
@@ -92,15 +95,17 @@ def dumps_value(value: Any) -> str:
     return "".join(_C_ENCODE(value, 0))
 
 
-def dumps_line(record: Mapping[str, Any], encoded: Mapping[str, str] | None = None) -> str:
+def dumps_line(record: Mapping[str, Any], encoded: Mapping[str, str] | None = None, *,
+               plain: bool = False) -> str:
     """One JSON line (UTF-8 characters kept, no NaN).
 
     `encoded` maps keys of `record` to their values already encoded with `dumps_value`:
     records that share big values (a page's links in pages.jsonl and structure.jsonl)
-    encode them once. The line is the same as without it."""
+    encode them once. The line is the same as without it. `plain`: as `dumps_value`'s."""
     if not encoded:
-        return dumps_value(record) + "\n"
-    if _FAST is not None and _plain([v for k, v in record.items() if k not in encoded]):
+        return dumps_value(record, plain=plain) + "\n"
+    if _FAST is not None and (
+            plain or _plain([v for k, v in record.items() if k not in encoded])):
         encode, fragment = _FAST
         try:  # one call, the values already encoded written as they are
             return encode({key: fragment(encoded[key]) if key in encoded else value
