@@ -49,7 +49,8 @@ from docscrawl.extract.template.tracker import TemplateTracker, apply_reclassifi
 from docscrawl.extract.tree import html_root  # noqa: E402
 
 # What `--parts` times inside the stage: names in `docscrawl.export.pipeline`, and methods
-PARTS = ("page_records", "chunk_page", "dumps_value", "dumps_line")
+PARTS = ("page_records", "chunk_page", "dumps_value", "dumps_line", "encode_value",
+         "encode_line")
 METHODS = (("docscrawl.export.templates", "TemplateWriter", "write"),
            ("docscrawl.dedup.aggregates", "AggregateTracker", "observe"),
            ("docscrawl.incremental.recrawl", "Incremental", "fresh"),
@@ -153,8 +154,9 @@ class Parts:
         return timed
 
     def install(self) -> None:
-        for name in PARTS:
-            setattr(export_pipeline, name, self.wrap(name, getattr(export_pipeline, name)))
+        for name in PARTS:  # those the checkout's stage calls
+            if hasattr(export_pipeline, name):
+                setattr(export_pipeline, name, self.wrap(name, getattr(export_pipeline, name)))
         for module, cls, method in METHODS:
             owner = getattr(importlib.import_module(module), cls)
             setattr(owner, method, self.wrap(f"{cls}.{method}", getattr(owner, method)))

@@ -35,7 +35,7 @@ from docscrawl.extract import model
 from docscrawl.extract.page import extract_page
 from docscrawl.extract.tree import html_root
 from docscrawl.incremental.rows import pack_links, unpack_links
-from docscrawl.jsonl import dumps_line, dumps_value
+from docscrawl.jsonl import JsonlWriter, dumps_line, dumps_value, encode_line, encode_value
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 PAGES = sorted([*(FIXTURES / "sites" / "demo").rglob("*.html"),
@@ -133,11 +133,17 @@ def test_real_pages_write_the_lines_the_checked_way_writes(path: Path) -> None:
                         version=ext.version.value, breadcrumbs=[c.label for c in ext.breadcrumbs],
                         retrieved_at=page.retrieved_at, content_hash=record["content_hash"])
     shared = {key: dumps_value(record[key], plain=True) for key in SHARED_FIELDS if key in record}
-    for value, line in [(record, dumps_line(record, shared, plain=True)),
-                        (structure, dumps_line(structure, shared, plain=True)),
-                        *((chunk, dumps_line(chunk, plain=True)) for chunk in chunks)]:
+    utf8 = {key: encode_value(record[key], plain=True) for key in shared}
+    assert utf8 == {key: text.encode() for key, text in shared.items()}
+    for value, line, written in [
+            (record, dumps_line(record, shared, plain=True), encode_line(record, utf8, plain=True)),
+            (structure, dumps_line(structure, shared, plain=True),
+             encode_line(structure, utf8, plain=True)),
+            *((chunk, dumps_line(chunk, plain=True), encode_line(chunk, plain=True))
+              for chunk in chunks)]:
         assert jsonenc._plain(value)
         assert line == dumps_line(value) == _stdlib(value) + "\n"
+        assert written == line.encode("utf-8")
     for block in blocks:
         held = dumps_value([block.region, block.links])
         assert block.template_id == "tpl:" + hashlib.sha256(held.encode()).hexdigest()[:32]
@@ -162,6 +168,34 @@ def test_plain_skips_the_walk_and_a_refusal_still_goes_the_stdlib_way(
     assert dumps_value(refused, plain=True) == _stdlib(refused)
     assert dumps_line(refused, {"big": "[18446744073709551616]"}, plain=True) == (
         _stdlib(refused) + "\n")
+
+
+def test_utf8_lines_are_written_in_order_with_text_lines(tmp_path: Path) -> None:
+    writer = JsonlWriter(tmp_path / "out.jsonl")
+    writer.write({"a": "é"})
+    writer.write_raw(encode_line({"b": "😀", "n": 1}, plain=True))
+    writer.write_raw('{"c":"x"}')
+    writer.write_raw(b'{"d":"\xc3\xa9"}')  # no newline: one is added
+    writer.write_joined(encode_line({"e": [1]}) + encode_line({"f": None}), 2)
+    writer.write_joined(b"", 0)
+    writer.write({"g": "last"})
+    writer.close()
+    lines = (tmp_path / "out.jsonl").read_text("utf-8").splitlines()
+    assert [json.loads(line) for line in lines] == [
+        {"a": "é"}, {"b": "😀", "n": 1}, {"c": "x"}, {"d": "é"}, {"e": [1]}, {"f": None},
+        {"g": "last"}]
+    assert writer.count == 7
+    with pytest.raises(ValueError):
+        writer.write_raw(b"{}")
+
+
+def test_a_refused_value_is_encoded_the_stdlib_way_as_utf8(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    value = {"big": [2**64], "x": 0.5, "t": "ü"}
+    assert encode_value(value) == _stdlib(value).encode()
+    assert encode_line(value, {"t": b'"\xc3\xbc"'}) == (_stdlib(value) + "\n").encode()
+    monkeypatch.setattr(jsonenc, "_FAST", None)  # without orjson: the same bytes
+    assert encode_line(value, {"t": '"ü"'}, plain=True) == (_stdlib(value) + "\n").encode()
 
 
 def test_found_links_are_stored_as_json_dumps_wrote_them() -> None:
