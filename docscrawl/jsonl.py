@@ -22,6 +22,8 @@ from typing import Any, TextIO
 # encoded in `jsonenc`; named here too, for the writers and readers of lines
 from docscrawl.jsonenc import dumps_line as dumps_line
 from docscrawl.jsonenc import dumps_value as dumps_value
+from docscrawl.jsonenc import encode_line as encode_line
+from docscrawl.jsonenc import encode_value as encode_value
 
 logger = logging.getLogger(__name__)
 
@@ -48,14 +50,15 @@ class JsonlWriter:
         self._file.flush()
         self.count += 1
 
-    def write_raw(self, line: str) -> None:
-        """Write one already serialized JSON record (no newline inside) as one line."""
-        if self._file is None:
-            raise ValueError(f"{self.path} is closed")
-        if not line.endswith("\n") or line.endswith("\n\n"):  # else: written as it is
+    def write_raw(self, line: str | bytes) -> None:
+        """Write one already serialized JSON record (no newline inside) as one line: text,
+        or its UTF-8 (`jsonenc.encode_line`)."""
+        if isinstance(line, bytes):
+            if not line.endswith(b"\n") or line.endswith(b"\n\n"):
+                line = line.rstrip(b"\n") + b"\n"
+        elif not line.endswith("\n") or line.endswith("\n\n"):  # else: written as it is
             line = line.rstrip("\n") + "\n"
-        self._file.write(line)
-        self._file.flush()
+        self._write(line)
         self.count += 1
 
     def write_lines(self, lines: list[str]) -> None:
@@ -65,15 +68,27 @@ class JsonlWriter:
             raise ValueError(f"{self.path} is closed")
         self.write_joined("".join(lines), len(lines))
 
-    def write_joined(self, text: str, count: int) -> None:
+    def write_joined(self, text: str | bytes, count: int) -> None:
         """Write `count` serialized records already joined into one text (each line ending
-        in a newline) in one write and one flush, without joining them again."""
+        in a newline; or their UTF-8) in one write and one flush, without joining them
+        again."""
+        if text:
+            self._write(text)
+            self.count += count
+        elif self._file is None:
+            raise ValueError(f"{self.path} is closed")
+
+    def _write(self, data: str | bytes) -> None:
+        """Write and flush to the OS. UTF-8 goes past the text layer, to its buffer: every
+        write is flushed, so no text waits there to come first; the bytes are those the
+        text layer writes where a newline is `\\n` (POSIX)."""
         if self._file is None:
             raise ValueError(f"{self.path} is closed")
-        if text:
-            self._file.write(text)
-            self._file.flush()
-            self.count += count
+        if isinstance(data, bytes):
+            self._file.buffer.write(data)
+        else:
+            self._file.write(data)
+        self._file.flush()
 
     def close(self) -> None:
         """Flush to disk and close; safe to call twice."""

@@ -146,10 +146,13 @@ def _pack(units: list[list[Piece]], target: int, hard_max: int) -> list[list[Pie
     return chunks
 
 
-def _plan(section: Section, target: int, hard_max: int) -> list[_Group]:
+def _plan(section: Section, target: int, hard_max: int,
+          sizes: dict[int, int] | None = None) -> list[_Group]:
     """Groups of a section: whole when it fits, else its own content and its children,
-    each a group of its own; only tiny groups share (see `_join_tiny`)."""
-    if section.subtree_tokens() <= target:
+    each a group of its own; only tiny groups share (see `_join_tiny`). `sizes`: each
+    section's subtree tokens by `id` (`_subtree_sizes`), counted once for the page."""
+    sizes = sizes if sizes is not None else _subtree_sizes(section)
+    if sizes[id(section)] <= target:
         return [_whole(section)]
     items: list[_Group] = []
     if section.pieces:
@@ -159,11 +162,24 @@ def _plan(section: Section, target: int, hard_max: int) -> list[_Group]:
             for pieces in _pack(_units(section.pieces, hard_max), target, hard_max):
                 items.append(_Group(section.path, section.anchor, pieces))
     for child in section.children:
-        if child.subtree_tokens() <= target:
+        if sizes[id(child)] <= target:
             items.append(_whole(child))
         else:
-            items.extend(_plan(child, target, hard_max))
+            items.extend(_plan(child, target, hard_max, sizes))
     return _join_tiny(items, section, target, hard_max)
+
+
+def _subtree_sizes(section: Section, sizes: dict[int, int] | None = None) -> dict[int, int]:
+    """`Section.subtree_tokens` of the section and of every section under it, by `id`,
+    each subtree summed once (asked level by level, a deep page summed its leaves again at
+    every level above them)."""
+    sizes = sizes if sizes is not None else {}
+    total = section.own_tokens
+    for child in section.children:
+        _subtree_sizes(child, sizes)
+        total += sizes[id(child)]
+    sizes[id(section)] = total
+    return sizes
 
 
 def _whole(section: Section) -> _Group:

@@ -26,7 +26,7 @@ from docscrawl.crawl.items import CarriedPage, FetchedPage, PageEnded
 from docscrawl.crawl.stage import CrawlParts
 from docscrawl.export.records import SHARED_FIELDS, PageRecord, page_id, page_records
 from docscrawl.incremental.rows import StateRow
-from docscrawl.jsonl import dumps_line, dumps_value
+from docscrawl.jsonl import encode_line, encode_value
 from docscrawl.vocab import Event, UnchangedReason
 
 
@@ -80,18 +80,20 @@ class ExportPipeline:
             retrieved_at=item.retrieved_at, content_hash=record["content_hash"],
             target_tokens=self.chunk_tokens, max_tokens=self.chunk_max,
         )
-        # Each record is serialized once (the state keeps no copy: it points at the output).
-        shared: dict[str, str] = {key: dumps_value(record[key])  # encoded once
-                  for key in SHARED_FIELDS if key in record}
-        record_line = dumps_line(record, shared)
+        # Each record is serialized once (the state keeps no copy: it points at the output),
+        # without the walk that would find it plain (its types say so), to UTF-8 written
+        # as it is (`jsonenc`).
+        shared: dict[str, str | bytes] = {key: encode_value(record[key], plain=True)
+                                          for key in SHARED_FIELDS if key in record}
+        record_line = encode_line(record, shared, plain=True)
         outputs.templates.write(blocks)  # before the first line that references them
         outputs.pages.write_raw(record_line)
         outputs.feed_links(record["canonical_url"], record["links"], blocks,
                            record.get("template_offsets") or [])
-        structure_line = dumps_line(structure, shared)
+        structure_line = encode_line(structure, shared, plain=True)
         del structure, shared  # a big page's records are tens of MB: one copy at a time
         outputs.structure.write_raw(structure_line)
-        chunk_text = "".join(dumps_line(chunk) for chunk in chunks)
+        chunk_text = b"".join(encode_line(chunk, plain=True) for chunk in chunks)
         outputs.chunks.write_joined(chunk_text, len(chunks))
         item.track.mark_written(record["canonical_url"])
         self.parts.dedup.aggregates.observe(record["canonical_url"], ext.markdown)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Literal, NotRequired, TypedDict
+from dataclasses import is_dataclass
+from typing import Any, Literal, NotRequired, TypedDict, get_args, get_origin, get_type_hints
 
 from docscrawl.crawl.items import FetchedPage
 from docscrawl.dedup.content import sha256_id
@@ -105,18 +106,51 @@ def as_dict(obj: Any) -> FieldDict:
     never changed, so the field values (strings, lists of strings) are shared instead.
     Nested dataclasses (`VersionInfo.evidence`) are converted too.
     """
-    out = {}
-    for name in obj.__slots__:
-        value = getattr(obj, name)
-        if isinstance(value, list) and value and hasattr(value[0], "__slots__"):
-            value = [as_dict(v) for v in value]
-        out[name] = value
-    return out
+    return _converter(type(obj))(obj)
 
 
 def as_dicts(items: list[Any]) -> list[FieldDict]:
-    """`as_dict` of each item."""
-    return [as_dict(item) for item in items]
+    """`as_dict` of each item (extraction's lists hold one class: its converter is
+    looked up once)."""
+    if not items:
+        return []
+    kind = type(items[0])
+    convert = _converter(kind)
+    return [convert(item) if type(item) is kind else as_dict(item) for item in items]
+
+
+# `as_dict` for each class met, made once (a page converts some 300 objects of a handful)
+_CONVERTERS: dict[type, Callable[[Any], FieldDict]] = {}
+
+
+def _converter(kind: type) -> Callable[[Any], FieldDict]:
+    """`as_dict` for one class: its field names read once, and the fields whose type is
+    a list of dataclasses converted too (the others are shared as they are)."""
+    convert = _CONVERTERS.get(kind)
+    if convert is None:
+        convert = _CONVERTERS[kind] = _make_converter(kind)
+    return convert
+
+
+def _make_converter(kind: type) -> Callable[[Any], FieldDict]:
+    names: tuple[str, ...] = tuple(kind.__slots__)  # type: ignore[attr-defined]
+    hints = get_type_hints(kind)
+    nested = tuple(name for name in names if _dataclass_list(hints.get(name)))
+    if not nested:
+        return lambda obj: {name: getattr(obj, name) for name in names}
+
+    def convert(obj: Any) -> FieldDict:
+        out = {name: getattr(obj, name) for name in names}
+        for name in nested:
+            out[name] = as_dicts(out[name])
+        return out
+    return convert
+
+
+def _dataclass_list(hint: Any) -> bool:
+    """True for a `list[X]` type whose X is a dataclass."""
+    args = get_args(hint)
+    return get_origin(hint) is list and len(args) == 1 and is_dataclass(args[0])
 
 
 # Fields pages.jsonl and structure.jsonl both hold, as the same (shared) lists.
@@ -147,7 +181,8 @@ def page_records(page: FetchedPage,
         "headings": as_dicts(page.extracted.headings),
         "warnings": as_dicts(page.extracted.warnings) + page.warnings,
     }
-    record, structure = _page_record(page, shared), _structure_record(page, shared)
+    record = _page_record(page, shared)
+    structure = _structure_record(page, shared, record["id"])
     if not blocks:  # no template block: the records as before (no empty fields to carry)
         for fields in (record, structure):
             del fields["template_ids"], fields["template_offsets"]
@@ -207,12 +242,13 @@ def _page_record(page: FetchedPage, shared: _Shared) -> PageRecord:
     }
 
 
-def _structure_record(page: FetchedPage, shared: _Shared) -> StructureRecord:
-    """One structure.jsonl line: the page's block tree, regions, links, headings, warnings."""
+def _structure_record(page: FetchedPage, shared: _Shared, ident: str) -> StructureRecord:
+    """One structure.jsonl line: the page's block tree, regions, links, headings, warnings
+    (`ident`: the page's id, hashed once for both records)."""
     ext = page.extracted
     assert page.canonical_url is not None
     return {
-        "page_id": page_id(page.canonical_url),
+        "page_id": ident,
         "canonical_url": page.canonical_url,
         "main_locator": ext.main_locator,
         "blocks": as_dicts(ext.blocks),

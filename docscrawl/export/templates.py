@@ -63,10 +63,16 @@ class TemplateBlock:
     template_id: str
     region: str
     links: list[dict[str, Any]]
+    # `links` as JSON (`dumps_value`), when `split_links` encoded them for the block's id:
+    # its line reuses the text
+    links_json: str | None = None
 
     def line(self, pages: int) -> str:
-        return dumps_line({"template_id": self.template_id, "region": self.region,
-                           "links": self.links, "pages": pages})
+        record = {"template_id": self.template_id, "region": self.region,
+                  "links": self.links, "pages": pages}
+        if self.links_json is None:
+            return dumps_line(record)
+        return dumps_line(record, {"links": self.links_json}, plain=True)
 
 
 def split_links(links: list[dict[str, Any]], candidates: Iterable[str],
@@ -74,6 +80,7 @@ def split_links(links: list[dict[str, Any]], candidates: Iterable[str],
                 ) -> tuple[list[dict[str, Any]], list[TemplateBlock], list[int]]:
     """A page's links as (its own links, the template blocks, each block's offset).
 
+    `links`: as `export.records` makes them (plain values: `jsonenc.dumps_value`).
     `candidates`: locators of the page's regions that may be template (not its main
     content). Their links are grouped by region, with positions made relative to the
     block's first link; a block's id is the digest of what it holds, so two pages share
@@ -94,8 +101,10 @@ def split_links(links: list[dict[str, Any]], candidates: Iterable[str],
         offset = group[0]["position"]
         relative = [{**link, "position": link["position"] - offset} for link in group]
         region = str(group[0].get("region") or "unknown")
-        digest = hashlib.sha256(dumps_value([region, relative]).encode("utf-8")).hexdigest()
-        block = TemplateBlock(f"tpl:{digest[:32]}", region, relative)
+        encoded = dumps_value(relative, plain=True)  # the id's digest and the block's line
+        held = f"[{dumps_value(region)},{encoded}]"  # = dumps_value([region, relative])
+        digest = hashlib.sha256(held.encode("utf-8")).hexdigest()
+        block = TemplateBlock(f"tpl:{digest[:32]}", region, relative, encoded)
         if keep is None or keep(locator, block):
             blocks.append(block)
             offsets.append(offset)

@@ -104,7 +104,10 @@ class Incremental:
         be carried over by the next crawl: it is extracted again. Its lines are found in
         the output once published (`index_published`)."""
         canonical = record["canonical_url"]
-        old = self.store.get(canonical) or self.store.get(record["fetched_url"])
+        fetched = record["fetched_url"]
+        old = self.store.get(canonical)
+        if old is None and fetched != canonical:  # (the same URL asked once)
+            old = self.store.get(fetched)
         chunk_ids = [chunk["id"] for chunk in chunks]
         change = compute_change(old, record["content_hash"], chunk_ids, canonical_url=canonical)
         if old is not None and old.canonical_url != canonical:

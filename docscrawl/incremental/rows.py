@@ -32,7 +32,9 @@ StoredLinks = bytes | str
 def pack_links(links: Iterable[FoundLink]) -> bytes:
     """Discovery links as stored: a page's links repeat the site's navigation, which
     compresses about tenfold."""
-    text = json.dumps([list(link) for link in links], ensure_ascii=False, separators=(",", ":"))
+    # the compact JSON `json.dumps` wrote, through the one encoder (orjson when installed):
+    # a found link's types are plain (`jsonenc.dumps_value`)
+    text = dumps_value(links if isinstance(links, list) else list(links), plain=True)
     return zlib.compress(text.encode(), 6)
 
 
