@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 import posixpath
-from urllib.parse import urlsplit
+from dataclasses import dataclass, field
+from functools import lru_cache
+from urllib.parse import SplitResult, urlsplit
 
 from lxml import etree
 
@@ -17,7 +19,7 @@ from docscrawl.extract.profiles import (
     vocabulary_tokens,
 )
 from docscrawl.extract.regions import NAV_KINDS, RegionMap, classify
-from docscrawl.extract.urls import join, split
+from docscrawl.extract.urls import JOIN_CACHE, join, split
 
 FOLLOW_SCHEMES = frozenset({"http", "https"})
 SKIP_SCHEMES = frozenset({"javascript", "data", "vbscript", "about", "blob"})
@@ -105,9 +107,8 @@ def link_target(url: str, base_url: str, href: str | None = None) -> str:
     in_page = "#" in url or (href or "").strip().startswith("#")
     if in_page and same_document(url, base_url):
         return "fragment"
-    parts = urlsplit(url)
-    ext = posixpath.splitext(parts.path)[1].lstrip(".").lower()
-    if ext in ASSET_EXTENSIONS:
+    parts, asset = _url_facts(url)
+    if asset:
         return "asset"
     if parts.scheme not in FOLLOW_SCHEMES:
         return "external"
@@ -118,6 +119,14 @@ def link_target(url: str, base_url: str, href: str | None = None) -> str:
     ):
         return "internal"
     return "external"
+
+
+@lru_cache(maxsize=JOIN_CACHE)
+def _url_facts(url: str) -> tuple[SplitResult, bool]:
+    """`urlsplit(url)` and whether its path names an asset (`ASSET_EXTENSIONS`): pure, so
+    memoized; a site's pages link the same URLs (a sidebar's) again and again."""
+    parts = urlsplit(url)
+    return parts, posixpath.splitext(parts.path)[1].lstrip(".").lower() in ASSET_EXTENSIONS
 
 
 def _anchor_region(a: etree._Element, rmap: RegionMap) -> str:
@@ -227,7 +236,14 @@ def _tree_item_label(li: etree._Element) -> str | None:
     return None
 
 
-LabelMemo = dict[tuple[etree._Element, bool], "str | None"]
+@dataclass(slots=True)
+class LabelMemo:
+    """One page's `container_label` answers: the label found above each ancestor, and
+    whether each sibling read is a label element (a list item is read as a sibling by
+    up to MAX_LABEL_SIBLINGS items after it)."""
+
+    above: dict[tuple[etree._Element, bool], str | None] = field(default_factory=dict)
+    is_label: dict[etree._Element, bool] = field(default_factory=dict)
 
 
 def container_label(
@@ -242,28 +258,32 @@ def container_label(
     own_item: etree._Element | None = None
     walked: list[tuple[etree._Element, bool]] = []
     found: str | None = None
+    above = memo.above if memo is not None else None
+    is_label = memo.is_label if memo is not None else {}
     for anc in a.iterancestors():
-        if memo is not None:
+        if above is not None:
             key = (anc, own_item is not None)
-            if key in memo:
-                found = memo[key]
+            if key in above:
+                found = above[key]
                 break
             walked.append(key)
-        done, found = _label_at(anc, stop, own_item)
+        done, found = _label_at(anc, stop, own_item, is_label)
         if done:
             break
         if anc.tag == "li" and own_item is None:
             own_item = anc
-    if memo is not None:
+    if above is not None:
         for key in walked:
-            memo[key] = found
+            above[key] = found
     return found
 
 
 def _label_at(
     anc: etree._Element, stop: etree._Element | None, own_item: etree._Element | None,
+    is_label: dict[etree._Element, bool],
 ) -> tuple[bool, str | None]:
-    """(whether the walk ends at `anc`, the label it ends with) for one ancestor."""
+    """(whether the walk ends at `anc`, the label it ends with) for one ancestor;
+    `is_label` remembers the siblings read."""
     if anc.tag == "li" and own_item is not None:
         label = _tree_item_label(anc)
         if label:
@@ -277,7 +297,11 @@ def _label_at(
     for _ in range(MAX_LABEL_SIBLINGS):
         if sibling is None:
             break
-        if isinstance(sibling.tag, str) and _is_label_element(sibling):
+        labelled = is_label.get(sibling)
+        if labelled is None:
+            labelled = is_label[sibling] = (
+                isinstance(sibling.tag, str) and _is_label_element(sibling))
+        if labelled:
             return True, _label_of(sibling)
         sibling = sibling.getprevious()
     if stop is not None and anc is stop:
@@ -355,7 +379,7 @@ def page_links(
     next_main = 0
     bare_urls = [_defrag(link.url) for link in main_links]
     in_main = set(main_el.iter("a", "area"))
-    labels: LabelMemo = {}
+    labels = LabelMemo()
     main_seen = False
     for a in root.iter("a", "area", main_el.tag):
         if a is main_el:
