@@ -28,6 +28,7 @@ from docscrawl.extract.profiles import (
     PAGINATION_RELS,
     PAGINATION_TEXTS,
     ROLE_HINTS,
+    may_name_region,
     profile_for,
     select,
     vocabulary_region,
@@ -234,9 +235,14 @@ def _generic_kind(
     if not (role or cls or ident or aria) and tag not in LANDMARK_TAGS:
         return None, False  # most paragraphs, cells and divs: nothing names a region
     hint = ROLE_HINTS.get((role or "").lower())
-    tokens = _tokens_of(cls, ident, aria)
-    named = vocabulary_region(tokens)
-    is_nav = tag in ("nav", "menu") or hint == "nav" or bool(tokens & NAV_TOKENS)
+    named: str | None = None
+    nav_named = False  # neither is found in values no vocabulary word occurs in
+    if ((cls and may_name_region(cls)) or (ident and may_name_region(ident))
+            or (aria and may_name_region(aria))):
+        tokens = _tokens_of(cls, ident, aria)
+        named = vocabulary_region(tokens)
+        nav_named = bool(tokens & NAV_TOKENS)
+    is_nav = tag in ("nav", "menu") or hint == "nav" or nav_named
     if not (named or is_nav or hint or tag in ("aside", "header", "footer")):
         return None, False
     links = _links(el)

@@ -272,3 +272,36 @@ def test_paging_candidates_by_rel_and_accesskey_without_words() -> None:
                  '<a href="/x">Install</a><a href="/y"><span>NEXT</span> page</a></body></html>')
     paging = paging_anchors(root)
     assert [a.get("href") for a in paging] == ["/2", "/0", "/y"]
+
+
+def _fixture_values() -> set[str]:
+    values: set[str] = set()
+    for page in FIXTURES.parent.rglob("*.html"):
+        root = parse(page.read_text(encoding="utf-8", errors="replace"))
+        for el in root.iter():
+            values.update(v for k, v in el.items() if k in ("class", "id", "aria-label"))
+    return values
+
+
+def test_may_name_region_never_hides_a_region_word() -> None:
+    """`_generic_kind` skips the tokens of values `may_name_region` rules out: none of
+    their tokens may be a region or navigation word (`vocabulary_region`, NAV_TOKENS)."""
+    from docscrawl.extract.profiles import (
+        NAV_TOKENS,
+        may_name_region,
+        vocabulary_region,
+        vocabulary_tokens,
+    )
+
+    values = _fixture_values() | {
+        "md-sidebar--primary", "BreadCrumbList", "wy-nav-side", "x_TOC_y", "onThisPage",
+        "page-Outline", "navLinks", "prevNext", "related", "section", "s-1", "menuItem",
+        "résumé-nav", "a\u00a0b", "",
+    }
+    assert len(values) > 500
+    for value in values:
+        tokens = vocabulary_tokens(value)
+        names = vocabulary_region(tokens) is not None or bool(tokens & NAV_TOKENS)
+        if names:
+            assert may_name_region(value), value
+    assert not may_name_region("section") and not may_name_region("timeout-index-4")
