@@ -42,6 +42,8 @@ BLOCK_TAGS = frozenset({
 
 def _text(el: etree._Element) -> str:
     """Whitespace-normalized text, with a space at block boundaries ("Next" + "Events")."""
+    if not len(el):  # most links: their text alone, without the walk
+        return " ".join((el.text or "").split())
     parts: list[str] = [el.text or ""]
     for node in el.iterdescendants():
         block = node.tag in BLOCK_TAGS
