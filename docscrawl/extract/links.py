@@ -132,10 +132,15 @@ def _url_facts(url: str) -> tuple[SplitResult, bool]:
 
 
 def _anchor_region(a: etree._Element, rmap: RegionMap) -> str:
-    region = rmap.region_of(a)
-    if region not in ("breadcrumb", "main_content") and rmap.is_pagination(a):
-        return "pagination"
-    return region or "unknown"
+    """The region a link is filed under, remembered on `rmap`: discovery asks it of every
+    anchor, then the page's links again."""
+    found = rmap.anchor_regions.get(a)
+    if found is None:
+        region = rmap.region_of(a)
+        if region not in ("breadcrumb", "main_content") and rmap.is_pagination(a):
+            region = "pagination"
+        found = rmap.anchor_regions[a] = region or "unknown"
+    return found
 
 
 # `<link rel>` values in the head that name other documents of the site (HTML 4 link

@@ -81,6 +81,7 @@ class RegionMap:
     # computed once by `classify`; `paging_complete`: anchors left out are not pagination.
     paging: dict[etree._Element, bool] = field(default_factory=dict)
     paging_complete: bool = False
+    anchor_regions: dict[etree._Element, str] = field(default_factory=dict)  # links._anchor_region
 
     def is_pagination(self, a: etree._Element) -> bool:
         """`is_pagination_anchor(a)`, looked up when `classify` already answered it."""
