@@ -6,7 +6,7 @@ import dataclasses
 import posixpath
 from dataclasses import dataclass, field
 from functools import lru_cache
-from urllib.parse import SplitResult, urlsplit
+from urllib.parse import urlsplit
 
 from lxml import etree
 
@@ -19,7 +19,7 @@ from docscrawl.extract.profiles import (
     vocabulary_tokens,
 )
 from docscrawl.extract.regions import NAV_KINDS, RegionMap, classify
-from docscrawl.extract.urls import JOIN_CACHE, join, split
+from docscrawl.extract.urls import join, split
 
 FOLLOW_SCHEMES = frozenset({"http", "https"})
 SKIP_SCHEMES = frozenset({"javascript", "data", "vbscript", "about", "blob"})
@@ -109,26 +109,30 @@ def link_target(url: str, base_url: str, href: str | None = None) -> str:
     in_page = "#" in url or (href or "").strip().startswith("#")
     if in_page and same_document(url, base_url):
         return "fragment"
-    parts, asset = _url_facts(url)
+    scheme, netloc, asset = _url_facts(url)
     if asset:
         return "asset"
-    if parts.scheme not in FOLLOW_SCHEMES:
+    if scheme not in FOLLOW_SCHEMES:
         return "external"
     base = split(base_url)
     # the same netloc is the same host: most links, without parsing either hostname
-    if parts.netloc == base.netloc or (
-        (parts.hostname or "").lower() == (base.hostname or "").lower()
+    if netloc == base.netloc or (
+        (urlsplit(url).hostname or "").lower() == (base.hostname or "").lower()
     ):
         return "internal"
     return "external"
 
 
-@lru_cache(maxsize=JOIN_CACHE)
-def _url_facts(url: str) -> tuple[SplitResult, bool]:
-    """`urlsplit(url)` and whether its path names an asset (`ASSET_EXTENSIONS`): pure, so
-    memoized; a site's pages link the same URLs (a sidebar's) again and again."""
+URL_FACTS_CACHE = 4096
+
+
+@lru_cache(maxsize=URL_FACTS_CACHE)
+def _url_facts(url: str) -> tuple[str, str, bool]:
+    """(scheme, netloc, whether the path names an asset) of `url`: pure, so memoized; a
+    site's pages link the same URLs (a sidebar's) again and again."""
     parts = urlsplit(url)
-    return parts, posixpath.splitext(parts.path)[1].lstrip(".").lower() in ASSET_EXTENSIONS
+    asset = posixpath.splitext(parts.path)[1].lstrip(".").lower() in ASSET_EXTENSIONS
+    return parts.scheme, parts.netloc, asset
 
 
 def _anchor_region(a: etree._Element, rmap: RegionMap) -> str:
