@@ -33,6 +33,7 @@ from types import ModuleType
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))  # this checkout's `docscrawl`
 sys.path.insert(0, str(HERE))
 
 import extract_cpu  # noqa: E402
