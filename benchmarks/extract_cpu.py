@@ -1,7 +1,7 @@
 """CPU of `extract_page` alone, page by page, and whether a change keeps every result.
 
     .venv/bin/python benchmarks/extract_cpu.py [--gen-pages 300] [--per-site 25] [--passes 3]
-        [--code /tmp/md30-base] [--profile OUT.prof] [--json OUT.json]
+        [--code /tmp/md30-base] [--profile OUT.prof] [--json OUT.json] [--stage structure]
 
 The page set: `--gen-pages` pages of the generated site (`--generated`, written by
 `benchmarks/scale/gensite.py`) and `--per-site` pages of every corpus site whose HTML is on
@@ -25,6 +25,12 @@ on both codes, each in its own process importing its own `docscrawl`, passes alt
 whether every page's result is identical (differing fields named). `--profile OUT` runs one
 pass of this tree with cProfile (a CPU clock) on around `extract_page` only and prints the
 functions with the most self and inclusive time. Never commit the corpus HTML this reads.
+
+`--stage structure` times the spider's structure pass and the page's contract links instead:
+`page_structure` (the parse untimed) plus the `page_links` call inside `extract_page`; the
+digests then also cover the structure (regions, main locator, warnings, excluded, title,
+notes and main-content names) and the discovery links (`worker.link_facts`, computed
+untimed between the two, as the spider does).
 """
 
 from __future__ import annotations
@@ -110,7 +116,7 @@ def page_set(args: argparse.Namespace) -> list[Page]:
 class Runner:
     """The page set loaded once, the template tables learned; runs timed passes."""
 
-    def __init__(self, pages: list[Page]) -> None:
+    def __init__(self, pages: list[Page], stage: str = "extract") -> None:
         from w3lib.encoding import html_to_unicode
 
         from docscrawl.extract.page import extract_page
@@ -118,6 +124,7 @@ class Runner:
 
         self.pages = [(family, url, html_to_unicode("text/html", path.read_bytes())[1])
                       for family, url, path in pages]
+        self.stage = stage
         self.tables: dict[str, Any] = {}
         for family, url, text in self.pages:
             table = self.tables.setdefault(family, TemplateTable())
@@ -147,6 +154,8 @@ class Runner:
         `profiler` is enabled around `extract_page` only."""
         from docscrawl.extract.page import extract_page
 
+        if self.stage == "structure":
+            return self.structure_pass(digests=digests, profiler=profiler)
         times: list[float] = []
         fields: list[dict[str, str]] = []
         clear_caches()
@@ -165,6 +174,73 @@ class Runner:
                 fields.append(field_digests(result))
         tables = {family: digest(table.to_json()) for family, table in self.tables.items()}
         return {"times": times, "fields": fields, "tables": tables}
+
+
+    def structure_pass(self, *, digests: bool,
+                       profiler: cProfile.Profile | None = None) -> dict[str, Any]:
+        """Process time of each page's `page_structure` plus its `page_links` (ms); digests
+        of the structure, the discovery links and the `extract_page` result."""
+        from docscrawl.extract import page as page_module
+        from docscrawl.extract.tree import html_root
+        from docscrawl.extract.worker import link_facts
+
+        spent = [0.0]
+        page_links = page_module.page_links
+
+        def timed_links(*args: Any, **kwargs: Any) -> Any:
+            if profiler is not None:
+                profiler.enable()
+            t0 = time.process_time()
+            found = page_links(*args, **kwargs)
+            spent[0] += time.process_time() - t0
+            if profiler is not None:
+                profiler.disable()
+            return found
+
+        times: list[float] = []
+        fields: list[dict[str, str]] = []
+        clear_caches()
+        gc.collect()
+        page_module.page_links = timed_links  # type: ignore[assignment]
+        try:
+            for family, url, text in self.pages:
+                root = html_root(text, url)
+                if profiler is not None:
+                    profiler.enable()
+                t0 = time.process_time()
+                structure = page_module.page_structure(root, url)
+                spent[0] = time.process_time() - t0
+                if profiler is not None:
+                    profiler.disable()
+                facts = link_facts(root, structure)  # the spider's discovery, untimed
+                result = page_module.extract_page(root, url, structure=structure,
+                                                  template_table=self.tables[family])
+                times.append(1000 * spent[0])
+                if digests:
+                    fields.append({**field_digests(result), "structure": digest(
+                        structure_facts(structure)), "link_facts": digest(repr(facts))})
+        finally:
+            page_module.page_links = page_links  # type: ignore[assignment]
+        tables = {family: digest(table.to_json()) for family, table in self.tables.items()}
+        return {"times": times, "fields": fields, "tables": tables}
+
+
+def structure_facts(structure: Any) -> dict[str, Any]:
+    """What a `PageStructure` holds, as comparable values (elements by their locator)."""
+    from docscrawl.extract.main_content import locator
+
+    regions = structure.regions
+    return {
+        "base": structure.base_url, "profile": structure.profile,
+        "main": structure.main_locator, "warnings": repr(structure.warnings),
+        "regions": repr(regions.regions),
+        "kinds": [[locator(el), kind] for el, kind in regions.kinds.items()],
+        "paging": [[locator(a), value] for a, value in regions.paging.items()],
+        "excluded": [locator(el) for el in structure.excluded],
+        "title_el": None if structure.title_el is None else locator(structure.title_el),
+        "notes": [locator(el) for el in structure.notes],
+        "main_names": list(structure.main_names),
+    }
 
 
 def clear_caches() -> None:
@@ -187,9 +263,9 @@ def field_digests(result: Any) -> dict[str, str]:
     return {name: digest(value) for name, value in dataclasses.asdict(result).items()}
 
 
-def child(pages: list[Page]) -> int:
+def child(pages: list[Page], stage: str) -> int:
     """Serve passes over stdin/stdout: a line `pass` (or `pass digests`) in, JSON out."""
-    runner = Runner(pages)
+    runner = Runner(pages, stage)
     print(json.dumps({"ready": len(runner.pages)}), flush=True)
     for line in sys.stdin:
         command = line.split()
@@ -297,8 +373,8 @@ def report(pages: list[Page], codes: list[Code], out: Path | None) -> None:
         }, indent=1))
 
 
-def profile(pages: list[Page], out: Path, top: int) -> None:
-    runner = Runner(pages)
+def profile(pages: list[Page], out: Path, top: int, stage: str) -> None:
+    runner = Runner(pages, stage)
     profiler = cProfile.Profile(time.process_time)
     runner.one_pass(digests=False, profiler=profiler)
     profiler.dump_stats(out)
@@ -318,14 +394,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile", type=Path, help="write a cProfile of one pass here")
     parser.add_argument("--top", type=int, default=40)
     parser.add_argument("--json", type=Path, help="write the figures here")
+    parser.add_argument("--stage", choices=("extract", "structure"), default="extract",
+                        help="what is timed: extract_page, or page_structure + page_links")
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     pages = page_set(args)
     if args.child is not None:
-        return child(pages)
+        return child(pages, args.stage)
     if args.profile is not None:
         sys.path.insert(0, str(ROOT))
-        profile(pages, args.profile, args.top)
+        profile(pages, args.profile, args.top, args.stage)
         return 0
     shared = [a for a in argv if a not in ("--child",)]
     shared = _without(shared, ("--code", "--json", "--profile", "--top", "--passes"))

@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, TypeAlias
+from typing import Any, NamedTuple, TypeAlias
 
 from lxml import etree
 from lxml.cssselect import CSSSelector
@@ -167,14 +167,14 @@ class DocIndex:
         return any(value in v for v in self.values[name])  # loose: never a false "no"
 
     def _part_ok(self, part: str) -> bool:
-        for name, op, value in _BRACKETS_RE.findall(part):
+        needs = _needs(part)
+        for name, op, value in needs.attributes:
             if not self._attr_ok(name, op or None, value):
                 return False
-        bare = _BRACKETS_RE.sub(" ", part)
         return (
-            all(c in self.classes for c in _CLASS_RE.findall(bare))
-            and all(i in self.ids for i in _ID_RE.findall(bare))
-            and all(t.lower() in self.tags for t in _TAG_RE.findall(bare))
+            self.classes.issuperset(needs.classes)
+            and self.ids.issuperset(needs.ids)
+            and all(tag in self.tags for tag in needs.tags)
         )
 
     def may_match(self, selector: str) -> bool:
@@ -207,6 +207,27 @@ class DocIndex:
         may match (`live`)."""
         live = self.live(selector)
         return select_all(el, live) if live is not None else []
+
+
+class _Needs(NamedTuple):
+    """What one selector part needs of a document: attribute tests (name, operator,
+    value), class tokens, ids and tag names (lowered)."""
+
+    attributes: tuple[tuple[str, str, str], ...]
+    classes: tuple[str, ...]
+    ids: tuple[str, ...]
+    tags: tuple[str, ...]
+
+
+@lru_cache(maxsize=1024)
+def _needs(part: str) -> _Needs:
+    """`_Needs` of a selector part, parsed once per crawl: a page asks `may_match` of the
+    same few dozen profile selectors, and the regexes cost more than the set lookups."""
+    bare = _BRACKETS_RE.sub(" ", part)
+    return _Needs(
+        tuple(_BRACKETS_RE.findall(part)), tuple(_CLASS_RE.findall(bare)),
+        tuple(_ID_RE.findall(bare)), tuple(t.lower() for t in _TAG_RE.findall(bare)),
+    )
 
 
 # Characters with which a comma may be no separator of a group's selectors.

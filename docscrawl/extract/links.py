@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 import posixpath
+import sys
+from dataclasses import dataclass, field
+from functools import lru_cache
 from urllib.parse import urlsplit
 
 from lxml import etree
@@ -40,6 +43,8 @@ BLOCK_TAGS = frozenset({
 
 def _text(el: etree._Element) -> str:
     """Whitespace-normalized text, with a space at block boundaries ("Next" + "Events")."""
+    if not len(el):  # most links: their text alone, without the walk
+        return " ".join((el.text or "").split())
     parts: list[str] = [el.text or ""]
     for node in el.iterdescendants():
         block = node.tag in BLOCK_TAGS
@@ -105,26 +110,42 @@ def link_target(url: str, base_url: str, href: str | None = None) -> str:
     in_page = "#" in url or (href or "").strip().startswith("#")
     if in_page and same_document(url, base_url):
         return "fragment"
-    parts = urlsplit(url)
-    ext = posixpath.splitext(parts.path)[1].lstrip(".").lower()
-    if ext in ASSET_EXTENSIONS:
+    scheme, netloc, asset = _url_facts(url)
+    if asset:
         return "asset"
-    if parts.scheme not in FOLLOW_SCHEMES:
+    if scheme not in FOLLOW_SCHEMES:
         return "external"
     base = split(base_url)
     # the same netloc is the same host: most links, without parsing either hostname
-    if parts.netloc == base.netloc or (
-        (parts.hostname or "").lower() == (base.hostname or "").lower()
+    if netloc == base.netloc or (
+        (urlsplit(url).hostname or "").lower() == (base.hostname or "").lower()
     ):
         return "internal"
     return "external"
 
 
+URL_FACTS_CACHE = 2048  # the same hit rate as 4,096 on 900 corpus pages
+
+
+@lru_cache(maxsize=URL_FACTS_CACHE)
+def _url_facts(url: str) -> tuple[str, str, bool]:
+    """(scheme, netloc, whether the path names an asset) of `url`: pure, so memoized; a
+    site's pages link the same URLs (a sidebar's) again and again."""
+    parts = urlsplit(url)
+    asset = posixpath.splitext(parts.path)[1].lstrip(".").lower() in ASSET_EXTENSIONS
+    return sys.intern(parts.scheme), sys.intern(parts.netloc), asset  # one copy of each
+
+
 def _anchor_region(a: etree._Element, rmap: RegionMap) -> str:
-    region = rmap.region_of(a)
-    if region not in ("breadcrumb", "main_content") and rmap.is_pagination(a):
-        return "pagination"
-    return region or "unknown"
+    """The region a link is filed under, remembered on `rmap`: discovery asks it of every
+    anchor, then the page's links again."""
+    found = rmap.anchor_regions.get(a)
+    if found is None:
+        region = rmap.region_of(a)
+        if region not in ("breadcrumb", "main_content") and rmap.is_pagination(a):
+            region = "pagination"
+        found = rmap.anchor_regions[a] = region or "unknown"
+    return found
 
 
 # `<link rel>` values in the head that name other documents of the site (HTML 4 link
@@ -227,7 +248,14 @@ def _tree_item_label(li: etree._Element) -> str | None:
     return None
 
 
-LabelMemo = dict[tuple[etree._Element, bool], "str | None"]
+@dataclass(slots=True)
+class LabelMemo:
+    """One page's `container_label` answers: the label found above each ancestor, and
+    whether each sibling read is a label element (a list item is read as a sibling by
+    up to MAX_LABEL_SIBLINGS items after it)."""
+
+    above: dict[tuple[etree._Element, bool], str | None] = field(default_factory=dict)
+    is_label: dict[etree._Element, bool] = field(default_factory=dict)
 
 
 def container_label(
@@ -242,28 +270,32 @@ def container_label(
     own_item: etree._Element | None = None
     walked: list[tuple[etree._Element, bool]] = []
     found: str | None = None
+    above = memo.above if memo is not None else None
+    is_label = memo.is_label if memo is not None else {}
     for anc in a.iterancestors():
-        if memo is not None:
+        if above is not None:
             key = (anc, own_item is not None)
-            if key in memo:
-                found = memo[key]
+            if key in above:
+                found = above[key]
                 break
             walked.append(key)
-        done, found = _label_at(anc, stop, own_item)
+        done, found = _label_at(anc, stop, own_item, is_label)
         if done:
             break
         if anc.tag == "li" and own_item is None:
             own_item = anc
-    if memo is not None:
+    if above is not None:
         for key in walked:
-            memo[key] = found
+            above[key] = found
     return found
 
 
 def _label_at(
     anc: etree._Element, stop: etree._Element | None, own_item: etree._Element | None,
+    is_label: dict[etree._Element, bool],
 ) -> tuple[bool, str | None]:
-    """(whether the walk ends at `anc`, the label it ends with) for one ancestor."""
+    """(whether the walk ends at `anc`, the label it ends with) for one ancestor;
+    `is_label` remembers the siblings read."""
     if anc.tag == "li" and own_item is not None:
         label = _tree_item_label(anc)
         if label:
@@ -277,7 +309,11 @@ def _label_at(
     for _ in range(MAX_LABEL_SIBLINGS):
         if sibling is None:
             break
-        if isinstance(sibling.tag, str) and _is_label_element(sibling):
+        labelled = is_label.get(sibling)
+        if labelled is None:
+            labelled = is_label[sibling] = (
+                isinstance(sibling.tag, str) and _is_label_element(sibling))
+        if labelled:
             return True, _label_of(sibling)
         sibling = sibling.getprevious()
     if stop is not None and anc is stop:
@@ -355,7 +391,7 @@ def page_links(
     next_main = 0
     bare_urls = [_defrag(link.url) for link in main_links]
     in_main = set(main_el.iter("a", "area"))
-    labels: LabelMemo = {}
+    labels = LabelMemo()
     main_seen = False
     for a in root.iter("a", "area", main_el.tag):
         if a is main_el:

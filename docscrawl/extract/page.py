@@ -112,7 +112,7 @@ def page_structure(
     )
     regions = classify(root, generator=generator, main_el=main_el, base_url=base, index=index)
     title_el = title_block(main_el, title)
-    main_names = tuple(map(str, MAIN_NAMES(main_el)))
+    main_names = tuple(MAIN_NAMES(main_el))
     notes = tuple(linked_notes(root, main_el, frozenset(main_names), ids=index.ids))
     scopes = ((main_el,) if title_el is None else (title_el, main_el)) + notes
     warnings = list(warnings)
@@ -226,7 +226,7 @@ def extract_page(root: etree._Element, url: str, *, html: str | None = None,
 
 
 MAX_FRAGMENT_IDS = 2000  # a page's record stays bounded whatever its markup
-MAIN_NAMES = etree.XPath(".//@id | .//a/@name")
+MAIN_NAMES = etree.XPath(".//@id | .//a/@name", smart_strings=False)
 
 
 def fragment_ids(main_names: tuple[str, ...], headings: list[Heading]) -> list[str]:

@@ -409,6 +409,21 @@ def _vocabulary_tokens(values: tuple[str | None, ...]) -> frozenset[str]:
     return frozenset(tokens)
 
 
+# Every word `vocabulary_region` and NAV_TOKENS look for, and those it looks inside tokens.
+_NAMING_WORDS = re.compile("|".join(sorted(
+    {word for _, words in REGION_VOCABULARY for word in words} | NAV_TOKENS
+    | {"breadcrumb", "sidebar"}, key=len, reverse=True)))
+
+
+@lru_cache(maxsize=VOCABULARY_CACHE)
+def may_name_region(value: str) -> bool:
+    """False when no vocabulary token of `value` is a region or navigation word
+    (`vocabulary_region`, NAV_TOKENS): each token is a run of the value's ASCII letters and
+    digits glued and lowered, so one search there answers for all of them without making
+    them (an id is new on every page; its tokens would be)."""
+    return _NAMING_WORDS.search(_SPLIT.sub("", value).lower()) is not None
+
+
 @lru_cache(maxsize=VOCABULARY_CACHE)
 def vocabulary_region(tokens: frozenset[str]) -> str | None:
     """The first region whose vocabulary shares a token (or `sidebar`/`breadcrumb` inside one)."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from lxml import etree
@@ -28,6 +28,7 @@ from docscrawl.extract.profiles import (
     PAGINATION_RELS,
     PAGINATION_TEXTS,
     ROLE_HINTS,
+    may_name_region,
     profile_for,
     select,
     vocabulary_region,
@@ -73,12 +74,14 @@ class RegionMap:
     main: etree._Element
     kinds: dict[etree._Element, str]
     regions: list[Region]
+    # `region_element`'s answers; `classify` fills in every anchor's (`_anchor_owners`)
     _nearest: dict[etree._Element, etree._Element | None] = field(default_factory=dict)
     locators: dict[etree._Element, str] = field(default_factory=dict)  # region el -> locator
     # `is_pagination_anchor` of every `a` of the page that could be one (`paging_anchors`),
     # computed once by `classify`; `paging_complete`: anchors left out are not pagination.
     paging: dict[etree._Element, bool] = field(default_factory=dict)
     paging_complete: bool = False
+    anchor_regions: dict[etree._Element, str] = field(default_factory=dict)  # links._anchor_region
 
     def is_pagination(self, a: etree._Element) -> bool:
         """`is_pagination_anchor(a)`, looked up when `classify` already answered it."""
@@ -233,9 +236,14 @@ def _generic_kind(
     if not (role or cls or ident or aria) and tag not in LANDMARK_TAGS:
         return None, False  # most paragraphs, cells and divs: nothing names a region
     hint = ROLE_HINTS.get((role or "").lower())
-    tokens = _tokens_of(cls, ident, aria)
-    named = vocabulary_region(tokens)
-    is_nav = tag in ("nav", "menu") or hint == "nav" or bool(tokens & NAV_TOKENS)
+    named: str | None = None
+    nav_named = False  # neither is found in values no vocabulary word occurs in
+    if ((cls and may_name_region(cls)) or (ident and may_name_region(ident))
+            or (aria and may_name_region(aria))):
+        tokens = _tokens_of(cls, ident, aria)
+        named = vocabulary_region(tokens)
+        nav_named = bool(tokens & NAV_TOKENS)
+    is_nav = tag in ("nav", "menu") or hint == "nav" or nav_named
     if not (named or is_nav or hint or tag in ("aside", "header", "footer")):
         return None, False
     links = _links(el)
@@ -280,10 +288,12 @@ def paging_anchors(root: etree._Element) -> dict[etree._Element, bool]:
     paging = {}
     for a in root.iter("a"):
         text = a.text if len(a) == 0 else "".join(a.itertext())
-        if text:
+        if text:  # `_PAGING_WORDS` spelled out: a generator per anchor cost more than this
             text = text.lower()
-        if ((text and any(word in text for word in _PAGING_WORDS))
-                or a.get("rel") is not None or a.get("accesskey") is not None):
+            if "next" in text or "prev" in text or "older" in text or "newer" in text:
+                paging[a] = is_pagination_anchor(a)
+                continue
+        if a.get("rel") is not None or a.get("accesskey") is not None:
             paging[a] = is_pagination_anchor(a)
     return paging
 
@@ -347,17 +357,51 @@ def _fragment_lists(
 
 
 def _orphan_containers(
-    root: etree._Element, rmap: RegionMap, blocked: set[etree._Element]
+    owners: dict[etree._Element, etree._Element | None], blocked: set[etree._Element]
 ) -> list[etree._Element]:
-    """Nearest block containers of links that no classified region holds."""
-    found: list[etree._Element] = []
-    for a in root.iter("a"):
-        if a.get("href") is None or rmap.region_element(a) is not None:
+    """Nearest block containers of links that no classified region holds (`owners`:
+    `_anchor_owners` of the regions so far)."""
+    found: dict[etree._Element, None] = {}
+    for a, owner in owners.items():
+        if owner is not None or a.tag != "a" or a.get("href") is None:
             continue
         container = next((anc for anc in a.iterancestors() if anc.tag in REGION_TAGS), None)
-        if container is not None and container not in blocked and container not in found:
-            found.append(container)
-    return found
+        if container is not None and container not in blocked:
+            found[container] = None
+    return list(found)
+
+
+def _depth(el: etree._Element) -> int:
+    return sum(1 for _ in el.iterancestors())
+
+
+def _anchor_owners(
+    root: etree._Element, regions: Iterable[etree._Element]
+) -> dict[etree._Element, etree._Element | None]:
+    """`RegionMap.region_element` of every `a` and `area` of the page, in document order.
+
+    Each region element's anchors are listed by lxml (`iter`, in C), the outer regions
+    before the inner ones, so an anchor ends with its innermost region: one pass per
+    region instead of a walk up from every anchor (discovery, the page's links and the
+    orphan search each asked it of every anchor)."""
+    owners: dict[etree._Element, etree._Element | None] = dict.fromkeys(root.iter("a", "area"))
+    for el in sorted(regions, key=_depth):
+        for a in el.iter("a", "area"):
+            owners[a] = el
+    return owners
+
+
+def _add_owners(
+    owners: dict[etree._Element, etree._Element | None], added: list[etree._Element]
+) -> None:
+    """`owners` updated for the regions `added` (`unknown` containers, which hold no
+    classified region's anchor but may hold a classified region, or one another)."""
+    new = set(added)
+    for el in sorted(added, key=_depth):
+        for a in el.iter("a", "area"):
+            owner = owners.get(a)
+            if owner is None or owner in new:
+                owners[a] = el
 
 
 def region_signature(el: etree._Element, base_url: str) -> str:
@@ -435,6 +479,8 @@ def classify(
     for el in root.iter(*REGION_TAGS):
         if el is main_el:
             main_seen = True
+        if not el.keys() and el.tag not in LANDMARK_TAGS:
+            continue  # `_generic_kind`'s first test, without the call: most p, td and div
         if el in blocked or el in kinds:
             continue
         generic, named = _generic_kind(el, main_el, after_main=main_seen, base_url=base_url)
@@ -450,16 +496,18 @@ def classify(
             kinds[el] = "table_of_contents"
     kinds[main_el] = "main_content"
     kinds = _drop_redundant(_in_document_order(root, kinds, index))
-    rmap = RegionMap(main_el, kinds, [])
-    for el in _orphan_containers(root, rmap, blocked):
+    owners = _anchor_owners(root, kinds)
+    orphans = _orphan_containers(owners, blocked)
+    for el in orphans:
         kinds[el] = "unknown"
+    _add_owners(owners, orphans)
     if overrides:
         for el in list(kinds):
             kinds[el] = overrides.get(locator(el), kinds[el])
     kinds = _in_document_order(root, kinds, index)
     regions = _build_regions(kinds, base_url)
     locators = {el: region.locator for el, region in zip(kinds, regions, strict=True)}
-    return RegionMap(main_el, kinds, regions, locators=locators, paging=paging,
+    return RegionMap(main_el, kinds, regions, _nearest=owners, locators=locators, paging=paging,
                      paging_complete=True)
 
 

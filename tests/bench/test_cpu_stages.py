@@ -120,3 +120,24 @@ def test_path_probe_times_every_stage_with_its_digest(tmp_path: Path) -> None:
     empty = "e3b0c44298fc"  # sha256 of nothing: a stage timed without a digest
     assert rows[0]["json"] != empty and rows[0]["link_facts"] != empty
     assert rows[0] == rows[1]
+
+
+def test_structure_harnesses_compare_a_checkout_with_itself(tmp_path: Path) -> None:
+    """`structure_ab.py` and `extract_cpu.py --stage structure` against this very
+    checkout: every page's structure, discovery links and result the same."""
+    sys.path.insert(0, str(SCALE))
+    import gensite
+
+    gensite.generate(tmp_path / "site", 12, seed=5)
+    common = ["--generated", str(tmp_path / "site"), "--gen-pages", "12", "--per-site", "0"]
+    ab = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "structure_ab.py"), str(ROOT), *common,
+         "--reps", "1"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert ab.returncode == 0, ab.stdout[-3000:] + ab.stderr[-3000:]
+    assert ab.stdout.startswith("12 pages x 1 reps") and "identical results" in ab.stdout
+    staged = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "extract_cpu.py"), "--stage", "structure",
+         *common, "--passes", "2", "--code", str(ROOT)],
+        cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert staged.returncode == 0, staged.stdout[-3000:] + staged.stderr[-3000:]
+    assert "identical: 12 of 12 pages of 1 families" in staged.stdout

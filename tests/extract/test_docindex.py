@@ -32,3 +32,18 @@ def test_select_gives_what_the_whole_group_selects() -> None:
         assert index.select_in(sidebar, selector) == select_all(sidebar, selector)
     assert [a.get("href") for a in index.select(".absent, a.current, li.current > a")] == [
         "a.html", "b.html"]
+
+
+def test_may_match_reads_each_part_once_parsed() -> None:
+    """`may_match` through the memoized parse of a selector part (`_needs`): a class, id,
+    tag or attribute test the page lacks rules the part out; an XPath is always asked."""
+    index = DocIndex.of(html_root(PAGE.replace("<nav", '<nav role="navigation" id="top"')))
+    verdicts = {
+        "nav.menu": True, "NAV.menu": True, "nav#top.menu": True, "div.sidebar li.current": True,
+        "nav[role=navigation]": True, "nav[role=banner]": False, "[aria-label]": False,
+        "a[class*=curr]": True, "a[class*=absent]": False, "section.menu": False,
+        "nav#absent": False, ".menu.absent": False, ".absent, nav.menu": True,
+        "//section": True,
+    }
+    assert {selector: index.may_match(selector) for selector in verdicts} == verdicts
+    assert {selector: index.may_match(selector) for selector in verdicts} == verdicts  # memo

@@ -21,6 +21,13 @@ BASES = (
     "http://h",
     "https://h/a/b/c/d/e.html#frag",
     "https://user@h/a/",
+    # the same directories again: `join` answers path hrefs from its per-directory cache
+    "http://127.0.0.1:8000/docs/guide/config.html?v=2#top",
+    "https://docs.example.com/v2/a/b/other.html#x",
+    "https://docs.example.com/v2/a/b/?q=2",
+    "http://h/a/..",
+    "http://h/a/../",
+    "http://h?x",
 )
 EDGES = (
     "", ".", "..", "./", "../", "../../../../x", "a/./b/../c", "?q", "#", "##", "#a#b",
@@ -51,3 +58,18 @@ def test_fast_join_agrees_with_urljoin(base: str) -> None:
         # `join` also drops a user:password@ (docscrawl.discovery.urls.without_userinfo)
         assert join(base, href) == without_userinfo(urljoin(base, href)), (base, href)
     assert answered > len(hrefs) // 2  # the fast path takes the common hrefs
+
+
+def test_join_shares_answers_within_a_directory_only() -> None:
+    """Pages of one directory share a path href's answer; a fragment, a query or a
+    leading space still depends on the page itself."""
+    join.cache_clear()
+    pages = ("https://d.example/v2/guide/a.html", "https://d.example/v2/guide/b.html?x=1",
+             "https://d.example/v2/guide/", "https://d.example/v2/guide/c.html;p=1",
+             "https://d.example/v2/other/c.html")
+    hrefs = ("../api/x.html", "y.html#f", "/root.html", "#frag", "?q=1", " #frag", "\t../z",
+             "z?", "", "//cdn.example/s.js")
+    for _ in range(2):  # the second round from the caches
+        for page in pages:
+            for href in hrefs:
+                assert join(page, href) == without_userinfo(urljoin(page, href)), (page, href)

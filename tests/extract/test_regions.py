@@ -11,7 +11,7 @@ from lxml import etree
 
 from docscrawl.extract.generator import detect_profile
 from docscrawl.extract.model import REGIONS
-from docscrawl.extract.regions import classify, classify_regions, region_signature
+from docscrawl.extract.regions import RegionMap, classify, classify_regions, region_signature
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "pages" / "generators"
 EXPECTED = json.loads((FIXTURES / "expected.json").read_text(encoding="utf-8"))
@@ -230,3 +230,78 @@ def test_every_pagination_text_passes_the_candidate_prefilter() -> None:
     assert len(paging) == len(PAGINATION_TEXTS) and all(paging.values())
     every = root.findall(".//a")
     assert [a for a in every if is_pagination_anchor(a)] == list(paging)
+
+
+NESTED_ORPHANS = """<html><body>
+<div class="doc"><main><h1>T</h1><p>Text <a href="/in">in</a>.</p></main></div>
+<div><p><a href="/o1">outer orphan</a></p>
+  <div><a href="/o2">inner orphan</a><nav><a href="/n1">n1</a><a href="/n2">n2</a></nav></div>
+  <a href="/o3">after</a></div>
+<a href="/top">top-level</a>
+</body></html>"""
+
+
+def _walked(rmap: RegionMap, a: etree._Element) -> etree._Element | None:
+    """`region_element` as a walk up from the anchor, without `classify`'s anchor table."""
+    return RegionMap(rmap.main, rmap.kinds, []).region_element(a)
+
+
+@pytest.mark.parametrize("name", [*sorted(EXPECTED), "nested-orphans"])
+def test_anchor_table_is_the_walk_up(name: str) -> None:
+    """`classify` lists every anchor's innermost region once (`_anchor_owners`), unknown
+    containers (nested ones too) added after the orphan search: the same answer as the
+    walk up from each anchor."""
+    if name == "nested-orphans":
+        root, base = parse(NESTED_ORPHANS), "https://example.org/p.html"
+    else:
+        root, base = load(name), EXPECTED[name]["url"]
+    rmap = classify(root, generator=detect_profile(root), base_url=base)
+    anchors = list(root.iter("a", "area"))
+    assert anchors
+    for a in anchors:
+        assert rmap.region_element(a) is _walked(rmap, a), etree.tostring(a)
+    if name == "nested-orphans":
+        unknown = [el for el, kind in rmap.kinds.items() if kind == "unknown"]
+        assert len(unknown) >= 2  # a container of orphans inside another
+
+
+def test_paging_candidates_by_rel_and_accesskey_without_words() -> None:
+    from docscrawl.extract.regions import paging_anchors
+
+    root = parse('<html><body><a rel="next" href="/2">2</a><a accesskey="p" href="/0">0</a>'
+                 '<a href="/x">Install</a><a href="/y"><span>NEXT</span> page</a></body></html>')
+    paging = paging_anchors(root)
+    assert [a.get("href") for a in paging] == ["/2", "/0", "/y"]
+
+
+def _fixture_values() -> set[str]:
+    values: set[str] = set()
+    for page in FIXTURES.parent.rglob("*.html"):
+        root = parse(page.read_text(encoding="utf-8", errors="replace"))
+        for el in root.iter():
+            values.update(v for k, v in el.items() if k in ("class", "id", "aria-label"))
+    return values
+
+
+def test_may_name_region_never_hides_a_region_word() -> None:
+    """`_generic_kind` skips the tokens of values `may_name_region` rules out: none of
+    their tokens may be a region or navigation word (`vocabulary_region`, NAV_TOKENS)."""
+    from docscrawl.extract.profiles import (
+        NAV_TOKENS,
+        may_name_region,
+        vocabulary_region,
+        vocabulary_tokens,
+    )
+
+    values = _fixture_values() | {
+        "md-sidebar--primary", "BreadCrumbList", "wy-nav-side", "x_TOC_y", "onThisPage",
+        "page-Outline", "navLinks", "prevNext", "related", "section", "s-1", "menuItem",
+        "résumé-nav", "a\u00a0b", "",
+    }
+    assert len(values) > 500
+    for value in values:
+        tokens = vocabulary_tokens(value)
+        names = vocabulary_region(tokens) is not None or bool(tokens & NAV_TOKENS)
+        if names:
+            assert may_name_region(value), value
+    assert not may_name_region("section") and not may_name_region("timeout-index-4")

@@ -272,3 +272,21 @@ def test_the_template_notice_speaks_once_most_pages_share_a_content_element() ->
     for i in range(3):
         quiet.add(f"http://d.test/{i}.html", page("/html/body/div"), warned, "/html/body/div")
     assert quiet.message() is None  # the content is the whole main element: no profile helps
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_links_are_the_same_when_discovery_read_the_page_first(family: str) -> None:
+    """The spider's discovery files every anchor under a region first (remembered on the
+    region map); the page's links, with template blocks left out and filed as template
+    regions, are the same as without it."""
+    from docscrawl.extract.links import discovery_links
+
+    model = learned(family)
+    for name, html in site_pages(family).items():
+        alone = extract_page(html_root(html), BASE + name, template_table=model)
+        root = html_root(html)
+        structure = page_structure(root, BASE + name)
+        discovery_links(root, structure.base_url, region_map=structure.regions, texts=False)
+        after = extract_page(root, BASE + name, structure=structure, template_table=model)
+        assert any(r.template for r in after.regions), name
+        assert after.links == alone.links, name

@@ -86,8 +86,8 @@ def with_template_regions(
     for el, (_, region) in dropped.items():
         kinds[el] = region.region
         locators[el] = region.locator
-    return dataclasses.replace(
-        regions, kinds=kinds, locators=locators, _nearest={},
+    return dataclasses.replace(  # the original's memos answer for its kinds only
+        regions, kinds=kinds, locators=locators, _nearest={}, anchor_regions={},
         regions=[*regions.regions, *(region for _, region in dropped.values())],
     )
 
