@@ -50,6 +50,7 @@ REGION_TAGS = (
     "nav", "aside", "header", "footer", "div", "section", "ul", "ol", "table", "menu", "td",
     "p", "dl",
 )
+REGION_TAG_SET = frozenset(REGION_TAGS)
 LIST_TAGS = ("ul", "ol")
 LANDMARK_TAGS = frozenset({"nav", "menu", "aside", "header", "footer"})  # regions by tag
 # Kinds specific enough to be recognised inside another region (a TOC inside a sidebar,
@@ -476,9 +477,15 @@ def classify(
                     if el not in blocked:
                         kinds.setdefault(el, kind)
     main_seen = False
-    for el in root.iter(*REGION_TAGS):
+    # The main element is visited too when its tag is no region tag (`main`, `article`):
+    # what follows it is after the main content.
+    tags = REGION_TAGS if main_el.tag in REGION_TAG_SET else (*REGION_TAGS, main_el.tag)
+    for el in root.iter(*tags):
         if el is main_el:
             main_seen = True
+            continue
+        if el.tag not in REGION_TAG_SET:
+            continue  # another element of the main element's tag
         if not el.keys() and el.tag not in LANDMARK_TAGS:
             continue  # `_generic_kind`'s first test, without the call: most p, td and div
         if el in blocked or el in kinds:

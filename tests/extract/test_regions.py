@@ -305,3 +305,41 @@ def test_may_name_region_never_hides_a_region_word() -> None:
         if names:
             assert may_name_region(value), value
     assert not may_name_region("section") and not may_name_region("timeout-index-4")
+
+
+AFTER_MAIN = """
+<html><body>
+<nav class="topics"><a href="/docs/a">Guides</a><a href="/docs/b">Reference</a></nav>
+{open}<h1>Page</h1><p>Body text of the page, long enough to be the main content of it,
+and a second sentence so that nothing else on the page holds more text.</p>{close}
+<nav class="more"><a href="/docs/c">Related guide</a><a href="/docs/d">Other page</a></nav>
+</body></html>
+"""
+
+
+@pytest.mark.parametrize("main", [
+    ('<div class="document">', "</div>"), ("<main>", "</main>"), ("<article>", "</article>"),
+])
+def test_a_small_nav_after_the_main_content_is_no_primary_navigation(
+    main: tuple[str, str],
+) -> None:
+    """The same unnamed two-link `nav` is the site's navigation before the main content and
+    not after it, whatever the main element's tag (with `main` or `article`, whose tags are
+    no region tags, every nav was taken as before it)."""
+    root = parse(AFTER_MAIN.format(open=main[0], close=main[1]))
+    rmap = classify(root, base_url="https://example.org/docs/page")
+    before, after = root.iter("nav")
+    assert rmap.main.tag == main[0][1:].split()[0].rstrip(">")
+    assert rmap.kinds.get(before) == "primary_navigation"
+    assert rmap.kinds.get(after) != "primary_navigation"
+
+
+def test_mdbook_page_navigation_without_its_profile_is_pagination() -> None:
+    """mdBook's markup under a theme the generator detection does not know: its two
+    `nav aria-label="Page navigation"` blocks follow `<main>` and hold the prev/next
+    links, so they are pagination, not the site's primary navigation."""
+    root = load("mdbook")
+    rmap = classify(root, generator=None, base_url=EXPECTED["mdbook"]["url"])
+    navs = [el for el in root.iter("nav") if el.get("aria-label") == "Page navigation"]
+    assert len(navs) == 2
+    assert [rmap.kinds.get(el) for el in navs] == ["pagination", "pagination"]
