@@ -11,7 +11,8 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 # crawls, and the real generator output (documentation packages) the tests read.
 TEST_PACKAGES := chromium redis-server \
   python-scrapy-doc python-pytest-doc sphinx-doc python-flask-doc mkdocs-doc cargo-doc \
-  git-doc cmake-doc libglib2.0-doc postgresql-doc-15 libgtk-4-doc
+  git-doc cmake-doc libglib2.0-doc postgresql-doc-15 libgtk-4-doc \
+  r-doc-html erlang-doc python-scipy-doc libboost1.81-doc
 
 # Installs the missing ones when run as root; otherwise names the command and stops.
 define ensure_debian_packages
@@ -59,7 +60,7 @@ demo: setup
 # One file alone: .venv/bin/python -m pytest -q tests/e2e/test_faults.py
 TEST_WORKERS ?= 2
 test: setup system-deps lint  # lint first: CI (`.ci/run` = make test) checks style and types too
-	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --durations=25
+	$(BIN)/python -m pytest -q -rs -n $(TEST_WORKERS) --dist loadfile --durations=25
 
 # ruff (style) and mypy (types; its settings and the untyped third-party modules it
 # skips are in pyproject.toml's [tool.mypy])
