@@ -190,5 +190,6 @@ def _spliced(line: str, opened: _Opened, inbound: Inbound,
     if changed:  # the whole metadata encoded again, as `rewrite_jsonl` would
         meta["inbound_links"], meta["inbound_count"] = links, count
         return f"{line[:at + 12]}{dumps_value(meta)}}}\n"
-    return (f"{line[:cut]}{_INBOUND}{dumps_value(links)},"
+    # The links are plain by construction (`linkrows._scalar`): no walk to find it out.
+    return (f"{line[:cut]}{_INBOUND}{dumps_value(links, plain=True)},"
             f'"inbound_count":{dumps_value(count)}}}}}\n')

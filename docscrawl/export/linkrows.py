@@ -57,24 +57,37 @@ def page_lines(path: Path) -> Iterator[str]:
 
 def link_score(link: dict[str, Any]) -> float:
     """Rank of one inbound link: region, then container, then labelled anchor text."""
-    score = REGION_WEIGHT.get(str(link.get("region")), 1.0)
-    score *= CONTAINER_WEIGHT.get(str(link.get("container")), 0.5)
     text = str(link.get("text") or "").strip()
-    return score + (0.1 if link.get("container_label") else 0.0) + (0.05 if text else -1.0)
+    return _score(link.get("region"), link.get("container"), link.get("container_label"),
+                  bool(text))
+
+
+def _score(region: Any, container: Any, label: Any, has_text: bool) -> float:
+    """`link_score` of a link's fields (a string key is looked up as it is, any other
+    value as its `str`, as the weights' keys are strings)."""
+    score = REGION_WEIGHT.get(region if type(region) is str else str(region), 1.0)
+    score *= CONTAINER_WEIGHT.get(container if type(container) is str else str(container), 0.5)
+    return score + (0.1 if label else 0.0) + (0.05 if has_text else -1.0)
 
 
 # An internal link as the graph stores it, less its source page:
 # (url, fragment, anchor text, score, container label, region)
-LinkRow = tuple[str, str, str, float, Any, Any]
+LinkRow = tuple[str, str, str, float, str | int | None, str | int | None]
 
 
 def link_row(link: Any) -> LinkRow | None:
-    """`link`'s row, None when it is not an internal link."""
-    if not isinstance(link, dict) or link.get("target") != "internal":
+    """`link`'s row, None when it is not an internal link. (Its fields read once: a page
+    has hundreds of links, every one fed to the graph while the crawl writes it.)"""
+    if not isinstance(link, dict):
         return None
-    url, fragment = _defrag(str(link.get("url") or ""))
-    return (url, fragment, " ".join(str(link.get("text") or "").split()), link_score(link),
-            _scalar(link.get("container_label")), _scalar(link.get("region")))
+    get = link.get
+    if get("target") != "internal":
+        return None
+    url, fragment = _defrag(str(get("url") or ""))
+    text = " ".join(str(get("text") or "").split())  # empty exactly when `strip` is
+    label, region = get("container_label"), get("region")
+    return (url, fragment, text, _score(region, get("container"), label, bool(text)),
+            _scalar(label), _scalar(region))
 
 
 def _defrag(url: str) -> tuple[str, str]:
@@ -84,15 +97,19 @@ def _defrag(url: str) -> tuple[str, str]:
     if not mark:
         return url, ""
     if (base.startswith(("https://", "http://")) and base.isascii() and base.isprintable()
-            and not any(c in base for c in " ?;[")):
+            and " " not in base and "?" not in base and ";" not in base and "[" not in base):
         return base, fragment
     defragged = urldefrag(url)
     return defragged.url, defragged.fragment
 
 
-def _scalar(value: Any) -> Any:
-    """A link's label or region as SQLite keeps it (they are strings or null)."""
-    return value if value is None or isinstance(value, (str, int, float)) else str(value)
+def _scalar(value: Any) -> str | int | None:
+    """A link's label or region as SQLite keeps it (they are strings or null; any other
+    value as its `str`, but an integer): what the inbound links hold then is plain JSON
+    (`jsonenc.dumps_value(plain=True)`), no float among it."""
+    if value is None or type(value) is str:
+        return value
+    return value if isinstance(value, str | int) else str(value)
 
 
 class Blocks(Mapping[str, list[dict[str, Any]]]):
