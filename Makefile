@@ -12,7 +12,9 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 TEST_PACKAGES := chromium redis-server \
   python-scrapy-doc python-pytest-doc sphinx-doc python-flask-doc mkdocs-doc cargo-doc \
   git-doc cmake-doc libglib2.0-doc postgresql-doc-15 libgtk-4-doc \
-  r-doc-html erlang-doc python-scipy-doc libboost1.81-doc
+  r-doc-html erlang-doc python-scipy-doc libboost1.81-doc golang-1.19-doc octave-doc
+# Not installed (their tests skip, saying so): ghc-doc and libcommons-lang3-java-doc bring
+# GHC and a JDK with them.
 
 # Installs the missing ones when run as root; otherwise names the command and stops.
 define ensure_debian_packages

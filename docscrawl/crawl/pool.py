@@ -6,8 +6,10 @@ over its own pipe (`extract.worker.page_facts`); `await pool.run(job)` answers w
 the answer is read in the event loop's thread pool, where a blocking read also sees a dead
 worker's end of file.
 
-Each worker is a fresh interpreter (`python -m docscrawl.crawl.pool FD`) that imports the
-extraction modules alone (not Scrapy), never a fork of the crawler: a fork would copy the
+Each worker is a fresh interpreter (`python -P -c BOOT ROOT FD`, `boot_code`) that imports
+the crawler's own docscrawl (from ROOT: a checkout, site-packages or Scrapyd's egg, not
+whichever the interpreter would find first) and the extraction modules alone (not Scrapy),
+never a fork of the crawler: a fork would copy the
 crawler's grown heap, and its pages would be unshared as soon as the garbage collector
 touched them. (multiprocessing's spawn and forkserver also import the crawler's main
 module, `scrapy`, in every worker.) The crawler reaps its workers, so their CPU time is
@@ -29,6 +31,7 @@ import subprocess
 import sys
 from collections import deque
 from multiprocessing.connection import Connection
+from pathlib import Path
 
 from docscrawl.extract.worker import PageFacts, PageJob, Worker, WorkerSetup
 
@@ -38,6 +41,32 @@ JOIN_SECONDS = 5.0  # a worker asked to stop is killed after this long
 # pages sent to a worker before its answers are read: the next page waits in its pipe, so
 # the worker need not wait for the crawler's event loop to hand it one
 IN_FLIGHT = 2
+
+
+# The folder (or egg) the crawler's docscrawl package was imported from.
+CODE_ROOT = str(Path(__file__).resolve().parents[2])
+
+
+def boot_code(then: str) -> str:
+    """Code for `python -P -c CODE ROOT ...` that makes `import docscrawl` find the package
+    in ROOT, then runs `then`. ROOT goes first on the path only when the interpreter
+    would find another docscrawl (Scrapyd runs the deployed egg, the virtualenv may hold
+    an older install), so a site-packages ROOT never moves ahead of the standard library;
+    `-P` keeps the working directory (a checkout of other code) off the path."""
+    return (
+        "import os, sys\n"
+        "from importlib.util import find_spec\n"
+        "root = sys.argv[1]\n"
+        "spec = find_spec('docscrawl')\n"
+        "places = list(spec.submodule_search_locations or []) if spec else []\n"
+        "here = os.path.realpath(os.path.dirname(places[0])) if places else None\n"
+        "if here != os.path.realpath(root):\n"
+        "    sys.path.insert(0, root)\n"
+        f"{then}\n"
+    )
+
+
+_WORKER_BOOT = boot_code("from docscrawl.crawl.pool import serve_fd\nserve_fd(sys.argv[2])")
 
 
 class WorkerCrashed(Exception):
@@ -122,8 +151,11 @@ class ExtractPool:
         here, there = socket.socketpair()
         with there:
             process = subprocess.Popen(
-                [sys.executable, "-m", "docscrawl.crawl.pool", str(there.fileno())],
+                [sys.executable, "-P", "-c", _WORKER_BOOT, CODE_ROOT, str(there.fileno())],
                 pass_fds=(there.fileno(),), stdin=subprocess.DEVNULL)
+        if not self.started:
+            logger.info("docscrawl: extraction worker %s started (docscrawl from %s)",
+                        process.pid, CODE_ROOT)
         conn = Connection(here.detach())
         slot = _Slot(process, conn)
         self._slots.append(slot)
@@ -209,5 +241,10 @@ class ExtractPool:
         return slot.process.returncode
 
 
-if __name__ == "__main__":
-    serve(Connection(int(sys.argv[1])))
+def serve_fd(fd: str) -> None:
+    """A worker process's entry (`_WORKER_BOOT`): `serve` on the inherited socket `fd`."""
+    serve(Connection(int(fd)))
+
+
+if __name__ == "__main__":  # python -m docscrawl.crawl.pool FD, as before `boot_code`
+    serve_fd(sys.argv[1])

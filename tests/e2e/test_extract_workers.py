@@ -137,7 +137,7 @@ def test_a_killed_worker_fails_its_page_and_the_crawl_goes_on(site: FixtureServe
 
 
 def _is_worker(pid: int) -> bool:
-    """An extraction worker (`python -m docscrawl.crawl.pool FD`)."""
+    """An extraction worker (`python -P -c BOOT ROOT FD`, BOOT importing `docscrawl.crawl.pool`)."""
     try:
         return b"docscrawl.crawl.pool" in Path(f"/proc/{pid}/cmdline").read_bytes()
     except OSError:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import socket
 import subprocess
@@ -43,8 +44,12 @@ class Scrapyd:
                  for line in conf.splitlines()]
         (home / "scrapyd.conf").write_text("\n".join(lines) + "\n", encoding="utf-8")
         self.out = (home / "scrapyd.out").open("w")
+        # As a user runs it: from the virtualenv, nothing on PYTHONPATH (which would come
+        # before the deployed egg on the jobs' path).
+        env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
         self.process = subprocess.Popen([str(BIN / "scrapyd"), "--pidfile=", "-l", "scrapyd.log"],
-                                        cwd=home, stdout=self.out, stderr=subprocess.STDOUT)
+                                        cwd=home, stdout=self.out, stderr=subprocess.STDOUT,
+                                        env=env)
 
     def wait_ready(self, timeout: float = 60) -> None:
         deadline = time.monotonic() + timeout

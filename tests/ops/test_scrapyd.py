@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -20,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from docscrawl.demo.server import FixtureServer
+from docscrawl.demo.server import FixtureServer, StaticSite
 from tests.conftest import ROOT, read_jsonl
 from tests.ops.conftest import BIN, DEPLOY, Scrapyd, get_json
 from tests.support.authserver import (
@@ -145,6 +146,36 @@ def test_second_run_unchanged_with_concurrent_fetches(
 ) -> None:
     runs = schedule_twice(scrapyd, f"{demo_site.url}/docs/", tmp_path, "concurrent")
     assert_second_run_unchanged(runs["runs"])
+
+
+def test_extraction_workers_run_the_deployed_egg(
+    scrapyd: Scrapyd, deployed: dict[str, Any], tmp_path: Path,
+) -> None:
+    """`DOCSCRAWL_EXTRACT_WORKERS=1` under Scrapyd: the worker imports the deployed egg the
+    job runs, not the virtualenv's docscrawl, which `python -m docscrawl...` would find
+    (`crawl.pool.boot_code`). A generated 80-page site: workers take pages once the
+    template table has learned from its warm-up sample."""
+    sys.path.insert(0, str(ROOT / "benchmarks" / "scale"))
+    import gensite
+
+    pages = 80
+    gensite.generate(tmp_path / "site", pages, seed=8)
+    with StaticSite(tmp_path / "site") as server:
+        gensite.write_site_files(tmp_path / "site", pages, server.url)
+        answer = post(f"{scrapyd.url}/schedule.json", [
+            ("project", "docscrawl"), ("spider", "docs"), ("jobid", "pooled"),
+            ("site", f"{server.url}/"), ("setting", f"DOCSCRAWL_OUTPUT_ROOT={tmp_path}"),
+            ("setting", "DOCSCRAWL_EXTRACT_WORKERS=1")])
+        assert answer["status"] == "ok", answer
+        wait_finished(scrapyd, "pooled")
+    out = next(tmp_path.glob("127.0.0.1_*"))
+    run = json.loads((out / "run.json").read_text(encoding="utf-8"))
+    assert run["status"] == "finished" and run["pages_written"] == pages
+    log = (scrapyd.home / "logs" / "docscrawl" / "docs" / "pooled.log").read_text()
+    started = [line for line in log.splitlines() if "extraction worker" in line]
+    assert started and started[0].endswith(".egg)"), started
+    in_workers = re.search(r"'docscrawl/pages_in_workers': (\d+)", log)
+    assert in_workers and int(in_workers[1]) > 0
 
 
 def test_docscrawl_commands_read_the_scrapyd_output(two_runs: dict[str, Any]) -> None:
