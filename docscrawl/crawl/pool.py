@@ -244,7 +244,3 @@ class ExtractPool:
 def serve_fd(fd: str) -> None:
     """A worker process's entry (`_WORKER_BOOT`): `serve` on the inherited socket `fd`."""
     serve(Connection(int(fd)))
-
-
-if __name__ == "__main__":  # python -m docscrawl.crawl.pool FD, as before `boot_code`
-    serve_fd(sys.argv[1])

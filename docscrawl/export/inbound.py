@@ -42,9 +42,9 @@ def add_inbound_links(out_dir: Path, *, cap: int = DEFAULT_CAP,
         if graph is not None:
             graph.close()
         return 0
-    if graph is not None:
-        graph.cap = cap
-    with graph if graph is not None else LinkGraph(cap=cap) as graph:
+    graph = graph if graph is not None else LinkGraph()
+    graph.cap = cap
+    with graph:
         graph.add_run(out_dir)
         targets = graph.rank()
         try:

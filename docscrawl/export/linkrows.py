@@ -26,7 +26,7 @@ REGION_WEIGHT = {
 CONTAINER_WEIGHT = {"paragraph": 1.0, "card": 0.9, "table": 0.8, "list_item": 0.7,
                     "heading": 0.6, "other": 0.5, "navigation": 0.3}
 _DECODER = json.JSONDecoder()
-# The link fields the graph reads (`add_links`, `link_score`; `position` orders a page's
+# The link fields the graph reads (`add_links`, `link_row`; `position` orders a page's
 # links when its template blocks are joined back).
 GRAPH_LINK_FIELDS = ("url", "text", "region", "container", "container_label", "target",
                      "position")
@@ -55,16 +55,10 @@ def page_lines(path: Path) -> Iterator[str]:
                 yield line
 
 
-def link_score(link: dict[str, Any]) -> float:
-    """Rank of one inbound link: region, then container, then labelled anchor text."""
-    text = str(link.get("text") or "").strip()
-    return _score(link.get("region"), link.get("container"), link.get("container_label"),
-                  bool(text))
-
-
 def _score(region: Any, container: Any, label: Any, has_text: bool) -> float:
-    """`link_score` of a link's fields (a string key is looked up as it is, any other
-    value as its `str`, as the weights' keys are strings)."""
+    """Rank of one inbound link from its fields: region, then container, then labelled
+    anchor text (a string key is looked up as it is, any other value as its `str`, as
+    the weights' keys are strings)."""
     score = REGION_WEIGHT.get(region if type(region) is str else str(region), 1.0)
     score *= CONTAINER_WEIGHT.get(container if type(container) is str else str(container), 0.5)
     return score + (0.1 if label else 0.0) + (0.05 if has_text else -1.0)
