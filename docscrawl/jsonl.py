@@ -269,6 +269,30 @@ _DECODER = json.JSONDecoder()
 Span = tuple[int, int]
 
 
+def field_at(line: str, name: str) -> tuple[Any, int, int]:
+    """The value of the key `name` of a compact JSON line, decoded alone (a page line's
+    Markdown is most of it and need not be parsed), and where its text starts and ends in
+    `line`: (None, 0, 0) when the key is absent or its value does not decode. The first
+    `"name":` in the line is taken: right for the crawl's own lines, whose strings escape
+    every quote, when `name` is a top-level key that comes before any nested one."""
+    at = line.find(f'"{name}":')
+    if at < 0:
+        return None, 0, 0
+    start = at + len(name) + 3
+    while line[start:start + 1] in (" ", "\t"):
+        start += 1
+    try:
+        value, end = _DECODER.raw_decode(line, start)
+    except ValueError:
+        return None, 0, 0
+    return value, start, end
+
+
+def field(line: str, name: str) -> Any:
+    """`field_at`'s value alone: None when the key is absent."""
+    return field_at(line, name)[0]
+
+
 def _top_fields(line: str, keys: tuple[str, ...]
                 ) -> tuple[dict[str, Any], dict[str, Span]] | None:
     """The values of `keys` at the top level of a compact JSON line, and where each value

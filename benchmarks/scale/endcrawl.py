@@ -151,8 +151,9 @@ def _inbound_fed(out: Path, run_dir: Path, cold_count: int) -> None:
     the clock starts: the crawl has them in memory) and of the end pass."""
     from docscrawl.export.inbound import add_inbound_links
     from docscrawl.export.linkgraph import LinkGraph
-    from docscrawl.export.linkrows import field, page_lines
+    from docscrawl.export.linkrows import page_lines
     from docscrawl.export.templates import TEMPLATES_FILE, TemplateBlock, template_blocks
+    from docscrawl.jsonl import field
     if cold_count:
         raise SystemExit("inbound_fed: run it with --cold 0")
     _strip_inbound(run_dir / "chunks.jsonl")

@@ -505,6 +505,9 @@ def profile_one(n: int, args: argparse.Namespace, server_kind: str) -> int:
             raw = work / f"profile-recrawl-{n}.txt"
         crawl = ["-m", "scrapy", "crawl", "docs", "-a", f"site={server.origin}/",
                  "-a", f"out={out}", "-s", f"LOG_FILE={work / f'profile-{n}.log'}"]
+        workers = str(args.workers[0])
+        if workers != "0":  # the crawler's process is profiled, not its workers
+            crawl += ["-a", f"workers={workers}"]
         if args.cprofile:
             raw = raw.with_suffix(".prof")
             command = [sys.executable, "-m", "cProfile", "-o", str(raw), *crawl]

@@ -34,11 +34,11 @@ from docscrawl.export.linkrows import (
     BlockRows,
     Blocks,
     LinkRow,
-    field,
     page_lines,
     page_rows,
 )
 from docscrawl.export.templates import TemplateBlock
+from docscrawl.jsonl import field
 
 logger = logging.getLogger(__name__)
 

@@ -25,27 +25,11 @@ REGION_WEIGHT = {
 }
 CONTAINER_WEIGHT = {"paragraph": 1.0, "card": 0.9, "table": 0.8, "list_item": 0.7,
                     "heading": 0.6, "other": 0.5, "navigation": 0.3}
-_DECODER = json.JSONDecoder()
 # The link fields the graph reads (`add_links`, `link_row`; `position` orders a page's
 # links when its template blocks are joined back).
 GRAPH_LINK_FIELDS = ("url", "text", "region", "container", "container_label", "target",
                      "position")
 BLOCKS_CACHED = 256  # decoded template blocks kept (a section's pages share a sidebar)
-
-
-def field(line: str, name: str) -> Any:
-    """The value of a top-level key of a compact JSON line, decoded alone (a page line's
-    Markdown is most of it and need not be parsed). None when absent."""
-    at = line.find(f'"{name}":')
-    if at < 0:
-        return None
-    start = at + len(name) + 3
-    while line[start:start + 1] in (" ", "\t"):
-        start += 1
-    try:
-        return _DECODER.raw_decode(line, start)[0]
-    except ValueError:
-        return None
 
 
 def page_lines(path: Path) -> Iterator[str]:

@@ -10,8 +10,8 @@ from collections import Counter
 from typing import TYPE_CHECKING
 
 from docscrawl.chunking.chunker import chunk_anchors
+from docscrawl.jsonl import field
 from docscrawl.search.fields import SiteAffixes, Vocab
-from docscrawl.search.rawline import raw_field
 from docscrawl.search.sitevocab import SiteVocabulary
 from docscrawl.search.versions import choose_default, default_aliases
 from docscrawl.search.vocabassign import ChunkView, assign
@@ -37,14 +37,14 @@ def index_pages(index: SearchIndex) -> SiteVocabulary:
     points = SeekPoints()  # where pages.jsonl.gz's members start (`index.page_line`)
     for line_offset, raw in scan_lines(index.files / "pages.jsonl", points):
         line = raw.decode("utf-8", "replace")
-        url, _ = raw_field(line, "canonical_url")
+        url = field(line, "canonical_url")
         if not isinstance(url, str):
             continue
-        observed, _ = raw_field(line, "observed_urls")
-        version_obj, _ = raw_field(line, "version")
+        observed = field(line, "observed_urls")
+        version_obj = field(line, "version")
         version = version_obj.get("value") if isinstance(version_obj, dict) else None
-        title, _ = raw_field(line, "title")
-        aggregate, _ = raw_field(line, "aggregate_of")
+        title = field(line, "title")
+        aggregate = field(line, "aggregate_of")
         db.execute("INSERT OR REPLACE INTO pages VALUES(?,?,?,?,?)",
                    (url, line_offset, version, title,
                     json.dumps(aggregate) if aggregate else None))
@@ -59,11 +59,11 @@ def index_pages(index: SearchIndex) -> SiteVocabulary:
         if seed and (url == seed or seed in (observed or ())):
             seed_version = version
         page = {"canonical_url": url, "observed_urls": observed or [], "title": title,
-                "main_heading": raw_field(line, "main_heading")[0],
-                "headings": raw_field(line, "headings")[0] or []}
+                "main_heading": field(line, "main_heading"),
+                "headings": field(line, "headings") or []}
         if might_hold(line):
-            page["markdown"] = raw_field(line, "markdown")[0]
-            page["fragment_ids"] = raw_field(line, "fragment_ids")[0]
+            page["markdown"] = field(line, "markdown")
+            page["fragment_ids"] = field(line, "fragment_ids")
         vocabulary.add_page(page)
     default = choose_default(seed_version, versions)
     index.set_meta("default_version", default or "")
@@ -93,7 +93,7 @@ def assign_vocabulary(index: SearchIndex, learned: SiteVocabulary) -> dict[str, 
 
     for found_line in index.chunk_lines():
         line = found_line.text
-        url, _ = raw_field(line, "canonical_url")
+        url = field(line, "canonical_url")
         if url not in terms and url not in parts:
             continue
         try:

@@ -1,36 +1,19 @@
-"""Fields read from a compact JSON line without parsing all of it, and the signatures an
-index update compares: a chunk is re-indexed when its inbound links or its site
+"""What an index update reads of a chunk line without parsing all of it (`jsonl.field`),
+and the signatures it compares: a chunk is re-indexed when its inbound links or its site
 vocabulary changed, and only the lines that need it are parsed whole."""
 
 from __future__ import annotations
 
 import hashlib
-import json
-from typing import Any
 
+from docscrawl.jsonl import field, field_at
 from docscrawl.search.fields import Vocab
-
-_DECODER = json.JSONDecoder()
-
-
-def raw_field(line: str, name: str) -> tuple[Any, str]:
-    """A key's value decoded alone from a compact JSON line, and its raw text."""
-    at = line.find(f'"{name}":')
-    if at < 0:
-        return None, ""
-    start = at + len(name) + 3
-    while line[start:start + 1] in (" ", "\t"):
-        start += 1
-    try:
-        value, end = _DECODER.raw_decode(line, start)
-    except ValueError:
-        return None, ""
-    return value, line[start:end]
 
 
 def inbound_sig(line: str) -> str:
     """A short hash of a chunk line's inbound links (what the anchors field is made of)."""
-    _, raw = raw_field(line, "inbound_links")
+    _, start, end = field_at(line, "inbound_links")
+    raw = line[start:end]
     return hashlib.blake2b(raw.encode(), digest_size=8).hexdigest() if raw else ""
 
 
@@ -51,7 +34,7 @@ def chunk_key(chunk_id: str) -> int:
 
 
 def leading_id(line: str) -> str | None:
-    value, _ = raw_field(line[:120], "id")
+    value = field(line[:120], "id")
     return value if isinstance(value, str) else None
 
 
