@@ -24,6 +24,7 @@ from docscrawl.jsonenc import dumps_line as dumps_line
 from docscrawl.jsonenc import dumps_value as dumps_value
 from docscrawl.jsonenc import encode_line as encode_line
 from docscrawl.jsonenc import encode_value as encode_value
+from docscrawl.jsonfields import spliced, top_fields
 
 logger = logging.getLogger(__name__)
 
@@ -244,14 +245,14 @@ def rewrite_jsonl(path: Path, transform: Callable[[dict[str, Any]], dict[str, An
         return
     with path.open(encoding="utf-8") as src, replacing(path) as dst:
         for raw in src:
-            found = _top_fields(raw, fields) if fields else None
+            found = top_fields(raw, fields) if fields else None
             if found is not None:
                 values, spans = found
                 updated = transform(values)
                 if updated is None:
                     continue
                 if updated.keys() == spans.keys():
-                    dst.write(_spliced(raw, spans, updated))
+                    dst.write(spliced(raw, spans, updated))
                 elif (record := parse_object(raw)) is not None:  # keys added or removed
                     for key in spans.keys() - updated.keys():
                         del record[key]
@@ -263,81 +264,6 @@ def rewrite_jsonl(path: Path, transform: Callable[[dict[str, Any]], dict[str, An
             result = transform(record)
             if result is not None:
                 dst.write(dumps_line(result))
-
-
-_DECODER = json.JSONDecoder()
-Span = tuple[int, int]
-
-
-def field_at(line: str, name: str) -> tuple[Any, int, int]:
-    """The value of the key `name` of a compact JSON line, decoded alone (a page line's
-    Markdown is most of it and need not be parsed), and where its text starts and ends in
-    `line`: (None, 0, 0) when the key is absent or its value does not decode. The first
-    `"name":` in the line is taken: right for the crawl's own lines, whose strings escape
-    every quote, when `name` is a top-level key that comes before any nested one."""
-    at = line.find(f'"{name}":')
-    if at < 0:
-        return None, 0, 0
-    start = at + len(name) + 3
-    while line[start:start + 1] in (" ", "\t"):
-        start += 1
-    try:
-        value, end = _DECODER.raw_decode(line, start)
-    except ValueError:
-        return None, 0, 0
-    return value, start, end
-
-
-def field(line: str, name: str) -> Any:
-    """`field_at`'s value alone: None when the key is absent."""
-    return field_at(line, name)[0]
-
-
-def _top_fields(line: str, keys: tuple[str, ...]
-                ) -> tuple[dict[str, Any], dict[str, Span]] | None:
-    """The values of `keys` at the top level of a compact JSON line, and where each value
-    is in it, read from the start up to the last of them (the values before are decoded
-    and dropped); None when the line is not one object or lacks one of them."""
-    if not line.startswith("{") or not line.endswith("}\n"):
-        return None
-    wanted = set(keys)
-    values: dict[str, Any] = {}
-    spans: dict[str, Span] = {}
-    at = 1
-    try:
-        while wanted:
-            if line[at] != '"':
-                return None
-            key, at = _DECODER.raw_decode(line, at)
-            if line[at] != ":":
-                return None
-            value, end = _DECODER.raw_decode(line, at + 1)
-            if key in wanted:
-                wanted.discard(key)
-                values[key], spans[key] = value, (at + 1, end)
-            at = end + 1
-            if line[end] != "," and (line[end] != "}" or wanted):
-                return None
-    except (ValueError, IndexError):
-        return None
-    return values, spans
-
-
-def _spliced(line: str, spans: Mapping[str, Span], values: Mapping[str, Any]) -> str:
-    """`line` with the values at `spans` that encode differently now replaced."""
-    changed = []
-    for key, (start, end) in spans.items():
-        text = dumps_value(values[key])
-        if text != line[start:end]:
-            changed.append((start, end, text))
-    if not changed:
-        return line
-    parts, at = [], 0
-    for start, end, text in sorted(changed):
-        parts += [line[at:start], text]
-        at = end
-    parts.append(line[at:])
-    return "".join(parts)
 
 
 def read_jsonl(path: Path, *, strict: bool = False,

@@ -153,7 +153,7 @@ def _inbound_fed(out: Path, run_dir: Path, cold_count: int) -> None:
     from docscrawl.export.linkgraph import LinkGraph
     from docscrawl.export.linkrows import page_lines
     from docscrawl.export.templates import TEMPLATES_FILE, TemplateBlock, template_blocks
-    from docscrawl.jsonl import field
+    from docscrawl.jsonfields import field
     if cold_count:
         raise SystemExit("inbound_fed: run it with --cold 0")
     _strip_inbound(run_dir / "chunks.jsonl")

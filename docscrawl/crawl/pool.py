@@ -33,6 +33,7 @@ from collections import deque
 from multiprocessing.connection import Connection
 from pathlib import Path
 
+from docscrawl.collector import tune
 from docscrawl.extract.worker import PageFacts, PageJob, Worker, WorkerSetup
 
 logger = logging.getLogger(__name__)
@@ -74,12 +75,15 @@ class WorkerCrashed(Exception):
 
 
 def serve(conn: Connection) -> None:
-    """A worker process: its setup, then answer jobs until the pipe closes (or None), so a
+    """A worker process: its setup (then the crawler's garbage-collector settings: what
+    the setup built is frozen), then answer jobs until the pipe closes (or None), so a
     worker whose crawler was killed ends with it."""
     try:
         worker = Worker(conn.recv())
     except (EOFError, OSError):
         return
+    if worker.setup.gc_gen0_threshold:  # the crawler's collector settings (`collector`)
+        tune(worker.setup.gc_gen0_threshold)
     while True:
         try:
             job = conn.recv()

@@ -38,7 +38,7 @@ from docscrawl.export.linkrows import (
     page_rows,
 )
 from docscrawl.export.templates import TemplateBlock
-from docscrawl.jsonl import field
+from docscrawl.jsonfields import field
 
 logger = logging.getLogger(__name__)
 

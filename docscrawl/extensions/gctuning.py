@@ -1,25 +1,27 @@
 """Less garbage-collector work during a crawl (a Scrapy extension).
 
-A crawl allocates millions of short-lived objects (parsed trees' proxies, records, JSON
-pieces) next to a few long-lived ones (imported modules, caches, URL sets). With Python's
-default thresholds the collector runs every 700 allocations and keeps re-scanning the
-long-lived objects; measured on generated documentation pages, that is about 8% of the CPU
-a page costs. When the engine starts, everything allocated so far is frozen out of the
-collector's scans (`gc.freeze`) and the youngest generation is collected every
-`DOCSCRAWL_GC_GEN0_THRESHOLD` allocations instead of 700; both are undone when the engine
-stops. 0 leaves the collector alone.
+When the engine starts, `collector.tune` freezes everything allocated so far out of the
+collector's scans and raises the youngest generation's threshold to
+`DOCSCRAWL_GC_GEN0_THRESHOLD` allocations (why: `docscrawl.collector`); both are undone
+when the engine stops. 0 leaves the collector alone. Extraction workers apply the same
+setting in their own processes (`crawl.pool`).
 """
 
 from __future__ import annotations
 
-import gc
 from typing import Self
 
 from scrapy import signals
 from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
+from scrapy.settings import BaseSettings
 
-DEFAULT_GEN0_THRESHOLD = 50_000
+from docscrawl.collector import DEFAULT_GEN0_THRESHOLD, Thresholds, restore, tune
+
+
+def gen0_threshold(settings: BaseSettings) -> int:
+    """`DOCSCRAWL_GC_GEN0_THRESHOLD` (0: the collector left alone)."""
+    return max(0, settings.getint("DOCSCRAWL_GC_GEN0_THRESHOLD", DEFAULT_GEN0_THRESHOLD))
 
 
 class GcTuning:
@@ -27,13 +29,12 @@ class GcTuning:
 
     def __init__(self, gen0_threshold: int) -> None:
         self.gen0_threshold = gen0_threshold
-        self.saved: tuple[int, int, int] | None = None
+        self.saved: Thresholds | None = None
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
-        threshold = crawler.settings.getint("DOCSCRAWL_GC_GEN0_THRESHOLD",
-                                            DEFAULT_GEN0_THRESHOLD)
-        if threshold <= 0:
+        threshold = gen0_threshold(crawler.settings)
+        if not threshold:
             raise NotConfigured("DOCSCRAWL_GC_GEN0_THRESHOLD is 0")
         extension = cls(threshold)
         crawler.signals.connect(extension.engine_started, signal=signals.engine_started)
@@ -42,14 +43,10 @@ class GcTuning:
 
     def engine_started(self) -> None:
         """Collect once, freeze what survives, then collect the young generation rarely."""
-        self.saved = gc.get_threshold()
-        gc.collect()
-        gc.freeze()
-        gc.set_threshold(self.gen0_threshold, self.saved[1], self.saved[2])
+        self.saved = tune(self.gen0_threshold)
 
     def engine_stopped(self) -> None:
         """Give the process its collector settings back."""
         if self.saved is not None:
-            gc.unfreeze()
-            gc.set_threshold(*self.saved)
+            restore(self.saved)
             self.saved = None

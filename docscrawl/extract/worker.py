@@ -87,6 +87,9 @@ class WorkerSetup:
     site_url: str
     profile: Mapping[str, Any] | None
     template: dict[str, Any] | None  # the frozen `TemplateTable.to_json()`
+    # the crawler's `DOCSCRAWL_GC_GEN0_THRESHOLD`, applied in the worker too
+    # (`collector.tune`); 0 leaves its collector alone
+    gc_gen0_threshold: int = 0
 
     def table(self) -> TemplateTable | None:
         return TemplateTable.from_json(self.template) if self.template is not None else None

@@ -10,7 +10,7 @@ from collections import Counter
 from typing import TYPE_CHECKING
 
 from docscrawl.chunking.chunker import chunk_anchors
-from docscrawl.jsonl import field
+from docscrawl.jsonfields import field
 from docscrawl.search.fields import SiteAffixes, Vocab
 from docscrawl.search.sitevocab import SiteVocabulary
 from docscrawl.search.versions import choose_default, default_aliases

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import hashlib
 
-from docscrawl.jsonl import field, field_at
+from docscrawl.jsonfields import field, field_at
 from docscrawl.search.fields import Vocab
 
 

@@ -24,6 +24,7 @@ from twisted.python.failure import Failure
 
 from docscrawl.config import parse_positive_int
 from docscrawl.crawl.pool import ExtractPool
+from docscrawl.extensions.gctuning import gen0_threshold
 from docscrawl.extract.worker import PageFacts, PageJob, WorkerSetup
 from docscrawl.vocab import Meta
 
@@ -88,7 +89,8 @@ class PagePool:
             table = self.session.site_model.template
             self._pool = ExtractPool(self.size, WorkerSetup(
                 site_url=self.config.site, profile=self.config.profile,
-                template=table.to_json() if self.config.extract else None))
+                template=table.to_json() if self.config.extract else None,
+                gc_gen0_threshold=gen0_threshold(self.crawler.settings)))
             self.crawler.stats.set_value("docscrawl/extract_workers", self.size)
         return self._pool
 

@@ -1,11 +1,12 @@
-"""`jsonl.field_at` reads one key of a compact JSON line without parsing the rest: the
+"""`jsonfields.field_at` reads one key of a compact JSON line without parsing the rest: the
 reader the link graph (pages.jsonl) and the search index's updates (chunks.jsonl) share."""
 
 from __future__ import annotations
 
 import json
 
-from docscrawl.jsonl import dumps_line, field, field_at
+from docscrawl.jsonfields import field, field_at
+from docscrawl.jsonl import dumps_line
 
 LINE = dumps_line({"id": "sha256:1", "canonical_url": "https://d.example/a/",
                    "markdown": 'quoted "links": [] inside text', "links": [{"url": "x"}],
