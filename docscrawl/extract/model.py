@@ -5,7 +5,11 @@ Field names follow ../shared/CONTRACT.md; `export` turns these into JSON lines.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import operator
+from dataclasses import dataclass, field, fields
+from typing import Any, TypeVar
+
+_Class = TypeVar("_Class", bound=type)
 
 REGIONS = (
     "main_content",
@@ -27,6 +31,29 @@ LINK_CONTAINERS = ("paragraph", "list_item", "table", "card", "heading", "naviga
 LINK_TARGETS = ("internal", "external", "fragment", "asset")
 
 
+def pickled_by_fields(cls: _Class) -> _Class:
+    """Pickle a dataclass's instances as its constructor's arguments (`cls(*values)`).
+
+    A page's extraction crosses a process boundary (`crawl.pool`) as a few hundred of
+    these; `dataclasses`' own pickling of a slots class calls `fields()` per object and
+    `object.__setattr__` per field, in Python: about twice the CPU each way (docs/
+    performance.md). For dataclasses whose every field is an `__init__` argument and whose
+    construction does nothing more (no `__post_init__`)."""
+    names = [f.name for f in fields(cls)]
+    if not names or any(not f.init for f in fields(cls)) or hasattr(cls, "__post_init__"):
+        raise TypeError(f"{cls.__name__}: not rebuilt by its constructor's arguments alone")
+    values = operator.attrgetter(*names)
+    if len(names) == 1:
+        def reduce(self: Any) -> tuple[type, tuple[Any, ...]]:
+            return cls, (values(self),)
+    else:
+        def reduce(self: Any) -> tuple[type, tuple[Any, ...]]:
+            return cls, values(self)
+    setattr(cls, "__reduce__", reduce)  # noqa: B010 (mypy refuses a method assigned)
+    return cls
+
+
+@pickled_by_fields
 @dataclass(slots=True)
 class ExtractionWarning:
     """A quality flag on a page: `code` from a small vocabulary, `detail` for humans."""
@@ -35,6 +62,7 @@ class ExtractionWarning:
     detail: str
 
 
+@pickled_by_fields
 @dataclass(slots=True)
 class Heading:
     level: int
@@ -43,6 +71,7 @@ class Heading:
     path: list[str]  # ends with `text`
 
 
+@pickled_by_fields
 @dataclass(slots=True)
 class CodeBlock:
     code: str  # exact text, whitespace kept
@@ -53,6 +82,7 @@ class CodeBlock:
     block_ordinal: int
 
 
+@pickled_by_fields
 @dataclass(slots=True)
 class Link:
     url: str  # absolute
@@ -69,6 +99,7 @@ class Link:
     region_locator: str | None = None
 
 
+@pickled_by_fields
 @dataclass(slots=True)
 class Region:
     region: str  # one of REGIONS
@@ -83,6 +114,7 @@ class Region:
     template: bool = False
 
 
+@pickled_by_fields
 @dataclass(slots=True)
 class Block:
     """One block-level element of the main content, in document order."""
@@ -103,6 +135,7 @@ class Block:
     region: str = "main_content"  # region of the block (REGIONS)
 
 
+@pickled_by_fields
 @dataclass(slots=True)
 class Breadcrumb:
     position: int
@@ -110,6 +143,7 @@ class Breadcrumb:
     url: str | None
 
 
+@pickled_by_fields
 @dataclass(slots=True)
 class VersionEvidence:
     source: str  # url, canonical, selector, banner, meta, sidebar, title
@@ -120,6 +154,7 @@ class VersionEvidence:
     where: str | None = None
 
 
+@pickled_by_fields
 @dataclass(slots=True)
 class VersionInfo:
     value: str | None = None
@@ -127,6 +162,7 @@ class VersionInfo:
     evidence: list[VersionEvidence] = field(default_factory=list)
 
 
+@pickled_by_fields
 @dataclass(slots=True)
 class DiscoveredLink:
     """A link worth following, labelled by the page region it sits in."""
@@ -136,6 +172,7 @@ class DiscoveredLink:
     region: str  # one of REGIONS
 
 
+@pickled_by_fields
 @dataclass(slots=True)
 class PageExtract:
     """Everything extraction learns from one parsed page."""

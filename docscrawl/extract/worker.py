@@ -21,7 +21,7 @@ from docscrawl.discovery.budget import declared_indexes, is_link_listing
 from docscrawl.discovery.refresh import meta_refresh_target
 from docscrawl.extract.links import discovery_links
 from docscrawl.extract.metadata import canonical_href
-from docscrawl.extract.model import PageExtract
+from docscrawl.extract.model import PageExtract, pickled_by_fields
 from docscrawl.extract.page import PageStructure, extract_page, page_structure
 from docscrawl.extract.site_versions import (
     Signal,
@@ -36,6 +36,7 @@ from docscrawl.render.policy import complete_scripts, sparse_reason
 from docscrawl.spiders.decision import FollowRedirect, decide_parsed
 
 
+@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class LinkFacts:
     """What link discovery reads from a page's tree (`spiders.links.PageLinks`)."""
@@ -60,6 +61,7 @@ def link_facts(root: etree._Element, structure: PageStructure) -> LinkFacts:
                                     texts=False)))
 
 
+@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class SparseCheck:
     """The render middleware's sparse-page check, asked of the worker (`render=auto`)."""
@@ -95,6 +97,7 @@ class WorkerSetup:
         return TemplateTable.from_json(self.template) if self.template is not None else None
 
 
+@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class PageJob:
     """One HTML response: its decoded text and what the crawler already knows of it."""
@@ -107,6 +110,7 @@ class PageJob:
     sparse: SparseCheck | None = None
 
 
+@pickled_by_fields
 @dataclass(slots=True)
 class PageFacts:
     """The answer for one page. `sparse` set: nothing else was done (it is rendered);
