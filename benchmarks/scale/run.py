@@ -11,8 +11,9 @@
 
 Cost on 2 shared cores (2026-11-29): N=2,000 with 3 pairs ~25 min, N=10,000 with
 `--reps 1` ~30 min (docscrawl alone ~13 CPU minutes); `--quick` 1-3 min. `--profile` runs
-one docscrawl crawl under py-spy (`--profile-recrawl`: the re-crawl) and prints
-`hotspots.py`'s summary; py-spy is not a project dependency (pip install it anywhere).
+one docscrawl crawl under py-spy (`--profile-recrawl`: the re-crawl; `--workers 1`: with
+an extraction worker, the crawler's own process profiled) and prints `hotspots.py`'s
+summary; py-spy is not a project dependency (pip install it anywhere).
 
 For each N: `gensite.py` writes the site (cached under the scratch dir), nginx serves it on a
 free 127.0.0.1 port with its own config, pid, log and temp dirs under the scratch dir
