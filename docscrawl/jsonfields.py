@@ -44,7 +44,7 @@ def field(line: str, name: str) -> Any:
 
 
 def top_fields(line: str, keys: tuple[str, ...]
-                ) -> tuple[dict[str, Any], dict[str, Span]] | None:
+               ) -> tuple[dict[str, Any], dict[str, Span]] | None:
     """The values of `keys` at the top level of a compact JSON line, and where each value
     is in it, read from the start up to the last of them (the values before are decoded
     and dropped); None when the line is not one object or lacks one of them."""

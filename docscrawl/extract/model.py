@@ -39,8 +39,9 @@ def pickled_by_fields(cls: _Class) -> _Class:
     `object.__setattr__` per field, in Python: about twice the CPU each way
     (docs/performance.md). For dataclasses whose every field is an `__init__` argument and
     whose construction does nothing more (no `__post_init__`)."""
-    names = [f.name for f in fields(cls)]
-    if not names or any(not f.init for f in fields(cls)) or hasattr(cls, "__post_init__"):
+    found = fields(cls)
+    names = [f.name for f in found]
+    if not names or any(not f.init for f in found) or hasattr(cls, "__post_init__"):
         raise TypeError(f"{cls.__name__}: not rebuilt by its constructor's arguments alone")
     values = operator.attrgetter(*names)
     if len(names) == 1:

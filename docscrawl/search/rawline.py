@@ -1,4 +1,4 @@
-"""What an index update reads of a chunk line without parsing all of it (`jsonl.field`),
+"""What an index update reads of a chunk line without parsing all of it (`jsonfields.field`),
 and the signatures it compares: a chunk is re-indexed when its inbound links or its site
 vocabulary changed, and only the lines that need it are parsed whole."""
 
