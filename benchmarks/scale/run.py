@@ -204,6 +204,19 @@ class SiteServer:
 # -- measured runs ------------------------------------------------------------------------
 
 
+def own_cpu_s(pid: int) -> float | None:
+    """The process's own CPU so far (utime + stime of /proc/PID/stat), None once it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            fields = stat.read().rpartition(")")[2].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+
+
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
 def vm_rss_mb(pid: int) -> float | None:
     """The process's resident set now (VmRSS of /proc/PID/status), None once it is gone."""
     try:
@@ -224,8 +237,9 @@ def measured(command: list[str], *, cwd: Path, log: Path, timeout: float,
              ) -> tuple[int, float, float, float, proctree.TreeSampler]:
     """Run one child; (exit status, CPU s, wall s, peak RSS MB) from its own rusage, and
     its process tree's samples (`proctree`: extraction workers' CPU, summed PSS).
-    With `rss_every` (seconds), its RSS over time goes to LOG.rss.tsv (seconds, MB):
-    the peak alone does not say whether memory grew with the pages or at the end."""
+    With `rss_every` (seconds), its RSS and CPU over time go to LOG.rss.tsv (seconds, MB,
+    CPU s): a peak or a total alone does not say whether they grew with the pages or at
+    the end."""
     with log.open("wb") as out:
         began = time.monotonic()
         proc = subprocess.Popen(command, cwd=cwd, stdout=out, stderr=subprocess.STDOUT)
@@ -246,9 +260,10 @@ def measured(command: list[str], *, cwd: Path, log: Path, timeout: float,
                     tree.sample()
                 if samples and time.monotonic() >= next_sample:
                     next_sample += rss_every
-                    rss = vm_rss_mb(proc.pid)
-                    if rss is not None:
-                        samples.write(f"{time.monotonic() - began:.1f}\t{rss:.1f}\n")
+                    rss, cpu = vm_rss_mb(proc.pid), own_cpu_s(proc.pid)
+                    if rss is not None and cpu is not None:
+                        samples.write(f"{time.monotonic() - began:.1f}\t{rss:.1f}"
+                                      f"\t{cpu:.2f}\n")
                         samples.flush()
                 if time.monotonic() > deadline:
                     proc.kill()
@@ -293,6 +308,8 @@ def run_docscrawl(site: str, n: int, rep: int, work: Path, out: Path, timeout: f
     if fresh:
         shutil.rmtree(out, ignore_errors=True)
     log = work / f"{kind}-{n}-{rep}.log"
+    # Scrapy appends to LOG_FILE: an earlier run's lines would be read as this one's
+    log.with_name(log.name + ".scrapy").unlink(missing_ok=True)
     command = [sys.executable, "-m", "scrapy", "crawl", "docs", "-a", f"site={site}",
                "-a", f"out={out}", "-s", f"LOG_FILE={log}.scrapy"]
     if kind.startswith(INVENTORY):
@@ -404,9 +421,13 @@ def print_run(run: Run) -> None:
           f"{run.pages_per_s:6.1f} pages/s  peak {run.peak_rss_mb:6.0f} MB"
           + (f"  EXIT {run.exit_status}" if run.exit_status else ""), flush=True)
     if run.extra.get("rss_curve"):
+        points = run.extra["rss_curve"]
         print("    RSS (pages done, MB): " + "; ".join(
-            f"{pages:,} {mb:.1f}" for pages, mb in run.extra["rss_curve"])
+            f"{pages:,} {mb:.1f}" for pages, mb, _ in points)
             + f"; end of crawl {fmt(run.extra.get('rss_end_of_crawl'))}", flush=True)
+        print("    CPU ms a page by stretch: " + "; ".join(
+            f"{first:,}-{last:,} {ms:.1f}" for first, last, ms in rsscurve.stretches(points)),
+            flush=True)
 
 
 def print_table(summaries: list[dict[str, Any]]) -> None:

@@ -122,6 +122,7 @@ class _Inbound:
         self.graph = graph
         self.owned = owned
         self.linked = 0
+        self._encoded: tuple[list[dict[str, Any]], str] = ([], "[]")
 
     def __call__(self, meta: dict[str, Any], chunk_id: str) -> tuple[list[dict[str, Any]], int]:
         canonical = str(meta.get("canonical_url") or "")
@@ -129,6 +130,15 @@ class _Inbound:
         links, count = self.graph.for_chunk(canonical, list(dict.fromkeys(anchors)))
         self.linked += count > 0
         return links, count
+
+    def encoded(self, links: list[dict[str, Any]]) -> str:
+        """`links` as JSON. They are plain by construction (`linkrows._scalar`): no walk
+        to find it out. A page's chunks mostly get the same list (`LinkGraph.for_chunk`
+        gives it again): the last one's text is kept, by identity (the list is held, so
+        its id is not reused)."""
+        if links is not self._encoded[0]:
+            self._encoded = (links, dumps_value(links, plain=True))
+        return self._encoded[1]
 
 
 Inbound = Callable[[dict[str, Any], str], tuple[list[Any], int]]
@@ -171,7 +181,7 @@ def _opened(line: str) -> _Opened | None:
     return meta, at, str(chunk_id)
 
 
-def _spliced(line: str, opened: _Opened, inbound: Inbound,
+def _spliced(line: str, opened: _Opened, inbound: _Inbound,
              update: MetaUpdate | None = None) -> str | None:
     """A chunk line with its inbound links set (and its metadata `update`d), without
     parsing or encoding its text and Markdown (most of the line): the inbound fields are
@@ -190,6 +200,6 @@ def _spliced(line: str, opened: _Opened, inbound: Inbound,
     if changed:  # the whole metadata encoded again, as `rewrite_jsonl` would
         meta["inbound_links"], meta["inbound_count"] = links, count
         return f"{line[:at + 12]}{dumps_value(meta)}}}\n"
-    # The links are plain by construction (`linkrows._scalar`): no walk to find it out.
-    return (f"{line[:cut]}{_INBOUND}{dumps_value(links, plain=True)},"
+    return (f"{line[:cut]}{_INBOUND}{inbound.encoded(links)},"
             f'"inbound_count":{dumps_value(count)}}}}}\n')
+

@@ -102,6 +102,9 @@ class LinkGraph:
         self.ranked = False
         self._page: tuple[str, dict[str, tuple[int, list[Ranked]]]] = ("", {})
         self._owners: tuple[str, dict[str, list[str]]] = ("", {})
+        # `for_chunk`'s last answer, by (page, the page's targets the chunk names)
+        self._chunk: tuple[tuple[str, tuple[str, ...]], tuple[list[dict[str, Any]], int]] = (
+            ("", ()), ([], 0))
         self.fed = 0  # pages `feed` gave
         self._feed_rows = BlockRows({})
 
@@ -244,15 +247,24 @@ class LinkGraph:
 
     def for_chunk(self, canonical: str, anchors: list[str]) -> tuple[list[dict[str, Any]], int]:
         """The ranked, capped inbound links of one chunk and the count of them all:
-        links to its sections (anchors the chunk holds) first, then links to its page."""
+        links to its sections (anchors the chunk holds) first, then links to its page.
+
+        Most chunks of a page hold no linked section and get the page's links alone: the
+        answer depends only on which of the page's targets the chunk names, so the last
+        one is kept, and given again (the same list: not to be changed) for the same
+        targets of the same page."""
         targets = self._page_targets(canonical)
+        named = tuple(fragment for fragment in [a for a in anchors if a] + [""]
+                      if fragment in targets)
+        if self._chunk[0] == (canonical, named):
+            return self._chunk[1]
         ranked: list[Ranked] = []
         count = 0
-        for bonus, fragment in [(1.0, a) for a in anchors if a] + [(0.0, "")]:
-            entry = targets.get(fragment)
-            if entry is not None:
-                count += entry[0]
-                ranked.extend((score + bonus, order, item) for score, order, item in entry[1])
+        for fragment in named:
+            bonus = 1.0 if fragment else 0.0
+            entry = targets[fragment]
+            count += entry[0]
+            ranked.extend((score + bonus, order, item) for score, order, item in entry[1])
         ranked.sort(key=lambda r: (r[0], r[1]), reverse=True)
         links, seen = [], set()
         for _score, _order, item in ranked:
@@ -260,7 +272,9 @@ class LinkGraph:
             if dedup not in seen:
                 seen.add(dedup)
                 links.append(item)
-        return links[: self.cap], count
+        answer = (links[: self.cap], count)
+        self._chunk = ((canonical, named), answer)
+        return answer
 
     def fragment_owners(self, chunks: Path) -> None:
         """Record which chunk holds each linked fragment that names a heading inside it

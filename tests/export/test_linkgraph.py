@@ -77,14 +77,16 @@ def _python_peak(out: Path) -> int:
 
 def test_the_graph_holds_nothing_per_page_in_memory(tmp_path: Path) -> None:
     peaks = {}
-    for pages in (200, 1600):
+    for pages in (200, 3200):
         out = tmp_path / str(pages)
         out.mkdir()
         _write_site(out, pages)
         peaks[pages] = _python_peak(out)
-    # eight times the pages and links, about the same Python memory (the graph held in
-    # dicts took several times more)
-    assert peaks[1600] < 1.5 * peaks[200], peaks
+    # sixteen times the pages and 38,000 more links, about the same Python memory: the
+    # graph held in dicts took several megabytes more. The margin is Python's free lists
+    # (up to 2,000 freed tuples of each size stay allocated for reuse, and how full they
+    # are depends on the order of the work, not on the site's size).
+    assert peaks[3200] < peaks[200] + 512 * 1024, peaks
 
 
 def _open_files() -> dict[str, str]:
