@@ -229,14 +229,33 @@ def vm_rss_mb(pid: int) -> float | None:
     return None
 
 
+@dataclass(frozen=True)
+class Usage:
+    """What a finished child cost, from its rusage. The kernel's share and the page faults
+    are mostly the output's writes and the heap's growth: bare Scrapy writes nothing."""
+
+    cpu_s: float
+    sys_cpu_s: float
+    peak_rss_mb: float
+    minor_faults: int
+
+    @classmethod
+    def of(cls, usage: Any) -> Usage:
+        return cls(usage.ru_utime + usage.ru_stime, usage.ru_stime, usage.ru_maxrss / 1024,
+                   usage.ru_minflt)
+
+    def as_json(self) -> dict[str, float]:
+        return {"sys_cpu_s": round(self.sys_cpu_s, 2), "minor_faults": self.minor_faults}
+
+
 TREE_EVERY = 0.5  # seconds between two samples of the crawler's process tree
 
 
 def measured(command: list[str], *, cwd: Path, log: Path, timeout: float,
              rss_every: float = 0.0
-             ) -> tuple[int, float, float, float, proctree.TreeSampler]:
-    """Run one child; (exit status, CPU s, wall s, peak RSS MB) from its own rusage, and
-    its process tree's samples (`proctree`: extraction workers' CPU, summed PSS).
+             ) -> tuple[int, Usage, float, proctree.TreeSampler]:
+    """Run one child; (exit status, its own rusage, wall s), and its process tree's
+    samples (`proctree`: extraction workers' CPU, summed PSS).
     With `rss_every` (seconds), its RSS and CPU over time go to LOG.rss.tsv (seconds, MB,
     CPU s): a peak or a total alone does not say whether they grew with the pages or at
     the end."""
@@ -279,8 +298,7 @@ def measured(command: list[str], *, cwd: Path, log: Path, timeout: float,
                 samples.close()
         wall = time.monotonic() - began
     proc.returncode = os.waitstatus_to_exitcode(status)  # already reaped: keep Popen quiet
-    return (proc.returncode, usage.ru_utime + usage.ru_stime, wall, usage.ru_maxrss / 1024,
-            tree)
+    return proc.returncode, Usage.of(usage), wall, tree
 
 
 def run_bare(site: str, n: int, rep: int, work: Path, timeout: float, *,
@@ -289,12 +307,13 @@ def run_bare(site: str, n: int, rep: int, work: Path, timeout: float, *,
     summary.unlink(missing_ok=True)
     command = [sys.executable, "-m", "scrapy", "runspider", str(HERE / "bare_spider.py"),
                "-a", f"site={site}", "-a", f"summary={summary}"]
-    status, cpu, wall, peak, tree = measured(
+    status, usage, wall, tree = measured(
         command, cwd=work, log=work / f"bare-{n}-{rep}.log", timeout=timeout,
         rss_every=rss_every)
     info = json.loads(summary.read_text()) if summary.exists() else {}
-    return Run("bare", n, rep, int(info.get("pages", 0)), cpu, wall, peak, status,
-               {"requests_built": info.get("requests_built"), **tree.as_json()})
+    return Run("bare", n, rep, int(info.get("pages", 0)), usage.cpu_s, wall, usage.peak_rss_mb,
+               status, {"requests_built": info.get("requests_built"), **usage.as_json(),
+                        **tree.as_json()})
 
 
 def run_docscrawl(site: str, n: int, rep: int, work: Path, out: Path, timeout: float, *,
@@ -316,8 +335,8 @@ def run_docscrawl(site: str, n: int, rep: int, work: Path, out: Path, timeout: f
         command += ["-a", "extract=off"]
     if workers:
         command += ["-a", f"workers={workers}"]
-    status, cpu, wall, peak, tree = measured(command, cwd=ROOT, log=log, timeout=timeout,
-                                             rss_every=rss_every)
+    status, usage, wall, tree = measured(command, cwd=ROOT, log=log, timeout=timeout,
+                                         rss_every=rss_every)
     # the crawler reaps its extraction workers: their CPU is in its rusage already
     points, end = rsscurve.curve(log) if rss_every else ([], None)
     files = unfinished_dir(out) or out  # a run killed at the timeout is not published
@@ -327,7 +346,8 @@ def run_docscrawl(site: str, n: int, rep: int, work: Path, out: Path, timeout: f
     pages = sum(events.get(e, 0) for e in ("extracted", "unchanged", "duplicate"))
     if kind.startswith(INVENTORY):
         pages = inventory_pages(files / "crawl_log.jsonl")
-    return Run(kind, n, rep, pages, cpu, wall, peak, status, {
+    return Run(kind, n, rep, pages, usage.cpu_s, wall, usage.peak_rss_mb, status, {
+        **usage.as_json(),
         "pages_written": info.get("pages_written"), "events": events,
         "changes": info.get("changes"), "finish_reason": info.get("finish_reason"),
         "complete": info.get("complete"), **tree.as_json(),
@@ -417,7 +437,9 @@ def fmt(value: Any, spec: str = ".1f") -> str:
 
 def print_run(run: Run) -> None:
     print(f"  {run.kind:<18} N={run.n:<6} rep {run.rep}: {run.pages:>6} pages  "
-          f"{run.cpu_s:8.1f} CPU s  {run.cpu_ms_per_page:7.1f} ms/page  "
+          f"{run.cpu_s:8.1f} CPU s (kernel {fmt(run.extra.get('sys_cpu_s'))}, "
+          f"{fmt(run.extra.get('minor_faults'), ',')} faults)  "
+          f"{run.cpu_ms_per_page:7.1f} ms/page  "
           f"{run.pages_per_s:6.1f} pages/s  peak {run.peak_rss_mb:6.0f} MB"
           + (f"  EXIT {run.exit_status}" if run.exit_status else ""), flush=True)
     if run.extra.get("rss_curve"):

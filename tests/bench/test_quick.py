@@ -64,8 +64,8 @@ def test_site_generator_is_deterministic(tmp_path: Path) -> None:
 
 
 def test_rss_samples_follow_the_child(tmp_path: Path) -> None:
-    """`run.py --rss-every`: the child's VmRSS over time, beside its log. The child holds
-    40 MB until the test has seen a sample taken while it held them."""
+    """`run.py --rss-every`: the child's VmRSS and CPU over time, beside its log. The child
+    holds 40 MB until the test has seen a sample taken while it held them."""
     import threading
 
     sys.path.insert(0, str(RUNNER.parent))
@@ -78,7 +78,7 @@ def test_rss_samples_follow_the_child(tmp_path: Path) -> None:
              f"while not pathlib.Path({str(release)!r}).exists(): time.sleep(0.01)\n")
     log = tmp_path / "child.log"
     samples = tmp_path / "child.log.rss.tsv"
-    result: list[tuple[int, float, float, float, run.proctree.TreeSampler]] = []
+    result: list[tuple[int, run.Usage, float, run.proctree.TreeSampler]] = []
     thread = threading.Thread(target=lambda: result.append(run.measured(
         [sys.executable, "-c", child], cwd=tmp_path, log=log, timeout=120, rss_every=0.05)))
     thread.start()
@@ -86,15 +86,18 @@ def test_rss_samples_follow_the_child(tmp_path: Path) -> None:
         def rows() -> list[list[float]]:
             text = samples.read_text() if samples.exists() else ""
             return [[float(x) for x in line.split("\t")] for line in text.splitlines()
-                    if line.count("\t") == 1 and not line.endswith("\t")]  # whole rows
+                    if line.count("\t") == 2 and not line.endswith("\t")]  # whole rows
         deadline = 1200  # polls of 0.05 s: a minute at most on a loaded machine
-        while deadline and not (held.exists() and any(mb > 40 for _, mb in rows())):
+        while deadline and not (held.exists() and any(mb > 40 for _, mb, _ in rows())):
             thread.join(0.05)
             deadline -= 1
     finally:
         release.touch()
         thread.join()
-    status, _cpu, _wall, peak, _tree = result[0]
-    assert status == 0 and peak > 40
-    times = [t for t, _ in rows()]
-    assert times == sorted(times) and max(mb for _, mb in rows()) > 40
+    status, usage, _wall, _tree = result[0]
+    assert status == 0 and usage.peak_rss_mb > 40 and usage.minor_faults > 0
+    assert 0 <= usage.sys_cpu_s <= usage.cpu_s
+    times = [t for t, _, _ in rows()]
+    assert times == sorted(times) and max(mb for _, mb, _ in rows()) > 40
+    cpu = [c for _, _, c in rows()]  # the child's own CPU so far: it only grows
+    assert cpu == sorted(cpu) and cpu[-1] <= usage.cpu_s
