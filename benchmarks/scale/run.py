@@ -204,19 +204,6 @@ class SiteServer:
 # -- measured runs ------------------------------------------------------------------------
 
 
-def own_cpu_s(pid: int) -> float | None:
-    """The process's own CPU so far (utime + stime of /proc/PID/stat), None once it is gone."""
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
-            fields = stat.read().rpartition(")")[2].split()
-    except OSError:
-        return None
-    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
-
-
-CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
-
-
 def vm_rss_mb(pid: int) -> float | None:
     """The process's resident set now (VmRSS of /proc/PID/status), None once it is gone."""
     try:
@@ -279,7 +266,7 @@ def measured(command: list[str], *, cwd: Path, log: Path, timeout: float,
                     tree.sample()
                 if samples and time.monotonic() >= next_sample:
                     next_sample += rss_every
-                    rss, cpu = vm_rss_mb(proc.pid), own_cpu_s(proc.pid)
+                    rss, cpu = vm_rss_mb(proc.pid), proctree.cpu_s(proc.pid)
                     if rss is not None and cpu is not None:
                         samples.write(f"{time.monotonic() - began:.1f}\t{rss:.1f}"
                                       f"\t{cpu:.2f}\n")

@@ -202,4 +202,3 @@ def _spliced(line: str, opened: _Opened, inbound: _Inbound,
         return f"{line[:at + 12]}{dumps_value(meta)}}}\n"
     return (f"{line[:cut]}{_INBOUND}{inbound.encoded(links)},"
             f'"inbound_count":{dumps_value(count)}}}}}\n')
-
