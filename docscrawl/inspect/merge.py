@@ -15,6 +15,8 @@ of the kept page; a URL that no part finished ends `failed` with reason `crawl_c
 run.json is recomputed from what was written: `complete` when every URL ended and no page
 budget or depth limit cut the crawl, the run's real start, end and duration, the parts
 merged and the workers that died (a part whose run.json still says `running`).
+A dead part's page record whose outcome it never logged is left out with its lines:
+it was killed between them, and another worker fetched the page again.
 
 Memory holds one small entry per page and per URL, never a whole file.
 """
@@ -45,6 +47,7 @@ __all__ = ["merge_outputs"]
 TERMINAL_RANK = {"extracted": 0, "unchanged": 1, "duplicate": 2, "failed": 3, "skipped": 4}
 CLOSED_RANK = 5  # failed/crawl_closed: the worker stopped first; anything else wins
 LIMIT_REASONS = frozenset({"max_pages", "max_depth"})  # a cut crawl is not complete
+WRITTEN_EVENTS = frozenset({"extracted", "unchanged"})  # the event that ends a page's lines
 
 
 def _terminal_rank(event: dict[str, Any]) -> int:
@@ -70,7 +73,7 @@ def merge_outputs(parts: list[OutputDir], dest: Path, *, force: bool = False,
     except OSError as exc:
         raise OutputError(f"merge: {exc}") from None
 
-    plan = plan_merge(_summaries(parts), _all_events(parts))
+    plan = plan_merge(_summaries(parts, progress), _all_events(parts))
     kept = {page.kept for page in plan.pages}
     best = _plan_terminals(parts, kept)
     labels = _labels(parts)
@@ -117,7 +120,7 @@ def _merged_run(parts: list[OutputDir], labels: list[str], counts: dict[str, Any
     merged_from = []
     for label, part in zip(labels, parts, strict=True):
         run = part.run
-        died = run.get("status") == "running"  # never reached its end: killed
+        died = _died(part)  # never reached its end: killed
         merged_from.append({
             "part": label, "path": str(part.path), "worker": run.get("worker"),
             "status": "died" if died else run.get("status"),
@@ -164,10 +167,32 @@ def _seconds_between(start: str | None, end: str | None) -> float | None:
     return round((two - one).total_seconds(), 3)
 
 
-def _summaries(parts: list[OutputDir]) -> Iterator[PageSummary]:
+def _summaries(parts: list[OutputDir], progress: Progress) -> Iterator[PageSummary]:
     for index, part in enumerate(parts):
+        logged = _logged_pages(part) if _died(part) else None
+        left_out = 0
         for line, page in enumerate(part.records("pages.jsonl")):
+            if logged is not None and page.get("canonical_url") not in logged:
+                left_out += 1  # its chunks or its outcome were never written
+                continue
             yield PageSummary.of(index, line, page)
+        if left_out:
+            progress.note(f"merge: {part.path} died; {left_out} page record(s) without a "
+                          "logged outcome left out (fetched again by another worker, or "
+                          "failed crawl_closed)")
+
+
+def _died(part: OutputDir) -> bool:
+    """A part whose run.json still says `running`: its worker was killed."""
+    return part.run.get("status") == "running"
+
+
+def _logged_pages(part: OutputDir) -> set[str]:
+    """Canonical URLs a part's log ended `extracted` or `unchanged`. A page's lines are
+    written pages, structure, chunks, then that event (`crawl.resume.roll_back_unlogged`):
+    a worker killed in between left a page record whose chunks may be missing."""
+    return {str(event["canonical_url"]) for event in part.records("crawl_log.jsonl")
+            if event.get("event") in WRITTEN_EVENTS and event.get("canonical_url")}
 
 
 def _all_events(parts: list[OutputDir]) -> Iterator[tuple[int, dict[str, Any]]]:

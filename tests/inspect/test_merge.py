@@ -200,3 +200,40 @@ def test_merging_two_real_worker_parts_covers_the_site_once(
     contract_holds(merged)
     check = docscrawl("check", str(merged))
     assert check.returncode == 0, check.stdout
+
+
+@pytest.mark.e2e
+def test_a_page_a_killed_worker_wrote_without_its_chunks_is_taken_from_another_part(
+    demo_out: Path, tmp_path: Path,
+) -> None:
+    """kill -9 between a page's pages line and its chunk lines and `extracted` event: the
+    page is fetched again by another worker; the merge keeps that worker's whole record,
+    not the killed part's record without chunks (first listed, so otherwise kept)."""
+    killed, whole = tmp_path / "killed", tmp_path / "whole"
+    shutil.copytree(demo_out, killed)
+    shutil.copytree(demo_out, whole)
+    files = OutputDir(killed).files
+    log = read(files / "crawl_log.jsonl")
+    last = max(i for i, e in enumerate(log) if e["event"] == "extracted")
+    victim = log[last]["canonical_url"]
+    del log[last:]  # killed before its event; nothing after it was written
+    chunks = read(files / "chunks.jsonl")
+    assert any(c["metadata"]["canonical_url"] == victim for c in chunks)
+    for name, records in (("crawl_log.jsonl", log), ("chunks.jsonl", [
+            c for c in chunks if c["metadata"]["canonical_url"] != victim])):
+        (files / name).write_text("".join(json.dumps(r) + "\n" for r in records))
+    run = json.loads((files / "run.json").read_text())
+    (files / "run.json").write_text(json.dumps({**run, "status": "running"}))
+
+    merged = tmp_path / "merged"
+    result = docscrawl("merge", str(killed), str(whole), "-o", str(merged))
+    assert result.returncode == 0, result.stderr
+    assert "killed died; 1 page record(s) without a logged outcome left out" in result.stderr
+    want = read(demo_out / "chunks.jsonl")
+    got = read(merged / "chunks.jsonl")
+    assert len(got) == len(want)
+    assert sorted(c["id"] for c in got) == sorted(c["id"] for c in want)
+    assert json.loads((merged / "run.json").read_text())["chunks_written"] == len(want)
+    pages = [p["canonical_url"] for p in read(merged / "pages.jsonl")]
+    assert pages.count(victim) == 1
+    contract_holds(merged)
