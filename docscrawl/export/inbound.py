@@ -13,11 +13,11 @@ import json
 import logging
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TextIO
+from typing import IO, Any
 
 from docscrawl.chunking.chunker import chunk_anchors
 from docscrawl.export.linkgraph import DEFAULT_CAP, LinkGraph
-from docscrawl.jsonl import dumps_line, dumps_value, parse_object, replacing
+from docscrawl.jsonl import encode_line, encode_value, parse_object, replacing
 
 logger = logging.getLogger(__name__)
 
@@ -71,11 +71,11 @@ def _by_page(graph: LinkGraph, chunks: Path, update: MetaUpdate | None) -> int:
     the lines `fragment_owners` and `_by_chunk` write. Raises `_NotAsWritten` (the
     rewrite left undone) at the first line or page it cannot take."""
     graph.db.execute("CREATE TABLE IF NOT EXISTS rewritten (canonical TEXT PRIMARY KEY)")
-    page: list[tuple[str, _Opened]] = []
+    page: list[tuple[bytes, _Opened]] = []
     owners: dict[str, list[str]] = {}  # the page's: chunk id -> the linked fragments it holds
     inbound = _Inbound(graph, lambda _canonical, chunk_id: owners.get(chunk_id, []))
 
-    def flush(dst: TextIO) -> None:
+    def flush(dst: IO[bytes]) -> None:
         if not page:
             return
         owners.clear()
@@ -85,12 +85,12 @@ def _by_page(graph: LinkGraph, chunks: Path, update: MetaUpdate | None) -> int:
             dst.write(_spliced(line, opened, inbound, update) or _whole(line, inbound, update))
         page.clear()
 
-    with chunks.open(encoding="utf-8") as src, replacing(chunks) as dst:
+    with chunks.open("rb") as src, replacing(chunks, binary=True) as dst:
         for line in src:
             opened = _opened(line)
             canonical = opened[0].get("canonical_url") if opened else None
             if (opened is None or not isinstance(canonical, str) or not canonical
-                    or line.find('"metadata":') != opened[1] + 1):  # as `_field` finds it
+                    or line.find(b'"metadata":') != opened[1] + 1):  # as `_field` finds it
                 raise _NotAsWritten
             if page and canonical != page[0][1][0]["canonical_url"]:
                 flush(dst)
@@ -105,7 +105,7 @@ def _by_page(graph: LinkGraph, chunks: Path, update: MetaUpdate | None) -> int:
 def _by_chunk(graph: LinkGraph, chunks: Path, update: MetaUpdate | None) -> int:
     """The rewrite of any chunks.jsonl, after `LinkGraph.fragment_owners`."""
     inbound = _Inbound(graph, graph.owned)
-    with chunks.open(encoding="utf-8") as src, replacing(chunks) as dst:
+    with chunks.open("rb") as src, replacing(chunks, binary=True) as dst:
         for line in src:
             opened = _opened(line)
             updated = _spliced(line, opened, inbound, update) if opened else None
@@ -122,7 +122,7 @@ class _Inbound:
         self.graph = graph
         self.owned = owned
         self.linked = 0
-        self._encoded: tuple[list[dict[str, Any]], str] = ([], "[]")
+        self._encoded: tuple[list[dict[str, Any]], bytes] = ([], b"[]")
 
     def __call__(self, meta: dict[str, Any], chunk_id: str) -> tuple[list[dict[str, Any]], int]:
         canonical = str(meta.get("canonical_url") or "")
@@ -131,13 +131,13 @@ class _Inbound:
         self.linked += count > 0
         return links, count
 
-    def encoded(self, links: list[dict[str, Any]]) -> str:
-        """`links` as JSON. They are plain by construction (`linkrows._scalar`): no walk
+    def encoded(self, links: list[dict[str, Any]]) -> bytes:
+        """`links` as JSON (UTF-8). They are plain by construction (`linkrows._scalar`): no walk
         to find it out. A page's chunks mostly get the same list (`LinkGraph.for_chunk`
         gives it again): the last one's text is kept, by identity (the list is held, so
         its id is not reused)."""
         if links is not self._encoded[0]:
-            self._encoded = (links, dumps_value(links, plain=True))
+            self._encoded = (links, encode_value(links, plain=True))
         return self._encoded[1]
 
 
@@ -146,43 +146,55 @@ Inbound = Callable[[dict[str, Any], str], tuple[list[Any], int]]
 _Opened = tuple[dict[str, Any], int, str]
 
 
-def _whole(line: str, inbound: Inbound, update: MetaUpdate | None) -> str:
+def _whole(line: bytes, inbound: Inbound, update: MetaUpdate | None) -> bytes:
     """A line not as the crawl writes it, parsed and encoded whole; a torn one: nothing
     (dropped, as `rewrite_jsonl` does)."""
     record = parse_object(line)
     if record is None:
-        return ""
+        return b""
     meta = record.get("metadata")
     if isinstance(meta, dict):
         if update is not None:
             update(meta)
         meta["inbound_links"], meta["inbound_count"] = inbound(meta, str(record.get("id")))
-    return dumps_line(record)
+    return encode_line(record)
 
 
-_INBOUND = ',"inbound_links":'
+_INBOUND = b',"inbound_links":'
+ID_HEAD = 256  # bytes of a line decoded to read its id (a chunk id is 71 characters)
 
 
-def _opened(line: str) -> _Opened | None:
+def _opened(line: bytes) -> _Opened | None:
     """A chunk line as the crawl writes it (`id` first, `metadata` last): its metadata,
-    where the metadata opens and its id; None for any other line."""
-    if not line.startswith('{"id":') or not line.endswith("}}\n"):
+    where the metadata opens and its id; None for any other line. Only the metadata and
+    the id are decoded: the text and Markdown (most of the line) stay bytes."""
+    if not line.startswith(b'{"id":') or not line.endswith(b"}}\n"):
         return None
-    at = line.rfind(',"metadata":{')
+    at = line.rfind(b',"metadata":{')
     if at < 0:
         return None
     try:
-        meta, end = _DECODER.raw_decode(line, at + 12)
-        chunk_id = _DECODER.raw_decode(line, 6)[0]
-    except ValueError:
+        tail = line[at + 12:].decode("utf-8")
+        meta, end = _DECODER.raw_decode(tail)
+        chunk_id = _leading_value(line)
+    except ValueError:  # UnicodeDecodeError too
         return None
-    if end != len(line) - 2 or not isinstance(meta, dict) or not meta:
+    if end != len(tail) - 2 or not isinstance(meta, dict) or not meta:
         return None
     return meta, at, str(chunk_id)
 
 
-def _spliced(line: str, opened: _Opened, inbound: _Inbound,
-             update: MetaUpdate | None = None) -> str | None:
+def _leading_value(line: bytes) -> Any:
+    """The line's first value (its `id`), from its first `ID_HEAD` bytes, else the
+    whole line (an id that long, or a character cut at the edge)."""
+    try:
+        return _DECODER.raw_decode(line[6:ID_HEAD].decode("utf-8"))[0]
+    except ValueError:
+        return _DECODER.raw_decode(line.decode("utf-8"), 6)[0]
+
+
+def _spliced(line: bytes, opened: _Opened, inbound: _Inbound,
+             update: MetaUpdate | None = None) -> bytes | None:
     """A chunk line with its inbound links set (and its metadata `update`d), without
     parsing or encoding its text and Markdown (most of the line): the inbound fields are
     the last of the metadata, or not there yet. The same line as parsing, updating and
@@ -199,6 +211,6 @@ def _spliced(line: str, opened: _Opened, inbound: _Inbound,
     links, count = inbound(meta, chunk_id)
     if changed:  # the whole metadata encoded again, as `rewrite_jsonl` would
         meta["inbound_links"], meta["inbound_count"] = links, count
-        return f"{line[:at + 12]}{dumps_value(meta)}}}\n"
-    return (f"{line[:cut]}{_INBOUND}{inbound.encoded(links)},"
-            f'"inbound_count":{dumps_value(count)}}}}}\n')
+        return b"%s%s}\n" % (line[:at + 12], encode_value(meta))
+    return b'%s%s%s,"inbound_count":%s}}\n' % (line[:cut], _INBOUND, inbound.encoded(links),
+                                                encode_value(count))

@@ -54,6 +54,7 @@ MIN_LINKS = 2  # a block of one link costs more as a reference than inline
 SEEN_ONCE = 100_000  # block ids remembered until met on a second page
 # The key opens a top-level field only: inside a JSON string its quotes are escaped.
 _IDS = re.compile(r'"template_ids":\[([^\]]*)\]')
+_IDS_BYTES = re.compile(rb'"template_ids":\[([^\]]*)\]')
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,13 +133,16 @@ def join_links(record: Mapping[str, Any], blocks: Mapping[str, list[dict[str, An
     return joined
 
 
-def template_ids_in(line: str) -> list[str]:
+def template_ids_in(line: str | bytes) -> list[str]:
     """The template ids a serialized page or structure record references (no parse of
-    the rest of the line)."""
-    found = _IDS.search(line)
-    if found is None or not found.group(1):
-        return []
-    return [part.strip().strip('"') for part in found.group(1).split(",")]
+    the rest of the line; a line read as bytes is not decoded: the ids are ASCII)."""
+    if isinstance(line, bytes):
+        raw = _IDS_BYTES.search(line)
+        ids = raw.group(1).decode("utf-8", "replace") if raw is not None else ""
+    else:
+        found = _IDS.search(line)
+        ids = found.group(1) if found is not None else ""
+    return [part.strip().strip('"') for part in ids.split(",")] if ids else []
 
 
 def template_blocks(path: Path) -> Iterator[tuple[str, list[Any]]]:
@@ -356,7 +360,7 @@ class TemplateWriter:
         self.close()
         with closing(PageCounts(
                 template_id for raw in read_raw_lines(pages_path)
-                for template_id in template_ids_in(raw.decode("utf-8", "replace")))) as counts:
+                for template_id in template_ids_in(raw))) as counts:
             if not counts.any():
                 self.path.unlink(missing_ok=True)
                 return 0

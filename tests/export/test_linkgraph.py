@@ -131,6 +131,31 @@ def test_chunk_lines_are_spliced_as_encoding_them_whole_would_write_them(
     assert chunks.read_text(encoding="utf-8") == first
 
 
+def test_chunk_lines_read_as_bytes_keep_non_ascii_text_and_any_id(tmp_path: Path) -> None:
+    """The rewrite decodes only a line's metadata and id: text around them in any script,
+    inbound anchor texts that are not ASCII, an id longer than the bytes read for it, or
+    with a character cut at their edge, give the lines encoding them whole gives."""
+    _write_site(tmp_path, 12)
+    pages = tmp_path / "pages.jsonl"
+    pages.write_text(pages.read_text(encoding="utf-8").replace("Next page", "Página siguiente"),
+                     encoding="utf-8")
+    chunks = tmp_path / "chunks.jsonl"
+    records = [json.loads(line) for line in chunks.read_text(encoding="utf-8").splitlines()]
+    for n, record in enumerate(records):
+        record["text"] = record["markdown"] = f"日本語の説明 {n} ✓ \"quoted\" ]}}"
+    records[0]["id"] = "x" * 400  # past the bytes read for an id
+    records[1]["id"] = "a" * 247 + "é" * 10  # a two-byte character across their edge
+    chunks.write_text("".join(dumps_line(r) for r in records), encoding="utf-8")
+    add_inbound_links(tmp_path)
+    lines = chunks.read_text(encoding="utf-8").splitlines(keepends=True)
+    assert len(lines) == 24 and all(line == dumps_line(json.loads(line)) for line in lines)
+    got = [json.loads(line) for line in lines]
+    assert [r["id"] for r in got] == [r["id"] for r in records]
+    assert [r["text"] for r in got] == [r["text"] for r in records]
+    texts = {link["anchor_text"] for r in got for link in r["metadata"]["inbound_links"]}
+    assert any(text.startswith("Página siguiente") for text in texts)
+
+
 def test_a_metadata_update_in_the_same_pass_writes_what_two_passes_wrote(
         tmp_path: Path) -> None:
     """The version backfill's chunk update (`crawl.finish.chunk_version_update`) rides on

@@ -117,6 +117,20 @@ def test_writer_counts_pages_and_drops_unused_blocks(tmp_path: Path) -> None:
     assert template_ids_in(dumps_line({"markdown": 'a "template_ids":["x"] b'})) == []
 
 
+def test_template_ids_read_from_bytes_as_from_text() -> None:
+    """`finish` reads page lines as bytes, not decoded: the same ids as from the text,
+    non-ASCII around them and invalid UTF-8 inside included."""
+    one, _ = record_of(page_links(1, ["é", "b"]), TEMPLATE)
+    lines = [dumps_line({"title": "Über ✓", **one, "markdown": "日本 ]"}),
+             dumps_line({"markdown": 'a "template_ids":["x"] b'}),
+             dumps_line({"template_ids": []}), '{"template_ids":["a", "b"]}\n']
+    for line in lines:
+        assert template_ids_in(line.encode()) == template_ids_in(line)
+    assert template_ids_in(lines[0].encode()) == one["template_ids"] != []
+    broken = b'{"t":"\xff\xfe","template_ids":["a\xff","b"]}\n'
+    assert template_ids_in(broken) == template_ids_in(broken.decode("utf-8", "replace"))
+
+
 def test_finish_splices_each_count_as_encoding_the_line_whole_would(tmp_path: Path) -> None:
     """`finish` writes only the count into a block line as the writer wrote it; other lines
     (another layout, a second copy of a block, a torn last line) are parsed whole. The
