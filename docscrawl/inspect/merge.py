@@ -169,10 +169,10 @@ def _seconds_between(start: str | None, end: str | None) -> float | None:
 
 def _summaries(parts: list[OutputDir], progress: Progress) -> Iterator[PageSummary]:
     for index, part in enumerate(parts):
-        logged = _logged_pages(part) if _died(part) else None
+        logged = _logged_urls(part) if _died(part) else None
         left_out = 0
         for line, page in enumerate(part.records("pages.jsonl")):
-            if logged is not None and page.get("canonical_url") not in logged:
+            if logged is not None and logged.isdisjoint(_record_urls(page)):
                 left_out += 1  # its chunks or its outcome were never written
                 continue
             yield PageSummary.of(index, line, page)
@@ -187,12 +187,23 @@ def _died(part: OutputDir) -> bool:
     return part.run.get("status") == "running"
 
 
-def _logged_pages(part: OutputDir) -> set[str]:
-    """Canonical URLs a part's log ended `extracted` or `unchanged`. A page's lines are
-    written pages, structure, chunks, then that event (`crawl.resume.roll_back_unlogged`):
-    a worker killed in between left a page record whose chunks may be missing."""
-    return {str(event["canonical_url"]) for event in part.records("crawl_log.jsonl")
-            if event.get("event") in WRITTEN_EVENTS and event.get("canonical_url")}
+def _logged_urls(part: OutputDir) -> set[str]:
+    """The URLs and canonical URLs of the pages a part's log ended `extracted` or
+    `unchanged`. A page's lines are written pages, structure, chunks, then that event
+    (`crawl.resume.roll_back_unlogged`): a worker killed in between left a page record
+    whose chunks may be missing."""
+    return {str(value) for event in part.records("crawl_log.jsonl")
+            if event.get("event") in WRITTEN_EVENTS
+            for value in (event.get("url"), event.get("canonical_url")) if value}
+
+
+def _record_urls(record: dict[str, Any]) -> list[str]:
+    """Every URL a page record names itself by: its event's URL is among them even when
+    the record was renamed at the end of the crawl and the log not yet (a kill between
+    the two rewrites, `crawl.finish._update_records`)."""
+    return [str(url) for url in (record.get("canonical_url"), record.get("fetched_url"),
+                                 record.get("final_url"), *(record.get("observed_urls") or ()))
+            if url]
 
 
 def _all_events(parts: list[OutputDir]) -> Iterator[tuple[int, dict[str, Any]]]:

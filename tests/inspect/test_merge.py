@@ -237,3 +237,35 @@ def test_a_page_a_killed_worker_wrote_without_its_chunks_is_taken_from_another_p
     pages = [p["canonical_url"] for p in read(merged / "pages.jsonl")]
     assert pages.count(victim) == 1
     contract_holds(merged)
+
+
+def test_a_dead_part_keeps_pages_renamed_before_its_log_was(make_output, tmp_path) -> None:
+    """Killed at the end of its crawl between rewriting pages.jsonl with a better canonical
+    URL and rewriting its log: the renamed record still has its logged outcome (under the
+    URL it was fetched at), so it is kept; a record with no outcome at all is not."""
+    renamed = page(f"{SITE}b.html", fetched_url=f"{SITE}a.html", final_url=f"{SITE}a.html",
+                   observed_urls=[f"{SITE}a.html", f"{SITE}b.html"])
+    unlogged = page(f"{SITE}c.html")
+    part = make_output("w1", pages=[renamed, unlogged], log=[
+        event(f"{SITE}a.html", "discovered", "2026-01-01T00:00:01.000Z",
+              discovery={"reason": "seed", "from": None}),
+        event(f"{SITE}a.html", "extracted", "2026-01-01T00:00:02.000Z",
+              page_id=page(f"{SITE}a.html")["id"], canonical_url=f"{SITE}a.html"),
+        event(f"{SITE}c.html", "discovered", "2026-01-01T00:00:03.000Z",
+              discovery={"reason": "in_page", "from": f"{SITE}a.html"}),
+    ], chunks=[{"id": "ch-b", "page_id": renamed["id"], "text": "t", "markdown": "t",
+                "metadata": {"canonical_url": f"{SITE}b.html"}},
+               {"id": "ch-c", "page_id": unlogged["id"], "text": "t", "markdown": "t",
+                "metadata": {"canonical_url": f"{SITE}c.html"}}],
+        run={"status": "running", "complete": False})
+    dest = tmp_path / "merged"
+    run = merge_outputs([OutputDir(part)], dest)
+    pages = read(dest / "pages.jsonl")  # its canonical URL is the merge's own choice
+    assert len(pages) == 1 and {f"{SITE}a.html", f"{SITE}b.html"} <= set(pages[0]["observed_urls"])
+    assert [(c["id"], c["page_id"]) for c in read(dest / "chunks.jsonl")] == [
+        ("ch-b", pages[0]["id"])]
+    ends = {e["url"]: (e["event"], e["reason"]) for e in read(dest / "crawl_log.jsonl")
+            if e["event"] in ("extracted", "failed")}
+    assert ends == {f"{SITE}a.html": ("extracted", None),
+                    f"{SITE}c.html": ("failed", "crawl_closed")}
+    assert run["pages_written"] == 1 and run["complete"] is False
