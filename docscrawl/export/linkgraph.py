@@ -15,7 +15,9 @@ Everything the graph learns goes to a scratch SQLite database (`LinkGraph.db`), 
 memory: the graph grows with the site (on a 2,000-page generated site 46,000 link targets,
 their heading anchors and 4,039 template blocks, about 90 MB as Python objects) and the
 end of a crawl must not hold a copy of it. The database is a private temporary file
-SQLite unlinks as it opens it, so a crawl killed here leaves nothing behind.
+SQLite unlinks as it opens it, so a crawl killed here leaves nothing behind. The values it
+keeps for itself (a target's ranked links, a page's heading anchors) are `marshal`led: only
+this process reads them back, five to seven times faster than as JSON.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import heapq
 import itertools
 import json
 import logging
+import marshal
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
@@ -50,11 +53,11 @@ PRAGMA journal_mode = OFF;
 PRAGMA synchronous = OFF;
 PRAGMA cache_size = -{cache_kb};
 CREATE TABLE canon (url TEXT PRIMARY KEY, canonical TEXT NOT NULL) WITHOUT ROWID;
-CREATE TABLE anchors (canonical TEXT PRIMARY KEY, paths TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE anchors (canonical TEXT PRIMARY KEY, paths BLOB NOT NULL) WITHOUT ROWID;
 CREATE TABLE blocks (id TEXT PRIMARY KEY, links TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE links (url TEXT, fragment TEXT, source TEXT, text TEXT, score REAL,
                     label, region);
-CREATE TABLE inbound (canonical TEXT, fragment TEXT, count INTEGER, best TEXT,
+CREATE TABLE inbound (canonical TEXT, fragment TEXT, count INTEGER, best BLOB,
                       PRIMARY KEY (canonical, fragment)) WITHOUT ROWID;
 CREATE TABLE fed (canonical TEXT);
 CREATE TABLE chunk_paths (canonical TEXT, chunk_id TEXT, path TEXT);
@@ -186,7 +189,7 @@ class LinkGraph:
                    if isinstance(h, dict) and h.get("anchor")}
         if anchors:
             db.execute("INSERT OR REPLACE INTO anchors VALUES (?, ?)",
-                       (canonical, json.dumps(anchors)))
+                       (canonical, marshal.dumps(anchors)))
         return canonical
 
     def _add_page_links(self, line: str, rows_of: BlockRows) -> None:
@@ -215,12 +218,12 @@ class LinkGraph:
             " WHERE c.canonical != l.source ORDER BY c.canonical, l.fragment, l.rowid")
         targets = 0
 
-        def ranked() -> Iterator[tuple[str, str, int, str]]:
+        def ranked() -> Iterator[tuple[str, str, int, bytes]]:
             nonlocal targets
             for (canonical, fragment), group in itertools.groupby(rows, lambda r: r[:2]):
                 count, best = rank_target((r[2:] for r in group), self.cap)
                 targets += 1
-                yield canonical, fragment, count, json.dumps(best)
+                yield canonical, fragment, count, marshal.dumps(best)
         # a second cursor inserts while `rows` is read: the rows come from `links`, the
         # inserts go to `inbound`
         self.db.executemany("INSERT INTO inbound VALUES (?, ?, ?, ?)", ranked())
@@ -232,14 +235,14 @@ class LinkGraph:
         """Every target (page, fragment) with its count and best links (after `rank`)."""
         for canonical, fragment, count, best in self.db.execute(
                 "SELECT canonical, fragment, count, best FROM inbound"):
-            yield (canonical, fragment), count, [tuple(b) for b in json.loads(best)]
+            yield (canonical, fragment), count, marshal.loads(best)
 
     def _page_targets(self, canonical: str) -> dict[str, tuple[int, list[Ranked]]]:
         """One page's targets by fragment (the last page asked for is kept: a page's
         chunks come one after another)."""
         if self._page[0] != canonical or not canonical:
             self._page = (canonical, {
-                fragment: (count, [tuple(b) for b in json.loads(best)])
+                fragment: (count, marshal.loads(best))
                 for fragment, count, best in self.db.execute(
                     "SELECT fragment, count, best FROM inbound WHERE canonical = ?",
                     (canonical,))})
@@ -307,7 +310,7 @@ class LinkGraph:
             " ORDER BY fragment", (canonical,))]
         row = self.db.execute("SELECT paths FROM anchors WHERE canonical = ?",
                               (canonical,)).fetchone() if fragments else None
-        paths = json.loads(row[0]) if row else {}
+        paths = marshal.loads(row[0]) if row else {}
         owned: dict[str, list[str]] = {}
         for fragment in fragments:
             path = paths.get(fragment)
