@@ -27,6 +27,7 @@ import itertools
 import json
 import logging
 import marshal
+import operator
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
@@ -68,29 +69,35 @@ CREATE INDEX owners_page ON owners (canonical);
 
 # One ranked inbound link: (score, -order, item); higher first, then the earlier one.
 Ranked = tuple[float, int, dict[str, Any]]
+_TARGET = operator.itemgetter(0, 1)  # a `rank` row's target: (page, fragment)
 
 
-def rank_target(rows: Iterable[tuple[str, str, float, Any, Any, int]], cap: int
+def rank_target(rows: Iterable[tuple[str, str, str, str, float, Any, Any, int]], cap: int
                 ) -> tuple[int, list[Ranked]]:
     """The count and the best `cap` of the links to one target, given in the order the
-    crawl's pages list them as (source, text, score, label, region, order). A link whose
-    (source, anchor text) was met before counts but is not ranked again; the first
-    4 × cap such pairs are remembered."""
+    crawl's pages list them as `rank`'s query rows (target, fragment, source, text, score,
+    label, region, order). A link whose (source, anchor text) was met before counts but is
+    not ranked again; the first 4 × cap such pairs are remembered. (A million rows at
+    10,000 pages: the loop reads each row's fields once, and compares with the heap's
+    least as `(score, -order) > least[:2]` does, without making the tuples.)"""
     count, best, seen = 0, list[Ranked](), set[tuple[str, str]]()
-    for source, text, score, label, region, order in rows:
+    remember = 4 * cap
+    for _target, _fragment, source, text, score, label, region, order in rows:
         count += 1
         dedup = (source, text.lower())
         if dedup in seen:
             continue
-        if len(seen) < 4 * cap:
+        if len(seen) < remember:
             seen.add(dedup)
-        if len(best) < cap or (score, -order) > best[0][:2]:
-            item = {"url": source, "anchor_text": text, "container_label": label,
-                    "region": region}
-            if len(best) < cap:
-                heapq.heappush(best, (score, -order, item))
-            else:
-                heapq.heapreplace(best, (score, -order, item))
+        if len(best) < cap:
+            heapq.heappush(best, (score, -order, {"url": source, "anchor_text": text,
+                                                  "container_label": label, "region": region}))
+            continue
+        least = best[0]
+        if score > least[0] or (score == least[0] and -order > least[1]):
+            heapq.heapreplace(best, (score, -order, {"url": source, "anchor_text": text,
+                                                     "container_label": label,
+                                                     "region": region}))
     return count, best
 
 
@@ -220,8 +227,8 @@ class LinkGraph:
 
         def ranked() -> Iterator[tuple[str, str, int, bytes]]:
             nonlocal targets
-            for (canonical, fragment), group in itertools.groupby(rows, lambda r: r[:2]):
-                count, best = rank_target((r[2:] for r in group), self.cap)
+            for (canonical, fragment), group in itertools.groupby(rows, _TARGET):
+                count, best = rank_target(group, self.cap)
                 targets += 1
                 yield canonical, fragment, count, marshal.dumps(best)
         # a second cursor inserts while `rows` is read: the rows come from `links`, the
