@@ -212,5 +212,6 @@ def _spliced(line: bytes, opened: _Opened, inbound: _Inbound,
     if changed:  # the whole metadata encoded again, as `rewrite_jsonl` would
         meta["inbound_links"], meta["inbound_count"] = links, count
         return b"%s%s}\n" % (line[:at + 12], encode_value(meta))
+    counted = b"%d" % count if type(count) is int else encode_value(count)  # JSON's int
     return b'%s%s%s,"inbound_count":%s}}\n' % (line[:cut], _INBOUND, inbound.encoded(links),
-                                                encode_value(count))
+                                                counted)
