@@ -89,15 +89,15 @@ def rank_target(rows: Iterable[tuple[str, str, str, str, float, Any, Any, int]],
             continue
         if len(seen) < remember:
             seen.add(dedup)
-        if len(best) < cap:
-            heapq.heappush(best, (score, -order, {"url": source, "anchor_text": text,
-                                                  "container_label": label, "region": region}))
-            continue
-        least = best[0]
-        if score > least[0] or (score == least[0] and -order > least[1]):
-            heapq.heapreplace(best, (score, -order, {"url": source, "anchor_text": text,
-                                                     "container_label": label,
-                                                     "region": region}))
+        full = len(best) >= cap
+        if full and (score < best[0][0] or (score == best[0][0] and -order <= best[0][1])):
+            continue  # not above the heap's least
+        ranked = (score, -order, {"url": source, "anchor_text": text,
+                                  "container_label": label, "region": region})
+        if full:
+            heapq.heapreplace(best, ranked)
+        else:
+            heapq.heappush(best, ranked)
     return count, best
 
 
