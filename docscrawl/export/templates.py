@@ -136,12 +136,10 @@ def join_links(record: Mapping[str, Any], blocks: Mapping[str, list[dict[str, An
 def template_ids_in(line: str | bytes) -> list[str]:
     """The template ids a serialized page or structure record references (no parse of
     the rest of the line; a line read as bytes is not decoded: the ids are ASCII)."""
-    if isinstance(line, bytes):
-        raw = _IDS_BYTES.search(line)
-        ids = raw.group(1).decode("utf-8", "replace") if raw is not None else ""
-    else:
-        found = _IDS.search(line)
-        ids = found.group(1) if found is not None else ""
+    found = _IDS_BYTES.search(line) if isinstance(line, bytes) else _IDS.search(line)
+    ids = found.group(1) if found is not None else ""
+    if isinstance(ids, bytes):
+        ids = ids.decode("utf-8", "replace")
     return [part.strip().strip('"') for part in ids.split(",")] if ids else []
 
 
