@@ -35,6 +35,8 @@ EVENTS: tuple[Event, ...] = tuple(Event)
 TERMINAL_ORDER: tuple[Event, ...] = (
     Event.EXTRACTED, Event.DUPLICATE, Event.UNCHANGED, Event.SKIPPED, Event.FAILED)
 TERMINAL: frozenset[str] = frozenset(TERMINAL_ORDER)
+# The terminal events of a page written to the output (its lines come before the event).
+WRITTEN: frozenset[str] = frozenset({Event.EXTRACTED, Event.UNCHANGED})
 
 
 class SkipReason(StrEnum):

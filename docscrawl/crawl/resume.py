@@ -29,7 +29,7 @@ from docscrawl.chunking.chunker import ChunkRecord
 from docscrawl.discovery.pagetrack import TrackFields
 from docscrawl.export.records import PageRecord
 from docscrawl.jsonl import JsonlWriter, dumps_line, read_jsonl, replacing, write_json_atomic
-from docscrawl.vocab import TERMINAL
+from docscrawl.vocab import TERMINAL, WRITTEN
 
 RUN_MARKER = "docscrawl_run.json"
 FRONTIER_JOURNAL = "docscrawl_frontier.jsonl"
@@ -128,7 +128,7 @@ def replay_log(path: Path) -> LogReplay:
         if event not in TERMINAL or url not in replay.discovered or url in replay.closed:
             continue  # resources (robots.txt, sitemaps) are not discovered pages
         replay.closed.add(url)
-        if event in ("extracted", "unchanged") and line.get("canonical_url"):
+        if event in WRITTEN and line.get("canonical_url"):
             replay.written[url] = (event, line["canonical_url"])
         elif event == "skipped" and reason == "duplicate_url" and rule:
             replay.duplicate_urls.append((url, rule))

@@ -54,7 +54,7 @@ MIN_LINKS = 2  # a block of one link costs more as a reference than inline
 SEEN_ONCE = 100_000  # block ids remembered until met on a second page
 # The key opens a top-level field only: inside a JSON string its quotes are escaped.
 _IDS = re.compile(r'"template_ids":\[([^\]]*)\]')
-_IDS_BYTES = re.compile(rb'"template_ids":\[([^\]]*)\]')
+_IDS_BYTES = re.compile(_IDS.pattern.encode())  # the same, over an undecoded line
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,10 +12,9 @@ from __future__ import annotations
 from typing import Any
 
 from docscrawl.inspect.output import EXAMPLES, OutputDir
+from docscrawl.vocab import WRITTEN
 
 __all__ = ["duplicate_targets"]
-
-PAGE_EVENTS = frozenset({"extracted", "unchanged"})
 
 
 def duplicate_targets(out: OutputDir) -> dict[str, Any]:
@@ -30,7 +29,7 @@ def duplicate_targets(out: OutputDir) -> dict[str, Any]:
     if out.has("crawl_log.jsonl"):
         for event in out.records("crawl_log.jsonl"):
             kind = event.get("event")
-            if kind in PAGE_EVENTS or (inventory and kind == "fetched"):
+            if kind in WRITTEN or (inventory and kind == "fetched"):
                 pages.add(event["url"])
                 if event.get("canonical_url"):
                     pages.add(event["canonical_url"])

@@ -40,14 +40,13 @@ from docscrawl.inspect.consolidate import MergePlan, PageSummary, plan_merge
 from docscrawl.inspect.output import OutputDir, OutputError, Progress
 from docscrawl.jsonl import dumps_line, open_nofollow, write_json_atomic
 from docscrawl.runs import new_run_dir, publish, remove_stale_runs
-from docscrawl.vocab import DuplicateReason, Event
+from docscrawl.vocab import WRITTEN, DuplicateReason, Event
 
 __all__ = ["merge_outputs"]
 
 TERMINAL_RANK = {"extracted": 0, "unchanged": 1, "duplicate": 2, "failed": 3, "skipped": 4}
 CLOSED_RANK = 5  # failed/crawl_closed: the worker stopped first; anything else wins
 LIMIT_REASONS = frozenset({"max_pages", "max_depth"})  # a cut crawl is not complete
-WRITTEN_EVENTS = frozenset({"extracted", "unchanged"})  # the event that ends a page's lines
 
 
 def _terminal_rank(event: dict[str, Any]) -> int:
@@ -193,7 +192,7 @@ def _logged_urls(part: OutputDir) -> set[str]:
     (`crawl.resume.roll_back_unlogged`): a worker killed in between left a page record
     whose chunks may be missing."""
     return {str(value) for event in part.records("crawl_log.jsonl")
-            if event.get("event") in WRITTEN_EVENTS
+            if event.get("event") in WRITTEN
             for value in (event.get("url"), event.get("canonical_url")) if value}
 
 
@@ -336,7 +335,7 @@ def _write_log(
                 continue
             ended.add(url)
             owner = plan.canonical_of(index, event.get("page_id"))
-            if kind in ("extracted", "unchanged") and owner is not None and not written:
+            if kind in WRITTEN and owner is not None and not written:
                 event.update(event=Event.DUPLICATE, reason=DuplicateReason.MERGED,
                              duplicate_of=owner, canonical_url=owner, page_id=sha256_id(owner))
             event = rename(event)
