@@ -48,7 +48,8 @@ class FetchedPage:
     # (`extract.template.pipeline`): their links go to templates.jsonl (`export.templates`)
     template_locators: frozenset[str] = frozenset()
     # extracted in a worker process (`crawl.pool`): `extract` (or `extract_error`) and the
-    # site-version `signals` came with it, and `root` and `structure` are None
+    # site-version `signals` came with it (None: the page was not sampled for them), and
+    # `root` and `structure` are None
     pooled: bool = False
     extract_error: str | None = None
     signals: set[tuple[str, str, str]] | None = None

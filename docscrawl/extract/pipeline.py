@@ -130,12 +130,13 @@ class ExtractPipeline:
         model = self.parts.site_model
         site = model.versions
         url = item.final_url
-        home = url in site.home  # its version label speaks for the site: always read
-        if site.wants_page() or home:
-            signals = (item.signals if item.signals is not None else
-                       site_signals(item.root, item.structure, extract, url, site.home,
-                                    site.scope))
-            site.observe(signals, home=home)
+        # a worker's page was sampled when it was sent (`PagePool.facts`): its signals
+        # came with it, or it was not sampled
+        signals = item.signals if item.pooled else (
+            site_signals(item.root, item.structure, extract, url, site.home, site.scope)
+            if site.wants(url) else None)
+        if signals is not None:
+            site.observe(signals, home=url in site.home)
         extract.version, extract.warnings = site.apply(extract.version, extract.warnings)
         # a page extracted before the site's version evidence was known is completed at
         # the end (`ColdPages`); the site model is saved now and then

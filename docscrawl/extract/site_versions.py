@@ -249,15 +249,17 @@ class SiteVersions:
         self.established: set[Signal] = set()  # signals that were shared enough
         self.home_labels: set[Signal] = set()  # version labels read on a home page
         self._cached: list[VersionEvidence] | None = None
-        self.offered = 0  # pages offered to `wants_page`
+        self.offered = 0  # pages offered to `wants`
 
-    def wants_page(self) -> bool:
-        """Whether to read this page's signals (all early pages, then a sample)."""
+    def wants(self, url: str) -> bool:
+        """Whether to read the signals of the page at `url` (all early pages, then a
+        sample; always the site's home page, whose version label speaks for the site).
+        Asked once a page: each call counts one page offered."""
         self.offered += 1
-        return self.pages < FULL_PAGES or self.offered % SAMPLE_EVERY == 0
+        return self.pages < FULL_PAGES or self.offered % SAMPLE_EVERY == 0 or url in self.home
 
     def observe(self, signals: set[Signal], *, home: bool = False) -> None:
-        """Count one page's signals (each page read once; see `wants_page`). `home`: the
+        """Count one page's signals (each page read once; see `wants`). `home`: the
         page is the site's home page (`home_urls`), whose version labels speak for the
         site."""
         if home:

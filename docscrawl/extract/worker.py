@@ -4,7 +4,8 @@
 render middleware, the spider and the extraction pipeline would each have read from it in
 the crawler: the sparse-page verdict (`render.policy`), a meta refresh, the generator,
 the links discovery follows (`LinkFacts`), the extracted page (with the frozen template
-table) and the page's site-version signals. It is pure (no Scrapy, no I/O), so the result
+table) and, when the crawler samples the page for them (`PageJob.signals`), the page's
+site-version signals. It is pure (no Scrapy, no I/O), so the result
 is the same in a worker process (`docscrawl.crawl.pool`) as in the crawler, which is what
 `tests/extract/test_worker.py` checks. Everything crossing the process boundary pickles.
 """
@@ -12,7 +13,7 @@ is the same in a worker process (`docscrawl.crawl.pool`) as in the crawler, whic
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from lxml import etree
@@ -108,6 +109,9 @@ class PageJob:
     body_bytes: int
     extract: bool  # False: an inventory crawl (links only)
     sparse: SparseCheck | None = None
+    # read the site-version signals: the crawler samples pages for them
+    # (`SiteVersions.wants`) and asks when it sends the page
+    signals: bool = True
 
 
 @pickled_by_fields
@@ -124,7 +128,7 @@ class PageFacts:
     links: LinkFacts | None = None
     extract: PageExtract | None = None
     extract_error: str | None = None
-    signals: set[Signal] = field(default_factory=set)
+    signals: set[Signal] | None = None  # None: not asked for (`PageJob.signals`)
 
 
 class Worker:
@@ -174,7 +178,9 @@ def page_facts(job: PageJob, worker: Worker) -> PageFacts:
     except Exception as exc:  # the pipeline ends the page with it
         facts.extract_error = _error(exc)
         return facts
-    facts.signals = site_signals(root, structure, extract, job.url, worker.home, worker.scope)
+    if job.signals:
+        facts.signals = site_signals(root, structure, extract, job.url, worker.home,
+                                     worker.scope)
     return facts
 
 

@@ -3,7 +3,8 @@
 With `-a workers=N` (or `DOCSCRAWL_EXTRACT_WORKERS`), N worker processes
 (`docscrawl.crawl.pool`) parse each page and do all that reads its tree: the render
 middleware's sparse-page check, the meta refresh, links, extraction and the site-version
-signals (`docscrawl.extract.worker`). The crawler keeps the rest (the frontier, the
+signals of the pages the site samples for them, decided when a page is sent
+(`SiteVersions.wants`; `docscrawl.extract.worker`). The crawler keeps the rest (the frontier, the
 pipelines after extraction, the writers), so the two run on two cores.
 
 A page goes to a worker once the template table is frozen (the warm-up's pages are judged
@@ -75,7 +76,9 @@ class PagePool:
             render = self.render
         job = PageJob(url=response.url, text=response.text, base_url=get_base_url(response),
                       body_bytes=len(response.body), extract=self.config.extract,
-                      sparse=render.sparse_check() if render is not None else None)
+                      sparse=render.sparse_check() if render is not None else None,
+                      signals=self.config.extract and self.session.site_model.versions.wants(
+                          response.url))
         self.crawler.stats.inc_value("docscrawl/pages_in_workers")
         facts = await self.pool.run(job)
         if render is None or response.request is None:

@@ -229,3 +229,18 @@ def test_the_start_page_front_matter_speaks_only_where_nothing_is_shared() -> No
     elsewhere.observe(page_signals(top, [], front_matter=True))
     elsewhere.observe(page_signals(chapter, []))
     assert elsewhere.evidence() == []
+
+
+def test_pages_are_read_for_signals_early_then_sampled_and_the_home_page_always() -> None:
+    from docscrawl.extract.site_versions import FULL_PAGES, SAMPLE_EVERY
+
+    site = SiteVersions("http://d.test/docs/")
+    other = "http://d.test/docs/page.html"
+    wanted = []
+    for _ in range(FULL_PAGES):  # every page until FULL_PAGES were read
+        wanted.append(site.wants(other))
+        site.observe(set())
+    assert wanted == [True] * FULL_PAGES
+    later = [site.wants(other) for _ in range(3 * SAMPLE_EVERY)]
+    assert later.count(True) == 3 and later.count(False) == 3 * SAMPLE_EVERY - 3
+    assert all(site.wants("http://d.test/docs/") for _ in range(SAMPLE_EVERY))  # home

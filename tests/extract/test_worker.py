@@ -90,6 +90,22 @@ def test_a_worker_reads_what_the_crawler_reads(setup: WorkerSetup) -> None:
     assert templated  # the frozen table judged blocks
 
 
+def test_a_page_not_sampled_for_version_signals_is_not_read_for_them(
+        setup: WorkerSetup) -> None:
+    """The crawler samples pages for the site's version signals (`SiteVersions.wants`) and
+    says so in the job: a page it does not want them from costs no signal walk."""
+    worker = Worker(setup)
+    url, text = next((u, t) for u, t in PAGES if "version" in t.lower())
+    asked = page_facts(job(url, text), worker)
+    assert asked.signals  # this page shows version signals
+    unasked = page_facts(PageJob(url=url, text=text, base_url=url,
+                                 body_bytes=len(text.encode()), extract=True, signals=False),
+                         worker)
+    assert unasked.signals is None
+    unasked.signals = asked.signals
+    assert same(unasked, asked)  # nothing else differs
+
+
 def test_the_sparse_verdict_ends_the_work_early(setup: WorkerSetup) -> None:
     shell = ('<html><head><title>App</title><script src="/app.js"></script></head>'
              '<body><div id="app"></div></body></html>')
