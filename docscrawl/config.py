@@ -63,8 +63,9 @@ class CrawlConfig:
     extract: bool = True  # False: an inventory crawl (discovery and crawl log only)
     keep_aggregates: bool = False  # True: chunks of aggregate pages stay in chunks.jsonl
     compress: str = "none"  # gzip: the published JSONL files are .jsonl.gz
-    # extraction worker processes (`crawl.pool`); 0: in the crawler; None: the setting's
-    workers: int | None = None
+    # extraction worker processes (`crawl.pool`); 0: in the crawler; "auto": one when two
+    # CPUs or more are usable (`auto_workers`); None: the setting's
+    workers: int | str | None = None
 
     @property
     def host_label(self) -> str:
@@ -154,6 +155,27 @@ def parse_positive_int(name: str, value: str | int | None, *, minimum: int = 1,
         kind = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
         raise ConfigError(f"{source} {name}: must be {kind}, got {number}")
     return number
+
+
+AUTO = "auto"
+
+
+def parse_workers(value: str | int | None, source: str = "argument") -> int | str | None:
+    """Extraction workers: an integer >= 0, `auto`, or None when absent."""
+    if isinstance(value, str) and value.strip().lower() == AUTO:
+        return AUTO
+    name = "workers" if source == "argument" else "DOCSCRAWL_EXTRACT_WORKERS"
+    return parse_positive_int(name, value, minimum=0, source=source)
+
+
+def auto_workers() -> int:
+    """`workers=auto`: one extraction worker when this process may run on two CPUs or more
+    (the crawler keeps one busy; measured on two cores, docs/performance.md), else none."""
+    try:
+        usable = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not Linux
+        usable = os.cpu_count() or 1
+    return 1 if usable >= 2 else 0
 
 
 def parse_render(value: str | None) -> str:
@@ -306,7 +328,7 @@ def build_config(args: dict[str, Any], *, output_root: str | None = None,
         keep_aggregates=parse_switch("keep_aggregates", args.get("keep_aggregates"),
                                      default=False),
         compress=parse_compress(args.get("compress")),
-        workers=parse_positive_int("workers", args.get("workers"), minimum=0),
+        workers=parse_workers(args.get("workers")),
     )
 
 

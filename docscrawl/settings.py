@@ -120,8 +120,9 @@ DOCSCRAWL_TEMPLATE_MIN_PAGES = 3
 DOCSCRAWL_TEMPLATE_LINKS = True
 # Hold the first pages until the template table learned from its warm-up sample (template.warmup).
 DOCSCRAWL_TEMPLATE_WARMUP = True
-# Extraction worker processes (docscrawl.crawl.pool; `-a workers=N` wins); 0: in the crawler.
-DOCSCRAWL_EXTRACT_WORKERS = 0
+# Extraction worker processes (docscrawl.crawl.pool; `-a workers=N` wins); 0: in the crawler;
+# auto: one when the crawl may use two or more CPUs, else 0.
+DOCSCRAWL_EXTRACT_WORKERS = "auto"
 # Retrieval chunks: target size in approximate tokens (see README), hard maximum (0: 2x target).
 DOCSCRAWL_CHUNK_TOKENS = 400
 DOCSCRAWL_CHUNK_MAX_TOKENS = 0

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -236,20 +238,39 @@ def test_workers_default_to_the_setting() -> None:
     assert build_config({"site": "https://d.example/"}).workers is None
     config = build_config({"site": "https://d.example/", "workers": "2"})
     assert (config.workers, config.as_arguments()["workers"]) == (2, 2)
+    assert build_config({"site": "https://d.example/", "workers": " Auto"}).workers == "auto"
+
+
+def test_auto_is_one_worker_where_two_cpus_are_usable() -> None:
+    import os
+
+    from docscrawl.config import auto_workers
+
+    usable = len(os.sched_getaffinity(0))
+    assert auto_workers() == (1 if usable >= 2 else 0)
+    if usable >= 2:  # a process held to one CPU extracts in itself
+        code = ("import os; from docscrawl.config import auto_workers; "
+                "os.sched_setaffinity(0, {min(os.sched_getaffinity(0))}); print(auto_workers())")
+        one = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             check=True, cwd=Path(__file__).resolve().parents[1])
+        assert one.stdout.strip() == "0"
 
 
 @pytest.mark.parametrize(("setting", "expected"), [
-    (None, 0), (0, 0), ("3", 3),
+    (None, "auto"), ("auto", "auto"), (0, 0), ("3", 3),
     (-1, "setting DOCSCRAWL_EXTRACT_WORKERS: must be an integer >= 0, got -1"),
     ("x", "setting DOCSCRAWL_EXTRACT_WORKERS: not an integer: 'x'"),
 ])
 def test_the_workers_setting_when_no_argument_names_them(setting: Any, expected: Any) -> None:
     from scrapy.settings import Settings
 
+    from docscrawl.config import auto_workers
     from docscrawl.spiders.pooled import pool_size
 
     settings = Settings({} if setting is None else {"DOCSCRAWL_EXTRACT_WORKERS": setting})
     config = build_config({"site": "https://d.example/"})
+    if expected == "auto":
+        expected = auto_workers()
     if isinstance(expected, int):
         assert pool_size(config, settings) == expected
         assert pool_size(build_config({"site": "https://d.example/", "workers": "1"}),

@@ -11,8 +11,9 @@
 
 Cost on 2 shared cores (2026-11-29): N=2,000 with 3 pairs ~25 min, N=10,000 with
 `--reps 1` ~30 min (docscrawl alone ~13 CPU minutes); `--quick` 1-3 min. `--profile` runs
-one docscrawl crawl under py-spy (`--profile-recrawl`: the re-crawl; `--workers 1`: with
-an extraction worker, the crawler's own process profiled) and prints `hotspots.py`'s
+one docscrawl crawl under py-spy (`--profile-recrawl`: the re-crawl; `--workers N`: with
+N extraction workers; without it the crawl's default, `auto`; the crawler's own process is
+profiled) and prints `hotspots.py`'s
 summary; py-spy is not a project dependency (pip install it anywhere).
 
 For each N: `gensite.py` writes the site (cached under the scratch dir), nginx serves it on a
@@ -25,7 +26,9 @@ repetitions, docscrawl first on odd ones):
 - bare: `scrapy runspider benchmarks/scale/bare_spider.py` from the scratch dir (outside
   any project), LinkExtractor + one Request per link, docscrawl's concurrency;
 - docscrawl: `scrapy crawl docs -a site=... -a out=...` from the repository root, with the
-  project's settings as a user gets them (only LOG_FILE is redirected);
+  project's settings as a user gets them (only LOG_FILE is redirected; since 2026-12-05
+  that is one extraction worker on a machine with two CPUs, `workers=auto`; `--workers
+  0,1` adds `-a workers=N` and names the kinds `docscrawl_w0`, `docscrawl_w1`);
 - after the first docscrawl run of each N, the incremental hook: the same command again on
   the same output dir (an unchanged re-crawl); its CPU is reported as a ratio to the first.
 
@@ -305,11 +308,11 @@ def run_bare(site: str, n: int, rep: int, work: Path, timeout: float, *,
 
 def run_docscrawl(site: str, n: int, rep: int, work: Path, out: Path, timeout: float, *,
                   kind: str = "docscrawl", fresh: bool = True, rss_every: float = 0.0,
-                  workers: int = 0) -> Run:
-    """One docscrawl crawl; with `workers`, `-a workers=N` (kind `docscrawl_wN`): its CPU
-    is the crawler's and its extraction workers' (it reaps them: they are in its rusage;
-    `proctree` samples them too, `descendants_cpu_s`)."""
-    if workers:
+                  workers: int | None = None) -> Run:
+    """One docscrawl crawl; with `workers`, `-a workers=N` (kind `docscrawl_wN`; None: the
+    default, `auto`): its CPU is the crawler's and its extraction workers' (it reaps them:
+    they are in its rusage; `proctree` samples them too, `descendants_cpu_s`)."""
+    if workers is not None:
         kind = f"{kind}_w{workers}"
     if fresh:
         shutil.rmtree(out, ignore_errors=True)
@@ -320,7 +323,7 @@ def run_docscrawl(site: str, n: int, rep: int, work: Path, out: Path, timeout: f
                "-a", f"out={out}", "-s", f"LOG_FILE={log}.scrapy"]
     if kind.startswith(INVENTORY):
         command += ["-a", "extract=off"]
-    if workers:
+    if workers is not None:
         command += ["-a", f"workers={workers}"]
     status, usage, wall, tree = measured(command, cwd=ROOT, log=log, timeout=timeout,
                                          rss_every=rss_every)
@@ -388,9 +391,11 @@ def summarise(n: int, runs: list[Run]) -> dict[str, Any]:
             "peak_tree_pss_mb": median([r.extra.get("peak_tree_pss_mb", float("nan"))
                                         for r in group]),
         }
-    bare, docs = out.get("bare"), out.get("docscrawl")
+    # the first docscrawl kind run (`--workers`' first value): the headline ratios' crawl
+    main = next((k for k in by_kind if k == "docscrawl" or k.startswith("docscrawl_w")), "")
+    bare, docs = out.get("bare"), out.get(main)
     if bare and docs:
-        pairs = [(b, d) for b in by_kind["bare"] for d in by_kind["docscrawl"] if b.rep == d.rep]
+        pairs = [(b, d) for b in by_kind["bare"] for d in by_kind[main] if b.rep == d.rep]
         out["ratios"] = {
             "cpu_per_page": ratio(docs["cpu_ms_per_page"], bare["cpu_ms_per_page"]),
             "peak_rss": ratio(docs["peak_rss_mb"], bare["peak_rss_mb"]),
@@ -398,7 +403,7 @@ def summarise(n: int, runs: list[Run]) -> dict[str, Any]:
             "cpu_per_page_pairs": [ratio(d.cpu_ms_per_page, b.cpu_ms_per_page) for b, d in pairs],
             "pages": ratio(docs["pages"], bare["pages"]),  # below 1: docscrawl missed pages
         }
-    for kind in by_kind:  # each docscrawl crawl (in-process, `-a workers=N`) against bare
+    for kind in by_kind:  # each docscrawl crawl (the default, `-a workers=N`) against bare
         if bare and kind.startswith("docscrawl") and "recrawl" not in kind:
             mine = out[kind]
             out.setdefault("ratios_by_kind", {})[kind] = {
@@ -410,9 +415,9 @@ def summarise(n: int, runs: list[Run]) -> dict[str, Any]:
     if bare and inventory:
         out.setdefault("ratios", {})["inventory_pages_per_cpu_s_to_bare"] = ratio(
             bare["cpu_ms_per_page"], inventory["cpu_ms_per_page"])
-    recrawl = by_kind.get("docscrawl_recrawl")
+    recrawl = next((g for k, g in by_kind.items() if k.startswith("docscrawl_recrawl")), None)
     if recrawl and docs:
-        first = [r for r in by_kind["docscrawl"] if r.rep == recrawl[0].rep]
+        first = [r for r in by_kind[main] if r.rep == recrawl[0].rep]
         out.setdefault("ratios", {})["recrawl_cpu_to_first"] = (
             ratio(recrawl[0].cpu_s, first[0].cpu_s) if first else float("nan"))
     return out
@@ -485,11 +490,12 @@ def bench_one(n: int, args: argparse.Namespace, server_kind: str) -> list[Run]:
         gensite.write_site_files(site_dir, n, server.origin)
         site = server.origin + "/"
         print(f"N={n}: {server_kind} serving {site_dir} on {site}", flush=True)
-        crawlers = [("bare", 0), *(("docscrawl", w) for w in args.workers)]
+        crawlers = [("bare", None), *(("docscrawl", w) for w in args.workers)]
         for rep in range(args.reps):
             order = crawlers if rep % 2 == 0 else crawlers[::-1]
             for kind, workers in ((k, w) for k, w in order if k in args.kinds):
-                out = args.scratch / "out" / (f"docs-{n}" + (f"-w{workers}" if workers else ""))
+                out = args.scratch / "out" / (f"docs-{n}" + (f"-w{workers}"
+                                                             if workers is not None else ""))
                 if kind == "bare":
                     run = run_bare(site, n, rep, work, timeout, rss_every=args.rss_every)
                 else:
@@ -536,8 +542,8 @@ def profile_one(n: int, args: argparse.Namespace, server_kind: str) -> int:
             raw = work / f"profile-recrawl-{n}.txt"
         crawl = ["-m", "scrapy", "crawl", "docs", "-a", f"site={server.origin}/",
                  "-a", f"out={out}", "-s", f"LOG_FILE={work / f'profile-{n}.log'}"]
-        workers = str(args.workers[0])
-        if workers != "0":  # the crawler's process is profiled, not its workers
+        workers = args.workers[0]
+        if workers is not None:  # the crawler's process is profiled, not its workers
             crawl += ["-a", f"workers={workers}"]
         if args.cprofile:
             raw = raw.with_suffix(".prof")
@@ -582,10 +588,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cprofile", action="store_true",
                         help="with --profile: cProfile instead of py-spy, summed by stage "
                              "(stages.py)")
-    parser.add_argument("--workers", default="0",
+    parser.add_argument("--workers", default="auto",
                         help="docscrawl's extraction workers (`-a workers=N`), a comma list: "
                              "each value is one docscrawl crawl per rep, alternating with "
-                             "bare (e.g. `0,1,2`; default 0: in the crawler)")
+                             "bare (e.g. `0,1,2`, kinds docscrawl_wN; default `auto`: no "
+                             "argument, the crawl as a user gets it, kind docscrawl)")
     parser.add_argument("--rss-every", type=float, default=0.0,
                         help="sample each crawler's VmRSS every this many seconds into "
                              "WORK/KIND-N-REP.log.rss.tsv (0: off); a docscrawl run's RSS "
@@ -595,10 +602,10 @@ def main(argv: list[str] | None = None) -> int:
     if not args.kinds <= {"bare", "docscrawl"}:
         parser.error(f"--kinds: unknown crawler in {sorted(args.kinds)}")
     try:
-        args.workers = [int(w) for w in args.workers.split(",")]
+        args.workers = [None if w.strip() == "auto" else int(w) for w in args.workers.split(",")]
     except ValueError:
-        parser.error(f"--workers: not a comma list of integers: {args.workers!r}")
-    if any(w < 0 for w in args.workers):
+        parser.error(f"--workers: not a comma list of integers or auto: {args.workers!r}")
+    if any(w is not None and w < 0 for w in args.workers):
         parser.error("--workers: a count is >= 0")
     if args.quick:
         args.n, args.reps, args.inventory = [500], 1, True

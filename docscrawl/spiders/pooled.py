@@ -23,7 +23,7 @@ from scrapy.http import Request, Response, TextResponse
 from scrapy.utils.response import get_base_url
 from twisted.python.failure import Failure
 
-from docscrawl.config import parse_positive_int
+from docscrawl.config import AUTO, auto_workers, parse_workers
 from docscrawl.crawl.pool import ExtractPool
 from docscrawl.extensions.gctuning import gen0_threshold
 from docscrawl.extract.worker import PageFacts, PageJob, WorkerSetup
@@ -38,12 +38,15 @@ if TYPE_CHECKING:
 
 
 def pool_size(config: CrawlConfig, settings: Any) -> int:
-    """`-a workers=N`, else the `DOCSCRAWL_EXTRACT_WORKERS` setting (0: in the crawler)."""
-    if config.workers is not None:
-        return config.workers
-    return parse_positive_int("DOCSCRAWL_EXTRACT_WORKERS",
-                              settings.get("DOCSCRAWL_EXTRACT_WORKERS", 0),
-                              minimum=0, source="setting") or 0
+    """`-a workers=N`, else the `DOCSCRAWL_EXTRACT_WORKERS` setting (0: in the crawler;
+    `auto`, the default: `config.auto_workers`)."""
+    workers = config.workers
+    if workers is None:
+        workers = parse_workers(settings.get("DOCSCRAWL_EXTRACT_WORKERS", AUTO),
+                                source="setting")
+    if workers == AUTO:
+        return auto_workers()
+    return workers if isinstance(workers, int) else 0
 
 
 class PagePool:
