@@ -74,7 +74,7 @@ def test_dumps_value_writes_what_json_dumps_writes() -> None:
 
 
 def test_rewrite_parses_only_the_leading_fields_and_keeps_the_rest(tmp_path) -> None:
-    from docscrawl.crawl.finish import PAGE_LEADING_FIELDS, page_updater
+    from docscrawl.crawl.updaters import PAGE_LEADING_FIELDS, page_updater
     from docscrawl.jsonl import dumps_line, rewrite_jsonl
 
     lead = {"id": "sha256:a", "canonical_url": "https://d.example/a", "observed_urls": [],
@@ -103,7 +103,7 @@ def test_rewrite_of_fields_inside_the_line_is_the_whole_line_rewritten(tmp_path)
     was known (`version_updater`'s fields, in the middle of a page line) and to their
     chunks (`metadata`, last). The lines come out as parsing and encoding them whole gives;
     lines the transform leaves alone are copied as they are."""
-    from docscrawl.crawl.finish import VERSION_FIELDS, chunk_version_updater
+    from docscrawl.crawl.updaters import VERSION_FIELDS, chunk_version_updater
     from docscrawl.jsonl import dumps_line, rewrite_jsonl
 
     def page(n: int) -> dict[str, Any]:
@@ -165,7 +165,7 @@ def test_updates_in_turn_in_one_pass_write_what_one_rewrite_after_the_other_writ
     (`version_updater`): the lines of the two rewrites one after the other, also for a
     renamed page given its new canonical's version and title, a line without a version,
     one not written compactly and a torn one."""
-    from docscrawl.crawl.finish import (
+    from docscrawl.crawl.updaters import (
         PAGE_LEADING_FIELDS,
         VERSION_FIELDS,
         page_updater,

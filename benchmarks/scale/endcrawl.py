@@ -60,7 +60,7 @@ def _page_lines(run_dir: Path) -> int:
 
 
 def _grown(run_dir: Path) -> None:
-    from docscrawl.crawl.finish import PAGE_LEADING_FIELDS, page_updater
+    from docscrawl.crawl.updaters import PAGE_LEADING_FIELDS, page_updater
     from docscrawl.jsonl import read_jsonl, rewrite_jsonl
     grown = {r["canonical_url"]: {k: r.get(k) for k in
                                   ("observed_urls", "discovery", "sitemap_lastmod")}
@@ -88,7 +88,7 @@ def _versions(out: Path, run_dir: Path) -> Any:
 
 def _backfill(out: Path, run_dir: Path, cold_count: int) -> dict[str, Any]:
     """The pages.jsonl rewrite; returns the pages it updated (for `inbound`)."""
-    from docscrawl.crawl.finish import VERSION_FIELDS, version_updater
+    from docscrawl.crawl.updaters import VERSION_FIELDS, version_updater
     from docscrawl.jsonl import rewrite_jsonl
     versions, cold = _versions(out, run_dir), _cold(run_dir, cold_count)
     updated: dict[str, Any] = {}
@@ -128,7 +128,7 @@ def _templates(run_dir: Path) -> None:
 
 
 def _inbound(out: Path, run_dir: Path, cold_count: int) -> None:
-    from docscrawl.crawl.finish import chunk_version_update, version_updater
+    from docscrawl.crawl.updaters import chunk_version_update, version_updater
     from docscrawl.export.inbound import add_inbound_links
     from docscrawl.jsonl import parse_object
     _strip_inbound(run_dir / "chunks.jsonl")

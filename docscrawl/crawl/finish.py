@@ -7,24 +7,37 @@ the run (`docscrawl.runs`); `CrawlEnd.pause` keeps everything for a JOBDIR resum
 What records learn after they were written: aliases and ways found later, a better
 canonical URL (`DedupState.renames`), the site's shared version signal (`ColdPages`),
 aggregate pages: streamed rewrites (`rewrite_jsonl`: a temporary file replaces the file
-atomically, a crash leaves it intact), pages.jsonl's first three in one. The line updaters
-are shared with `docscrawl merge`."""
+atomically, a crash leaves it intact) by the line updaters of `crawl.updaters`, pages.jsonl's
+first three in one.
+
+An unchanged re-crawl (every page and chunk line carried over from one published run, no
+page with a new URL: `Incremental.carried_whole`) keeps the inbound links that run gave its
+chunks instead of ranking the same links again."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterator, Mapping
-from pathlib import Path
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from docscrawl.crawl.ledger import JsonMap
-from docscrawl.dedup.content import sha256_id
+from docscrawl.crawl.updaters import (
+    PAGE_LEADING_FIELDS,
+    VERSION_FIELDS,
+    Transform,
+    aggregate_updater,
+    chunk_dropper,
+    chunk_version_update,
+    chunk_version_updater,
+    log_updater,
+    page_ref_updater,
+    page_updater,
+    rewrite_in_turn,
+    version_updater,
+)
 from docscrawl.discovery.pagetrack import Discovery, PageTrack, discovery_records
 from docscrawl.export.inbound import add_inbound_links
-from docscrawl.export.records import as_dict
-from docscrawl.extract.model import VersionInfo
 from docscrawl.extract.site_versions import SiteVersions
-from docscrawl.extract.version import evidence_of
 from docscrawl.jsonl import jsonl_path, read_jsonl, rewrite_jsonl
 from docscrawl.runs import CRAWLING, publish
 from docscrawl.seekjsonl import compress_jsonl
@@ -36,141 +49,6 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 MAX_COLD_PAGES = 2000  # pages written before the site's version was known, fixed at the end
-
-Transform = Callable[[dict[str, Any]], dict[str, Any]]
-Filter = Callable[[dict[str, Any]], dict[str, Any] | None]  # None drops the line
-
-# The pages.jsonl fields `page_updater` reads and changes (`records.page_records`: first)
-PAGE_LEADING_FIELDS = ("id", "canonical_url", "observed_urls", "discovery", "sitemap_lastmod")
-# Every pages.jsonl field the end of the crawl may change: the leading ones, the version and
-# title (the page at a better canonical URL's; the site's version signal for pages written
-# before it was known), `aggregate_of`. A feed (`-O`) carries records as first written.
-UPDATED_AT_END = (*PAGE_LEADING_FIELDS, "version", "title", "aggregate_of")
-# The pages.jsonl fields `version_updater` reads and changes (before Markdown and links)
-VERSION_FIELDS = ("canonical_url", "final_url", "version")
-
-
-def page_updater(grown: Mapping[str, dict[str, Any]], renames: dict[str, str],
-                 relabels: Mapping[str, dict[str, Any]] | None = None) -> Transform:
-    """pages.jsonl: new canonical URL and id (and the version and title of the page at
-    that URL, `relabels`), grown observed URLs and discovery."""
-    def update(record: dict[str, Any]) -> dict[str, Any]:
-        old = record.get("canonical_url")
-        if old is None:
-            return record
-        new = renames.get(old, old)
-        if new != old:
-            record["canonical_url"], record["id"] = new, sha256_id(new)
-            if relabels and new in relabels:
-                record.update(relabels[new])
-        record.update(grown.get(new, {}))
-        return record
-    return update
-
-
-def chunk_fields(fields: Mapping[str, Any]) -> dict[str, Any]:
-    """A chunk's `metadata` fields for changed page fields (`version` is the value there)."""
-    out = {"version": (fields["version"] or {}).get("value")} if "version" in fields else {}
-    return {**out, "title": fields["title"]} if "title" in fields else out
-
-
-def page_ref_updater(renames: dict[str, str],
-                     relabels: Mapping[str, dict[str, Any]] | None = None) -> Transform:
-    """structure.jsonl and chunks.jsonl: follow the page's new canonical URL and id (and a
-    chunk its page's new version and title)."""
-    def update(record: dict[str, Any]) -> dict[str, Any]:
-        meta = record.get("metadata")
-        old = record.get("canonical_url") or (meta or {}).get("canonical_url")
-        new = renames.get(old) if old is not None else None
-        if old is None or new is None:
-            return record
-        record["page_id"] = sha256_id(new)
-        if "canonical_url" in record:
-            record["canonical_url"] = new
-        if meta:
-            meta["canonical_url"] = new
-            if relabels and new in relabels:
-                meta.update(chunk_fields(relabels[new]))
-            source = meta.get("source_url") or ""
-            if source == old or source.startswith(old + "#"):
-                meta["source_url"] = new + source[len(old):]
-        return record
-    return update
-
-
-def log_updater(renames: dict[str, str]) -> Transform:
-    """crawl_log.jsonl: `duplicate_of` and `extracted` references follow renames."""
-    def update(event: dict[str, Any]) -> dict[str, Any]:
-        for key in ("duplicate_of", "canonical_url"):
-            value = event.get(key)
-            if value in renames:
-                event[key] = renames[value]
-                if key == "canonical_url" and "page_id" in event:
-                    event["page_id"] = sha256_id(renames[value])
-        return event
-    return update
-
-
-def version_updater(site: SiteVersions, cold: set[str],
-                    updated: dict[str, dict[str, Any]]) -> Transform:
-    """pages.jsonl: pages written before the site's version evidence was known (`cold`,
-    by final URL) get it now; `updated` collects their canonical URL -> new version."""
-    def update(record: dict[str, Any]) -> dict[str, Any]:
-        if record.get("final_url") not in cold:
-            return record
-        old = record.get("version") or {}
-        info = VersionInfo(old.get("value"), old.get("status") or "unversioned",
-                           evidence_of(old))
-        new, _ = site.apply(info, [])
-        if new is not info:
-            record["version"] = as_dict(new)
-            updated[record.get("canonical_url") or ""] = record["version"]
-        return record
-    return update
-
-
-def chunk_version_update(updated: Mapping[str, dict[str, Any]]
-                         ) -> Callable[[dict[str, Any]], bool]:
-    """A chunk's metadata: the `version` of the pages `version_updater` changed (True
-    when it was one of theirs)."""
-    def update(meta: dict[str, Any]) -> bool:
-        if meta.get("canonical_url") not in updated:
-            return False
-        meta.update(chunk_fields({"version": updated[meta["canonical_url"]]}))
-        return True
-    return update
-
-
-def chunk_version_updater(updated: Mapping[str, dict[str, Any]]) -> Transform:
-    """chunks.jsonl: `metadata.version` of the pages `version_updater` changed."""
-    update_meta = chunk_version_update(updated)
-    def update(record: dict[str, Any]) -> dict[str, Any]:
-        meta = record.get("metadata")
-        if meta:
-            update_meta(meta)
-        return record
-    return update
-
-
-def aggregate_updater(aggregates: Mapping[str, list[str]]) -> Transform:
-    """pages.jsonl: `aggregate_of` on the pages that concatenate others."""
-    def update(record: dict[str, Any]) -> dict[str, Any]:
-        parts = aggregates.get(record.get("canonical_url") or "")
-        if parts is not None:
-            record["aggregate_of"] = parts
-        return record
-    return update
-
-
-def chunk_dropper(pages: Mapping[str, Any], dropped: list[int]) -> Filter:
-    """chunks.jsonl: drop the chunks of `pages` (by canonical URL); counts in `dropped`."""
-    def update(record: dict[str, Any]) -> dict[str, Any] | None:
-        if (record.get("metadata") or {}).get("canonical_url") in pages:
-            dropped[0] += 1
-            return None
-        return record
-    return update
-
 
 class ColdPages:
     """Pages written before the site's shared version signal was known (by final URL),
@@ -209,14 +87,26 @@ class CrawlEnd:
         parts.outputs.close()
         parts.log.close()
         parts.site_model.save()
+        # before the rewrites below: whether this run holds the lines of one published run
+        carried = (parts.incremental.carried_whole(parts.outputs.run_dir)
+                   if parts.config.extract and not parts.resume.resumed else None)
         aggregates: dict[str, list[str]] = {}
         versions: dict[str, dict[str, Any]] = {}
-        updated = _update_records(parts, versions) + _mark_aggregates(parts, aggregates)
+        updated, relinked = _update_records(parts, versions)
+        updated += _mark_aggregates(parts, aggregates)
         parts.outputs.templates.finish(parts.outputs.path("pages.jsonl"))  # unused dropped
         if parts.config.extract:  # after aggregates left chunks.jsonl
-            add_inbound_links(parts.outputs.run_dir,
-                              update=chunk_version_update(versions) if versions else None,
-                              graph=parts.outputs.take_link_graph())
+            graph = parts.outputs.take_link_graph()
+            if carried is not None and not (relinked or versions or aggregates):
+                # Its chunks hold the inbound links that run's end gave them, from these
+                # very pages, links, templates and chunks: the pass would rank the same.
+                if graph is not None:
+                    graph.close()
+                logger.info("docscrawl: inbound links kept as %s gave them (every page and "
+                            "chunk carried over from it, no page with a new URL)", carried)
+            else:
+                add_inbound_links(parts.outputs.run_dir, graph=graph, update=(
+                    chunk_version_update(versions) if versions else None))
         elif versions:
             rewrite_jsonl(parts.outputs.path("chunks.jsonl"), chunk_version_updater(versions),
                           fields=("metadata",))
@@ -306,15 +196,18 @@ def record_growth(tracks: list[PageTrack]) -> dict[str, Any]:
             "sitemap_lastmod": lastmod}
 
 
-def _update_records(parts: CrawlParts, versions: dict[str, dict[str, Any]]) -> int:
+def _update_records(parts: CrawlParts, versions: dict[str, dict[str, Any]]
+                    ) -> tuple[int, bool]:
     """Rewrite output files once when written records gained URLs or a new canonical, and
     pages.jsonl (the same pass) when pages written before the site's version signal was
-    known get it (`versions`: canonical URL -> version, for `chunk_version_update`)."""
+    known get it (`versions`: canonical URL -> version, for `chunk_version_update`).
+    Returns how many records changed, and whether a page got a URL it is linked by (a new
+    canonical or observed URL: the inbound links then change)."""
     dedup, outputs = parts.dedup, parts.outputs
     renames = dedup.resolved_renames()
     relabels = {new: dedup.relabels[new] for new in set(renames.values())
                 if new in dedup.relabels}
-    grown = _grown_records(parts, renames)
+    grown, observed = _grown_records(parts, renames)
     updates: list[tuple[Transform, tuple[str, ...]]] = []
     if len(grown) or renames:
         updates.append((page_updater(grown, renames, relabels), PAGE_LEADING_FIELDS))
@@ -326,19 +219,8 @@ def _update_records(parts: CrawlParts, versions: dict[str, dict[str, Any]]) -> i
         for name in ("structure.jsonl", "chunks.jsonl"):
             rewrite_jsonl(outputs.path(name), page_ref_updater(renames, relabels))
         rewrite_jsonl(outputs.path("crawl_log.jsonl"), log_updater(renames))
-    return len(grown) + sum(1 for new in set(renames.values()) if new not in grown) + len(versions)
-
-
-def rewrite_in_turn(path: Path, updates: list[tuple[Transform, tuple[str, ...]]]) -> None:
-    """`rewrite_jsonl` with each (transform, fields) of `updates` in turn, in one pass: the
-    lines the rewrites one after the other write (the fields of them all read)."""
-    def update(record: dict[str, Any]) -> dict[str, Any]:
-        for transform, _ in updates:
-            record = transform(record)
-        return record
-    if updates:
-        rewrite_jsonl(path, update, fields=tuple(dict.fromkeys(
-            field for _, fields in updates for field in fields)))
+    updated = len(grown) + sum(1 for new in set(renames.values()) if new not in grown)
+    return updated + len(versions), observed or bool(renames)
 
 
 def _mark_aggregates(parts: CrawlParts, found: dict[str, list[str]]) -> int:
@@ -370,10 +252,11 @@ def _mark_aggregates(parts: CrawlParts, found: dict[str, list[str]]) -> int:
     return len(found)
 
 
-def _grown_records(parts: CrawlParts, renames: dict[str, str]) -> JsonMap:
+def _grown_records(parts: CrawlParts, renames: dict[str, str]) -> tuple[JsonMap, bool]:
     """Final canonical URL -> the fields to update in each written record that grew
     (from the track that wrote it and its content duplicates'), kept in the ledger:
-    the crawl never holds every update, nor every track, at once."""
+    the crawl never holds every update, nor every track, at once. And whether any record
+    gained an observed URL (not only ways it was found)."""
     duplicates: dict[str, list[PageTrack]] = {}
     for track in _all_tracks(parts):
         if not track.written and track.merged_into is not None:
@@ -381,15 +264,17 @@ def _grown_records(parts: CrawlParts, renames: dict[str, str]) -> JsonMap:
             duplicates.setdefault(canonical, []).append(track)
     grown = parts.ledger.json_map("grown_records")
     grown.clear()
+    observed = False
     for track in _all_tracks(parts):
         if track.written and track.record_canonical is not None:
             canonical = renames.get(track.record_canonical, track.record_canonical)
             fields = record_growth([track, *duplicates.get(canonical, ())])
             if fields:
                 grown[canonical] = fields
+                observed = observed or len(fields["observed_urls"]) > (track.written_observed or 0)
             else:  # the last one written counts, as it replaced the record
                 grown.pop(canonical, None)
-    return grown
+    return grown, observed
 
 
 def _all_tracks(parts: CrawlParts) -> Iterator[PageTrack]:

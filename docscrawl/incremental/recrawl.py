@@ -17,7 +17,13 @@ from pathlib import Path
 
 from docscrawl.chunking.chunker import ChunkRecord
 from docscrawl.export.records import PageRecord
-from docscrawl.incremental.carry import CarriedLines, PreviousOutput, index_output
+from docscrawl.incremental.carry import (
+    CHUNKS,
+    PAGES,
+    CarriedLines,
+    PreviousOutput,
+    index_output,
+)
 from docscrawl.incremental.changes import ChangeRecord, compute_change, removed_pages
 from docscrawl.incremental.rows import FoundLink, Run, StateRow
 from docscrawl.incremental.state import StateStore
@@ -50,6 +56,9 @@ class Incremental:
         self._reported: MutableSet[str] = reported if reported is not None else set()
         self.counts: Counter[str] = Counter()
         self.removed_reasons: Counter[str] = Counter()  # why the `removed` pages went
+        # bytes of page and chunk lines carried over, by the source they came from (None:
+        # a copy an older schema kept): `carried_whole` reads it
+        self._carried: dict[int | None, list[int]] = {}
 
     def was_reported(self, canonical_url: str) -> bool:
         """True when the canonical URL has a changes line in this run."""
@@ -129,9 +138,31 @@ class Incremental:
         """A 304, or a page whose content hash did not change: carried over from state
         (`links`: the links of a page parsed again, kept for the next crawl)."""
         self._report(compute_change(row, row.content_hash, row.chunk_ids))
+        pointer = row.lines
+        carried = self._carried.setdefault(pointer.source if pointer else None, [0, 0])
+        if pointer is not None:
+            carried[0] += pointer.page_len
+            carried[1] += pointer.chunks_len
         self.store.mark_seen(row.canonical_url, self.run.run_id, etag=etag,
                              last_modified=last_modified, observed_urls=observed_urls,
                              body_hash=body_digest, discovery_links=links)
+
+    def carried_whole(self, run_dir: Path) -> Path | None:
+        """The published run whose every page and chunk line this run's `run_dir` holds,
+        and nothing else: all its lines carried over, as they were, from that one run
+        (`unchanged`) and none written fresh. None otherwise. Asked before the end of the
+        crawl rewrites any file; it reads the files' sizes only."""
+        if len(self._carried) != 1 or None in self._carried:
+            return None
+        [(source, (page_bytes, chunk_bytes))] = self._carried.items()
+        found = self.store.source(source) if source is not None else None
+        if found is None:
+            return None
+        previous, sizes = found
+        if (sizes.get(PAGES), sizes.get(CHUNKS)) != (page_bytes, chunk_bytes):
+            return None  # some of its pages were not carried over
+        written = [_size(run_dir / name) for name in (PAGES, CHUNKS)]
+        return previous if written == [page_bytes, chunk_bytes] else None
 
     def add_aliases(self, canonical_url: str, urls: list[str]) -> None:
         """URLs found serving a page already stored: the next crawl maps them to it."""
@@ -202,3 +233,10 @@ class Incremental:
         if line["change"] == "removed":
             self.removed_reasons[line["removed_reason"]] += 1
         self.changes.write(line)
+
+
+def _size(path: Path) -> int | None:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return None

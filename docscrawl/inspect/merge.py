@@ -33,7 +33,7 @@ from typing import Any, TextIO
 
 from docscrawl import __version__
 from docscrawl.crawl.crawllog import utc_now
-from docscrawl.crawl.finish import log_updater, page_ref_updater
+from docscrawl.crawl.updaters import log_updater, page_ref_updater
 from docscrawl.dedup.content import sha256_id
 from docscrawl.export.inbound import add_inbound_links
 from docscrawl.inspect.consolidate import MergePlan, PageSummary, plan_merge

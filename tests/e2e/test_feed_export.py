@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from docscrawl.crawl.finish import UPDATED_AT_END
+from docscrawl.crawl.updaters import UPDATED_AT_END
 from docscrawl.demo.server import FixtureServer
 from tests.conftest import ROOT, read_jsonl
 

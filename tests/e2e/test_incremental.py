@@ -86,6 +86,70 @@ def test_recrawl_reports_added_unchanged_changed_removed(tmp_path: Path) -> None
         assert "removed" not in {c["change"] for c in changes(limited).values()}
 
 
+def chunk_lines(out: Path) -> list[str]:
+    return sorted((out / "chunks.jsonl").read_text(encoding="utf-8").splitlines())
+
+
+def inbound_texts(out: Path, suffix: str) -> set[str]:
+    return {link["anchor_text"] for chunk in read_jsonl(out / "chunks.jsonl")
+            if chunk["metadata"]["canonical_url"].endswith(suffix)
+            for link in chunk["metadata"].get("inbound_links") or ()}
+
+
+def test_an_unchanged_recrawl_keeps_the_inbound_links_a_changed_one_ranks_them(
+        tmp_path: Path) -> None:
+    """Every page and chunk carried over from the published run, no page with a new URL:
+    the chunks keep the inbound links that run gave them (the same lines, no ranking);
+    a page with a new URL it is linked by, a new link or a page gone ranks them again."""
+    site = tmp_path / "site"
+    shutil.copytree(SITES / "demo", site)
+    out = tmp_path / "out"
+    with StaticSite(site) as server:
+        seed = f"{server.url}/docs/"
+        first = crawl(seed, out)
+        assert "inbound links on" in first.result.stderr
+        lines = chunk_lines(out)
+        assert any('"inbound_links":[{' in line for line in lines)
+
+        second = crawl(seed, out)
+        assert second.run["counts"]["events"]["unchanged"] == len(first.pages)
+        assert "inbound links kept as" in second.result.stderr
+        assert "inbound links on" not in second.result.stderr
+        assert chunk_lines(out) == lines  # every chunk as the first run wrote it
+        assert_log_invariants(second)
+
+        sitemap = site / "sitemap-guide.xml"  # a URL a page is linked by, new
+        sitemap.write_text(sitemap.read_text().replace("</urlset>", (
+            "  <url><loc>{{ORIGIN}}/docs/guide/install.html?utm_source=feed</loc></url>\n"
+            "</urlset>")), encoding="utf-8")
+        aliased = crawl(seed, out)
+        assert {c["change"] for c in changes(aliased).values()} == {"unchanged"}
+        assert "install.html?utm_source=feed" in str(
+            aliased.page("/docs/guide/install.html")["observed_urls"])
+        assert "inbound links on" in aliased.result.stderr
+
+        configure = site / "docs" / "guide" / "configure.html"
+        configure.write_text(configure.read_text().replace(
+            "Worker processes.",
+            'Worker processes (<a href="install.html">the installer walkthrough</a>).'),
+            encoding="utf-8")
+        touch_later(configure)
+        third = crawl(seed, out)
+        assert changes(third)["guide/configure.html"]["change"] == "changed"
+        assert "inbound links kept as" not in third.result.stderr
+        assert "the installer walkthrough" in inbound_texts(out, "/docs/guide/install.html")
+
+        fourth = crawl(seed, out)  # unchanged again: kept as the third run ranked them
+        assert "inbound links kept as" in fourth.result.stderr
+        assert "the installer walkthrough" in inbound_texts(out, "/docs/guide/install.html")
+
+        (site / "docs" / "guide" / "orphan.html").unlink()
+        fifth = crawl(seed, out)
+        assert changes(fifth)["guide/orphan.html"]["change"] == "removed"
+        assert "inbound links on" in fifth.result.stderr
+        assert_log_invariants(fifth)
+
+
 SPHINX_DOC = Path("/usr/share/doc/sphinx-doc/html")
 
 

@@ -5,11 +5,13 @@ and sidebar, two generator families' templates), and across an incremental re-cr
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
 
 from docscrawl.demo.server import StaticSite
+from docscrawl.export.inbound import add_inbound_links
 from docscrawl.inspect.output import OutputDir
 from docscrawl.runs import published_dir
 from tests.conftest import assert_log_invariants, crawl, read_jsonl
@@ -74,9 +76,11 @@ def test_template_links_written_once_and_joined_back(tmp_path: Path) -> None:
     assert sorted(json.dumps(t, sort_keys=True) for t in read_jsonl(out / "templates.jsonl")
                   ) == sorted(json.dumps(t, sort_keys=True) for t in templates)
     assert_log_invariants(second)
-    # inbound links (chunk metadata, read by the search index and the loaders) are the same
-    # the same: the inline crawl's from the links it fed as it wrote its pages, the
-    # re-crawl's (every page carried over) from pages.jsonl and templates.jsonl
+    # inbound links (chunk metadata, read by the search index and the loaders) are the
+    # same: the inline crawl's from the links it fed as it wrote its pages, the re-crawl's
+    # kept as the first crawl gave them (every page carried over), and the pass over the
+    # re-crawl's files, reading every page's links back from pages.jsonl and
+    # templates.jsonl (as a re-crawl with a page changed does)
     def inbound_of(output: Path) -> dict[str, tuple[list, int]]:
         return {c["id"]: (c["metadata"]["inbound_links"], c["metadata"]["inbound_count"])
                 for c in read_jsonl(output / "chunks.jsonl")}
@@ -85,4 +89,8 @@ def test_template_links_written_once_and_joined_back(tmp_path: Path) -> None:
     assert any(count for _links, count in inbound.values())
     pages = len(first.pages)
     assert f"(links of {pages} pages kept from the crawl" in first.result.stderr
-    assert "(links of 0 pages kept from the crawl" in second.result.stderr
+    assert "inbound links kept as" in second.result.stderr
+    again = tmp_path / "again"
+    shutil.copytree(published_dir(out), again)
+    assert add_inbound_links(again) == sum(1 for links, _ in inbound.values() if links)
+    assert inbound_of(again) == inbound

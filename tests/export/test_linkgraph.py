@@ -158,11 +158,11 @@ def test_chunk_lines_read_as_bytes_keep_non_ascii_text_and_any_id(tmp_path: Path
 
 def test_a_metadata_update_in_the_same_pass_writes_what_two_passes_wrote(
         tmp_path: Path) -> None:
-    """The version backfill's chunk update (`crawl.finish.chunk_version_update`) rides on
+    """The version backfill's chunk update (`crawl.updaters.chunk_version_update`) rides on
     the inbound pass's rewrite: the lines are those of `rewrite_jsonl` with the update,
     then the inbound pass, for fresh lines, lines holding inbound links already, lines
     without a `version` and lines that are not as the crawl writes them."""
-    from docscrawl.crawl.finish import chunk_version_update, chunk_version_updater
+    from docscrawl.crawl.updaters import chunk_version_update, chunk_version_updater
     from docscrawl.jsonl import rewrite_jsonl
 
     for carried in (False, True):
