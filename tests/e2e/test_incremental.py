@@ -21,15 +21,20 @@ def changes(output: CrawlOutput) -> dict[str, dict]:
             for line in read_jsonl(output.out / "changes.jsonl")}
 
 
+def demo_copy(tmp_path: Path) -> tuple[Path, Path]:
+    """A copy of the demo site to edit between crawls, and an output directory."""
+    site = tmp_path / "site"
+    shutil.copytree(SITES / "demo", site)
+    return site, tmp_path / "out"
+
+
 def touch_later(path: Path) -> None:
     later = time.time() + 10  # past the second-precision Last-Modified of the last crawl
     os.utime(path, (later, later))
 
 
 def test_recrawl_reports_added_unchanged_changed_removed(tmp_path: Path) -> None:
-    site = tmp_path / "site"
-    shutil.copytree(SITES / "demo", site)
-    out = tmp_path / "out"
+    site, out = demo_copy(tmp_path)
     with StaticSite(site) as server:
         seed = f"{server.url}/docs/"
         first = crawl(seed, out)
@@ -101,9 +106,7 @@ def test_an_unchanged_recrawl_keeps_the_inbound_links_a_changed_one_ranks_them(
     """Every page and chunk carried over from the published run, no page with a new URL:
     the chunks keep the inbound links that run gave them (the same lines, no ranking);
     a page with a new URL it is linked by, a new link or a page gone ranks them again."""
-    site = tmp_path / "site"
-    shutil.copytree(SITES / "demo", site)
-    out = tmp_path / "out"
+    site, out = demo_copy(tmp_path)
     with StaticSite(site) as server:
         seed = f"{server.url}/docs/"
         first = crawl(seed, out)
