@@ -104,7 +104,7 @@ def serve(conn: Connection) -> None:
 class _Slot:
     """One worker process, its end of the pipe and the pages sent to it, oldest first."""
 
-    __slots__ = ("buffer", "conn", "inbox", "process", "reading", "waiters")
+    __slots__ = ("buffer", "conn", "process", "reading", "waiters")
 
     def __init__(self, process: subprocess.Popen[bytes], conn: Connection) -> None:
         self.process = process
@@ -113,7 +113,6 @@ class _Slot:
         # the event loop watching its socket for answers, if one is
         self.reading: asyncio.AbstractEventLoop | None = None
         self.buffer = bytearray()  # answer bytes read, not yet a whole message
-        self.inbox = memoryview(bytearray(READ_BYTES))  # each read lands here: no new object
 
 
 def take_message(buffer: bytearray) -> bytes | None:
@@ -227,18 +226,18 @@ class ExtractPool:
         socket stays blocking for sends; a readable socket answers at once), then every
         whole answer in what was read goes to its page."""
         try:
-            data = os.readv(slot.conn.fileno(), [slot.inbox])
+            data = os.read(slot.conn.fileno(), READ_BYTES)
         except OSError:
-            data = 0
+            data = b""
         facts: list[PageFacts] = []
         if data:
-            slot.buffer += slot.inbox[:data]
+            slot.buffer += data
             try:
                 while len(facts) < len(slot.waiters) and (
                         message := take_message(slot.buffer)) is not None:
                     facts.append(pickle.loads(message))
             except Exception:  # not an answer: the worker is not to be trusted
-                data = 0
+                data = b""
         for answer in facts:
             _, future = slot.waiters.popleft()
             if not future.done():
