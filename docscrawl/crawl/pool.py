@@ -3,9 +3,8 @@
 `ExtractPool(n, setup)` keeps `n` worker processes, each working on one page at a time
 over its own pipe (`extract.worker.page_facts`); `await pool.run(job)` answers with the page's
 `PageFacts`. The crawler only pickles the job (the decoded text) and unpickles the answer;
-the answer is read by the event loop itself when the worker's socket is readable (a dead
-worker's end of file too), in the loop's thread: a read in the loop's thread pool handed
-the interpreter's lock back and forth, about 19 futex calls a page.
+the answer is read in the event loop's thread pool, where a blocking read also sees a dead
+worker's end of file.
 
 Each worker is a fresh interpreter (`python -P -c BOOT ROOT FD`, `boot_code`) that imports
 the crawler's own docscrawl (from ROOT: a checkout, site-packages or Scrapyd's egg, not
@@ -25,11 +24,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
-import os
-import pickle
 import socket
-import struct
 import subprocess
 import sys
 from collections import deque
@@ -45,7 +42,6 @@ JOIN_SECONDS = 5.0  # a worker asked to stop is killed after this long
 # pages sent to a worker before its answers are read: the next page waits in its pipe, so
 # the worker need not wait for the crawler's event loop to hand it one
 IN_FLIGHT = 2
-READ_BYTES = 1 << 20  # read at most this much of a worker's answers at once
 
 
 # The folder (or egg) the crawler's docscrawl package was imported from.
@@ -104,33 +100,13 @@ def serve(conn: Connection) -> None:
 class _Slot:
     """One worker process, its end of the pipe and the pages sent to it, oldest first."""
 
-    __slots__ = ("buffer", "conn", "process", "reading", "waiters")
+    __slots__ = ("conn", "process", "reading", "waiters")
 
     def __init__(self, process: subprocess.Popen[bytes], conn: Connection) -> None:
         self.process = process
         self.conn = conn
         self.waiters: deque[tuple[PageJob, asyncio.Future[PageFacts]]] = deque()
-        # the event loop watching its socket for answers, if one is
-        self.reading: asyncio.AbstractEventLoop | None = None
-        self.buffer = bytearray()  # answer bytes read, not yet a whole message
-
-
-def take_message(buffer: bytearray) -> bytes | None:
-    """The first whole message `Connection.send` framed in `buffer` (taken out of it), or
-    None while it is incomplete: a 4-byte big-endian length, or -1 and an 8-byte one."""
-    if len(buffer) < 4:
-        return None
-    size, start = struct.unpack_from("!i", buffer)[0], 4
-    if size == -1:
-        if len(buffer) < 12:
-            return None
-        size, start = struct.unpack_from("!Q", buffer, 4)[0], 12
-    end = start + size
-    if len(buffer) < end:
-        return None
-    message = bytes(buffer[start:end])
-    del buffer[:end]
-    return message
+        self.reading = False  # a read of its next answer is under way
 
 
 class ExtractPool:
@@ -207,45 +183,30 @@ class ExtractPool:
             except (OSError, ValueError):  # it is dead
                 self._crashed(slot)
                 continue
-            if slot.reading is None:
+            if not slot.reading:
                 self._read(slot)
 
     def _read(self, slot: _Slot) -> None:
-        """Watch the worker's socket while pages wait for it (`_readable`)."""
-        slot.reading = asyncio.get_running_loop()
-        slot.reading.add_reader(slot.conn.fileno(), self._readable, slot)
+        """Read the worker's next answer in the loop's thread pool: a blocking read also
+        sees a dead worker's end of file."""
+        slot.reading = True
+        answer = asyncio.get_running_loop().run_in_executor(None, slot.conn.recv)
+        answer.add_done_callback(functools.partial(self._answer, slot))
 
-    def _unwatch(self, slot: _Slot) -> None:
-        loop, slot.reading = slot.reading, None
-        if loop is not None and not loop.is_closed():
-            with contextlib.suppress(OSError, ValueError):
-                loop.remove_reader(slot.conn.fileno())
-
-    def _readable(self, slot: _Slot) -> None:
-        """The worker's socket has bytes, or its end of file (it died): one read (the
-        socket stays blocking for sends; a readable socket answers at once), then every
-        whole answer in what was read goes to its page."""
+    def _answer(self, slot: _Slot, answer: asyncio.Future[PageFacts]) -> None:
+        slot.reading = False
+        if slot not in self._slots:  # retired meanwhile (the crawl closed)
+            return
         try:
-            data = os.read(slot.conn.fileno(), READ_BYTES)
-        except OSError:
-            data = b""
-        facts: list[PageFacts] = []
-        if data:
-            slot.buffer += data
-            try:
-                while len(facts) < len(slot.waiters) and (
-                        message := take_message(slot.buffer)) is not None:
-                    facts.append(pickle.loads(message))
-            except Exception:  # not an answer: the worker is not to be trusted
-                data = b""
-        for answer in facts:
+            facts = answer.result()
+        except (EOFError, OSError):
+            self._crashed(slot)
+        else:
             _, future = slot.waiters.popleft()
             if not future.done():
-                future.set_result(answer)
-        if not data:
-            self._crashed(slot)
-        elif not slot.waiters:
-            self._unwatch(slot)
+                future.set_result(facts)
+            if slot.waiters:
+                self._read(slot)
         if not self.closed:
             self._dispatch()
 
@@ -268,7 +229,6 @@ class ExtractPool:
 
     def _retire(self, slot: _Slot, *, ask: bool = False) -> int | None:
         """Take a worker out (asked to stop, or found dead); its exit code."""
-        self._unwatch(slot)
         if slot in self._slots:
             self._slots.remove(slot)
         if slot.waiters:

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-import pickle
 import signal
-import threading
 from dataclasses import asdict
 from pathlib import Path
 
@@ -147,45 +145,3 @@ def test_a_worker_process_answers_the_same_and_survives_a_killed_worker(
         assert same(answer, page_facts(job(url, text), worker)), url
     assert "died" in crashed
     assert same(after, page_facts(job(*pages[1]), worker))
-
-
-def test_answers_are_taken_whole_from_what_the_socket_gave(setup: WorkerSetup) -> None:
-    """The crawler reads a worker's answers as the socket gives them (`pool.take_message`):
-    the messages `Connection.send` framed come out whole and in order, however the bytes
-    were cut, and nothing before a message is complete."""
-    import socket
-    from multiprocessing.connection import Connection
-
-    from docscrawl.crawl.pool import take_message
-
-    facts = [page_facts(job(url, text), Worker(setup)) for url, text in PAGES[:3]]
-    here, there = socket.socketpair()
-    sender, receiver = Connection(here.detach()), Connection(there.detach())
-    wire = bytearray()
-    sending = threading.Thread(target=lambda: [sender.send(answer) for answer in facts])
-    sending.start()
-    try:
-        while len(wire) < 4 or not _whole(wire, len(facts)):
-            wire += os.read(receiver.fileno(), 1 << 16)
-    finally:
-        sending.join()
-        sender.close()
-        receiver.close()
-    for cut in (1, 3, 4, 5, 1000, len(wire) // 2, len(wire) - 1):
-        buffer, taken = bytearray(), []
-        for start in range(0, len(wire), cut):
-            buffer += wire[start:start + cut]
-            while (message := take_message(buffer)) is not None:
-                taken.append(pickle.loads(message))
-        assert len(taken) == len(facts) and not buffer, cut
-        assert all(same(a, b) for a, b in zip(taken, facts, strict=True)), cut
-    assert take_message(bytearray(b"\xff\xff\xff\xff" + b"\0" * 7)) is None  # 8-byte size
-    big = bytearray(b"\xff\xff\xff\xff" + (3).to_bytes(8, "big") + b"abcd")
-    assert take_message(big) == b"abc" and big == bytearray(b"d")
-
-
-def _whole(wire: bytearray, count: int) -> bool:
-    from docscrawl.crawl.pool import take_message
-
-    copy = bytearray(wire)
-    return all(take_message(copy) is not None for _ in range(count))
