@@ -152,10 +152,10 @@ class Incremental:
         and nothing else: all its lines carried over, as they were, from that one run
         (`unchanged`) and none written fresh. None otherwise. Asked before the end of the
         crawl rewrites any file; it reads the files' sizes only."""
-        if len(self._carried) != 1 or None in self._carried:
+        if len(self._carried) != 1:
             return None
         [(source, (page_bytes, chunk_bytes))] = self._carried.items()
-        found = self.store.source(source) if source is not None else None
+        found = self.store.source(source) if source is not None else None  # None: copies
         if found is None:
             return None
         previous, sizes = found
