@@ -2,9 +2,13 @@
 
 `ExtractPool(n, setup)` keeps `n` worker processes, each working on one page at a time
 over its own pipe (`extract.worker.page_facts`); `await pool.run(job)` answers with the page's
-`PageFacts`. The crawler only pickles the job (the decoded text) and unpickles the answer;
-the answer is read in the event loop's thread pool, where a blocking read also sees a dead
-worker's end of file.
+`PageFacts`. The crawler only pickles the job (the decoded text) and unpickles the answer.
+The crawler's end of each socket is non-blocking and served by the event loop itself: a
+job is written as far as the socket takes it and the rest when it is writable again, the
+answers are read when it is readable (a dead worker's end of file too). So the crawler
+never waits on a worker: a large page half-sent while the worker writes a large answer
+cannot lock the two (both directions keep moving), and no thread pool hands the
+interpreter's lock back and forth for every answer (about 19 futex calls a page).
 
 Each worker is a fresh interpreter (`python -P -c BOOT ROOT FD`, `boot_code`) that imports
 the crawler's own docscrawl (from ROOT: a checkout, site-packages or Scrapyd's egg, not
@@ -24,8 +28,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import logging
+import os
+import pickle
 import socket
 import subprocess
 import sys
@@ -34,6 +39,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 
 from docscrawl.collector import tune
+from docscrawl.crawl.framing import framed, take_message
 from docscrawl.extract.worker import PageFacts, PageJob, Worker, WorkerSetup
 
 logger = logging.getLogger(__name__)
@@ -42,6 +48,7 @@ JOIN_SECONDS = 5.0  # a worker asked to stop is killed after this long
 # pages sent to a worker before its answers are read: the next page waits in its pipe, so
 # the worker need not wait for the crawler's event loop to hand it one
 IN_FLIGHT = 2
+READ_BYTES = 1 << 20  # read at most this much of a worker's answers at once
 
 
 # The folder (or egg) the crawler's docscrawl package was imported from.
@@ -98,15 +105,22 @@ def serve(conn: Connection) -> None:
 
 
 class _Slot:
-    """One worker process, its end of the pipe and the pages sent to it, oldest first."""
+    """One worker process, its end of the socket (non-blocking once the setup is sent), the
+    pages sent to it, oldest first, and the bytes on their way each way."""
 
-    __slots__ = ("conn", "process", "reading", "waiters")
+    __slots__ = ("buffer", "conn", "inbox", "loop", "outbox", "process", "waiters", "writing")
 
     def __init__(self, process: subprocess.Popen[bytes], conn: Connection) -> None:
         self.process = process
         self.conn = conn
         self.waiters: deque[tuple[PageJob, asyncio.Future[PageFacts]]] = deque()
-        self.reading = False  # a read of its next answer is under way
+        # the event loop watching its socket (for answers, and for room while `outbox`
+        # holds bytes), if one is
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.outbox = bytearray()  # framed jobs not yet taken by the socket
+        self.writing = False  # the loop waits for room to write the rest of `outbox`
+        self.buffer = bytearray()  # answer bytes read, not yet a whole message
+        self.inbox = memoryview(bytearray(READ_BYTES))  # each read lands here: no new object
 
 
 class ExtractPool:
@@ -165,6 +179,7 @@ class ExtractPool:
         self._slots.append(slot)
         with contextlib.suppress(OSError):  # it died at once: the next page finds out
             conn.send(self.setup)  # (blocks until the new interpreter reads it)
+        os.set_blocking(conn.fileno(), False)
         self.started += 1
         return slot
 
@@ -178,35 +193,66 @@ class ExtractPool:
             if future.done():  # cancelled while it waited
                 continue
             slot.waiters.append((job, future))
-            try:
-                slot.conn.send(job)
-            except (OSError, ValueError):  # it is dead
+            slot.outbox += framed(job)
+            if slot.loop is None:
+                slot.loop = asyncio.get_running_loop()
+                slot.loop.add_reader(slot.conn.fileno(), self._readable, slot)
+            if not self._write(slot):
                 self._crashed(slot)
-                continue
-            if not slot.reading:
-                self._read(slot)
 
-    def _read(self, slot: _Slot) -> None:
-        """Read the worker's next answer in the loop's thread pool: a blocking read also
-        sees a dead worker's end of file."""
-        slot.reading = True
-        answer = asyncio.get_running_loop().run_in_executor(None, slot.conn.recv)
-        answer.add_done_callback(functools.partial(self._answer, slot))
-
-    def _answer(self, slot: _Slot, answer: asyncio.Future[PageFacts]) -> None:
-        slot.reading = False
-        if slot not in self._slots:  # retired meanwhile (the crawl closed)
-            return
+    def _write(self, slot: _Slot) -> bool:
+        """Write what the socket takes of `outbox`; watch for room while some is left.
+        False: the worker is gone."""
         try:
-            facts = answer.result()
-        except (EOFError, OSError):
+            sent = os.write(slot.conn.fileno(), slot.outbox)
+        except BlockingIOError:
+            sent = 0
+        except OSError:
+            return False
+        del slot.outbox[:sent]
+        if slot.loop is not None and bool(slot.outbox) != slot.writing:
+            slot.writing = bool(slot.outbox)
+            if slot.writing:
+                slot.loop.add_writer(slot.conn.fileno(), self._writable, slot)
+            else:
+                slot.loop.remove_writer(slot.conn.fileno())
+        return True
+
+    def _writable(self, slot: _Slot) -> None:
+        if slot in self._slots and not self._write(slot):
             self._crashed(slot)
-        else:
+
+    def _unwatch(self, slot: _Slot) -> None:
+        loop, slot.loop, slot.writing = slot.loop, None, False
+        if loop is not None and not loop.is_closed():
+            for remove in (loop.remove_reader, loop.remove_writer):
+                with contextlib.suppress(OSError, ValueError):  # a closed socket
+                    remove(slot.conn.fileno())
+
+    def _readable(self, slot: _Slot) -> None:
+        """The worker's socket has bytes, or its end of file (it died): one read, then every
+        whole answer in what was read goes to its page."""
+        try:
+            data = os.readv(slot.conn.fileno(), [slot.inbox])
+        except BlockingIOError:  # woken for nothing
+            return
+        except OSError:
+            data = 0
+        facts: list[PageFacts] = []
+        if data:
+            slot.buffer += slot.inbox[:data]
+            try:
+                while len(facts) < len(slot.waiters) and (
+                        message := take_message(slot.buffer)) is not None:
+                    facts.append(pickle.loads(message))
+            except Exception:  # not an answer: the worker is not to be trusted
+                data = 0
+        for answer in facts:
             _, future = slot.waiters.popleft()
             if not future.done():
-                future.set_result(facts)
-            if slot.waiters:
-                self._read(slot)
+                future.set_result(answer)
+        if not data or (slot.buffer and not slot.waiters):  # an answer nobody asked for
+            self._crashed(slot)
         if not self.closed:
             self._dispatch()
 
@@ -229,12 +275,14 @@ class ExtractPool:
 
     def _retire(self, slot: _Slot, *, ask: bool = False) -> int | None:
         """Take a worker out (asked to stop, or found dead); its exit code."""
+        self._unwatch(slot)
         if slot in self._slots:
             self._slots.remove(slot)
         if slot.waiters:
             slot.process.kill()  # its answers are not wanted: no waiting for them
         elif ask:
             with contextlib.suppress(OSError, ValueError):
+                os.set_blocking(slot.conn.fileno(), True)  # an idle worker: nothing is queued
                 slot.conn.send(None)
         slot.conn.close()
         try:

@@ -5,12 +5,17 @@ from __future__ import annotations
 
 import asyncio
 import os
+import pickle
 import signal
+import socket
+import threading
 from dataclasses import asdict
+from multiprocessing.connection import Connection
 from pathlib import Path
 
 import pytest
 
+from docscrawl.crawl.framing import framed, take_message
 from docscrawl.crawl.pool import ExtractPool, WorkerCrashed
 from docscrawl.extract.page import extract_page, page_structure
 from docscrawl.extract.site_versions import home_urls, scope_numbers
@@ -145,3 +150,71 @@ def test_a_worker_process_answers_the_same_and_survives_a_killed_worker(
         assert same(answer, page_facts(job(url, text), worker)), url
     assert "died" in crashed
     assert same(after, page_facts(job(*pages[1]), worker))
+
+
+def test_pages_and_answers_larger_than_the_socket_both_keep_moving(setup: WorkerSetup) -> None:
+    """The crawler writes a job as far as the socket takes it and reads answers whenever
+    they come (`crawl.pool`): pages and answers each many times the socket's buffer, two
+    in flight, are all answered, the same as in the crawler. (With a blocking send, the
+    crawler waited to send the second page while the worker waited to send the first
+    answer: the two hung.)"""
+    here, there = socket.socketpair()
+    buffered = here.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF)
+    here.close()
+    there.close()
+    paragraph = ("<p>Set <code>timeout</code> before the first request, see "
+                 "<a href='x.html'>x</a>.</p>\n")
+    pages = [(f"{SITE}big/{n}.html",
+              f"<html><head><title>Big {n}</title></head><body><main><h1>Big {n}</h1>"
+              + paragraph * (3 * buffered // len(paragraph)) + "</main></body></html>")
+             for n in range(3)]
+
+    async def crawl() -> list[PageFacts]:
+        pool = ExtractPool(1, setup)
+        try:
+            return await asyncio.gather(*(pool.run(job(url, text)) for url, text in pages))
+        finally:
+            pool.close()
+
+    answers = asyncio.run(crawl())
+    worker = Worker(setup)
+    for (url, text), answer in zip(pages, answers, strict=True):
+        assert len(framed(answer)) > buffered
+        assert same(answer, page_facts(job(url, text), worker)), url
+
+
+def test_answers_are_taken_whole_from_what_the_socket_gave(setup: WorkerSetup) -> None:
+    """The crawler reads a worker's answers as the socket gives them (`framing.take_message`):
+    the messages `Connection.send` framed come out whole and in order, however the bytes
+    were cut, and nothing before a message is complete; `framed` writes the bytes
+    `Connection.send` does."""
+    facts = [page_facts(job(url, text), Worker(setup)) for url, text in PAGES[:3]]
+    here, there = socket.socketpair()
+    sender, receiver = Connection(here.detach()), Connection(there.detach())
+    wire = bytearray()
+    sending = threading.Thread(target=lambda: [sender.send(answer) for answer in facts])
+    sending.start()
+    try:
+        while len(wire) < 4 or not _whole(wire, len(facts)):
+            wire += os.read(receiver.fileno(), 1 << 16)
+    finally:
+        sending.join()
+        sender.close()
+        receiver.close()
+    assert bytes(wire) == b"".join(framed(answer) for answer in facts)
+    for cut in (1, 3, 4, 5, 1000, len(wire) // 2, len(wire) - 1):
+        buffer, taken = bytearray(), []
+        for start in range(0, len(wire), cut):
+            buffer += wire[start:start + cut]
+            while (message := take_message(buffer)) is not None:
+                taken.append(pickle.loads(message))
+        assert len(taken) == len(facts) and not buffer, cut
+        assert all(same(a, b) for a, b in zip(taken, facts, strict=True)), cut
+    assert take_message(bytearray(b"\xff\xff\xff\xff" + b"\0" * 7)) is None  # 8-byte size
+    big = bytearray(b"\xff\xff\xff\xff" + (3).to_bytes(8, "big") + b"abcd")
+    assert take_message(big) == b"abc" and big == bytearray(b"d")
+
+
+def _whole(wire: bytearray, count: int) -> bool:
+    copy = bytearray(wire)
+    return all(take_message(copy) is not None for _ in range(count))
