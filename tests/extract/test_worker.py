@@ -218,3 +218,27 @@ def test_answers_are_taken_whole_from_what_the_socket_gave(setup: WorkerSetup) -
 def _whole(wire: bytearray, count: int) -> bool:
     copy = bytearray(wire)
     return all(take_message(copy) is not None for _ in range(count))
+
+
+def test_a_worker_that_dies_idle_is_replaced_before_the_next_page(setup: WorkerSetup) -> None:
+    """The event loop watches an idle worker's socket too: its end of file starts a new
+    worker, and the next page goes to that one, not to the dead one's socket (no page
+    fails, none counted as crashed)."""
+    url, text = PAGES[0]
+
+    async def crawl() -> PageFacts:
+        pool = ExtractPool(1, setup)
+        try:
+            await pool.run(job(url, text))
+            (pid,) = pool.pids()
+            os.kill(pid, signal.SIGKILL)
+            while pool.pids() == [pid]:  # until the loop has seen its end of file
+                await asyncio.sleep(0.01)
+            answer = await pool.run(job(url, text))
+            assert pool.started == 2 and pool.crashed == 0
+            return answer
+        finally:
+            pool.close()
+
+    answer = asyncio.run(crawl())
+    assert same(answer, page_facts(job(url, text), Worker(setup)))
