@@ -192,7 +192,11 @@ def test_answers_are_taken_whole_from_what_the_socket_gave(setup: WorkerSetup) -
     here, there = socket.socketpair()
     sender, receiver = Connection(here.detach()), Connection(there.detach())
     wire = bytearray()
-    sending = threading.Thread(target=lambda: [sender.send(answer) for answer in facts])
+    def send_all() -> None:
+        for answer in facts:
+            sender.send(answer)
+
+    sending = threading.Thread(target=send_all)
     sending.start()
     try:
         while len(wire) < 4 or not _whole(wire, len(facts)):
