@@ -6,7 +6,7 @@ read and extend it (ways found, observed URLs, what its written record listed).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypedDict
 
 from docscrawl.discovery.urls import normalize_url
@@ -165,6 +165,16 @@ class PageTrack:
         self.record_canonical = self.key if canonical_url == self.key else canonical_url
         self.written_observed, self.written_discovery = observed, discovery
         self.written_lastmod = lastmod
+
+    def mark_carried(self, canonical_url: str, observed_urls: Sequence[str]) -> None:
+        """Its page record was carried over as the previous output wrote it, listing
+        `observed_urls`: those are observed, and only those counted as listed, so that a
+        URL this crawl found before the carry (an alias in a sitemap read first) is still
+        growth the end of the crawl writes, as when it is found after."""
+        for url in observed_urls:
+            self.observe(url)
+        self.mark_written(canonical_url, listed=(
+            len(set(observed_urls)), self.discovery_count, self.sitemap_lastmod))
 
     @property
     def written(self) -> bool:

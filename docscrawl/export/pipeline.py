@@ -117,15 +117,13 @@ class ExportPipeline:
         lines = item.lines
         record = getattr(item, "record", None) or lines.record()
         track = item.track
-        for url in record.get("observed_urls") or []:
-            track.observe(url)
         outputs.templates.carry(lines.page)  # its blocks, before the line
         outputs.stop_feeding_links()
         outputs.pages.write_raw(lines.page)  # written as they are, whatever they hold
         if lines.structure:
             outputs.structure.write_raw(lines.structure)
         outputs.chunks.write_joined(lines.chunks, lines.chunk_count)
-        track.mark_written(row.canonical_url)
+        track.mark_carried(row.canonical_url, record.get("observed_urls") or [])
         self.parts.log.record(
             track.url, Event.UNCHANGED, status=item.status, redirect_chain=track.redirect_chain,
             fetch_mode=item.fetch_mode, elapsed_ms=item.elapsed_ms, size=item.size,
