@@ -163,30 +163,37 @@ def test_an_alias_and_the_page_share_one_track() -> None:
     assert list(frontier.tracks()) == [track]
 
 
-def test_an_alias_found_before_a_page_is_carried_over_is_growth_either_way() -> None:
+def test_what_a_sitemap_says_before_a_page_is_carried_over_is_growth_either_way() -> None:
     """A re-crawl carries a page record over as the last run wrote it. An alias of the page
-    found first (a sitemap read before the page) is as new to that record as one found
-    after: the end of the crawl adds it and ranks the inbound links again. (Counting what
-    the track held at the carry hid it, in a CI run where the sitemap came first.)"""
+    or a new lastmod, read in a sitemap before the page was carried over, is as new to
+    that record as when read after: the end of the crawl writes it (and an alias ranks
+    the inbound links again). (Counting what the track held at the carry hid both: a CI
+    run where the sitemap came first kept the inbound links.)"""
     from docscrawl.crawl.finish import record_growth
     from docscrawl.discovery.pagetrack import PageTrack
 
     page, alias = f"{SITE}a.html", f"{SITE}a.html?utm_source=feed"
-    for alias_first in (True, False):
+    for sitemap_first in (True, False):
         track = PageTrack(page, page, 1, [("sitemap", None)])
         track.observe(page)
-        if alias_first:
+        if sitemap_first:
             track.observe(alias)
-        track.mark_carried(page, [page])  # the last run's record lists the page's URL
-        if not alias_first:
+            track.sitemap_lastmod = "2026-12-05"
+        track.mark_carried(page, [page], "2026-11-20")  # as the last run's record lists
+        if not sitemap_first:
             track.observe(alias)
+            track.sitemap_lastmod = "2026-12-05"
         grown = record_growth([track])
         assert grown["observed_urls"] == [page, alias]
         assert len(grown["observed_urls"]) > (track.written_observed or 0)
-    unchanged = PageTrack(page, page, 1, [("sitemap", None)])
+        assert grown["sitemap_lastmod"] == "2026-12-05"
+    unchanged = PageTrack(page, page, 1, [("sitemap", None)], sitemap_lastmod="2026-11-20")
     unchanged.observe(page)
-    unchanged.mark_carried(page, [page, alias])  # the record already lists the alias
+    unchanged.mark_carried(page, [page, alias], "2026-11-20")  # the record already lists both
     assert unchanged.observed == (page, alias) and record_growth([unchanged]) == {}
+    unlisted = PageTrack(page, page, 1, [("sitemap", None)])  # no lastmod this time
+    unlisted.mark_carried(page, [page], "2026-11-20")
+    assert record_growth([unlisted]) == {}  # the record keeps the one it lists
 
 
 def test_robots_known_and_allows_are_the_frontiers_answers() -> None:

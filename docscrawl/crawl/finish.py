@@ -182,13 +182,14 @@ def record_growth(tracks: list[PageTrack]) -> dict[str, Any]:
     first = tracks[0]
     observed: dict[str, None] = {}
     discovery: list[Discovery] = []
-    lastmod = first.written_lastmod
+    lastmod: str | None = None  # this crawl's sitemap first, else the record's
     for track in tracks:
         observed.update(dict.fromkeys(track.observed))
         lastmod = lastmod or track.sitemap_lastmod
         for item in track.discovery:
             if item not in discovery:
                 discovery.append(item)
+    lastmod = lastmod or first.written_lastmod
     if (len(observed), len(discovery), lastmod) == (
             first.written_observed, first.written_discovery, first.written_lastmod):
         return {}

@@ -166,15 +166,17 @@ class PageTrack:
         self.written_observed, self.written_discovery = observed, discovery
         self.written_lastmod = lastmod
 
-    def mark_carried(self, canonical_url: str, observed_urls: Sequence[str]) -> None:
+    def mark_carried(self, canonical_url: str, observed_urls: Sequence[str],
+                     sitemap_lastmod: str | None) -> None:
         """Its page record was carried over as the previous output wrote it, listing
-        `observed_urls`: those are observed, and only those counted as listed, so that a
-        URL this crawl found before the carry (an alias in a sitemap read first) is still
-        growth the end of the crawl writes, as when it is found after."""
+        `observed_urls` and `sitemap_lastmod`: those URLs are observed, and what the
+        record lists is counted as listed, so that what this crawl found before the carry
+        (an alias, a new lastmod, in a sitemap read first) is growth the end of the crawl
+        writes, as when it is found after."""
         for url in observed_urls:
             self.observe(url)
         self.mark_written(canonical_url, listed=(
-            len(set(observed_urls)), self.discovery_count, self.sitemap_lastmod))
+            len(set(observed_urls)), self.discovery_count, sitemap_lastmod))
 
     @property
     def written(self) -> bool:

@@ -123,7 +123,8 @@ class ExportPipeline:
         if lines.structure:
             outputs.structure.write_raw(lines.structure)
         outputs.chunks.write_joined(lines.chunks, lines.chunk_count)
-        track.mark_carried(row.canonical_url, record.get("observed_urls") or [])
+        track.mark_carried(row.canonical_url, record.get("observed_urls") or [],
+                           record.get("sitemap_lastmod"))
         self.parts.log.record(
             track.url, Event.UNCHANGED, status=item.status, redirect_chain=track.redirect_chain,
             fetch_mode=item.fetch_mode, elapsed_ms=item.elapsed_ms, size=item.size,

@@ -226,3 +226,29 @@ def test_unchanged_body_is_not_parsed_again(tmp_path: Path) -> None:
     assert {p["body_hash"] for p in second.pages} >= {p["body_hash"] for p in first.pages
                                                       if not p["canonical_url"].endswith("a.html")}
     assert_log_invariants(second)
+
+
+def test_an_unchanged_page_gets_the_sitemap_lastmod_this_crawl_read(tmp_path: Path) -> None:
+    """A site rebuilt with new sitemap dates (MkDocs writes the build date into every
+    `lastmod`) and its pages the same: each page is carried over, and its record says
+    the lastmod this crawl's sitemap gives, whether the sitemap was read before the page
+    was carried over or after."""
+    site, out = demo_copy(tmp_path)
+    with StaticSite(site) as server:
+        seed = f"{server.url}/docs/"
+        first = crawl(seed, out)
+        assert first.page("/docs/guide/")["sitemap_lastmod"] == "2026-11-20"
+        assert first.page("/docs/guide/orphan.html")["sitemap_lastmod"] == "2026-10-02"
+        sitemap = site / "sitemap-guide.xml"
+        sitemap.write_text(sitemap.read_text().replace("2026-11-20", "2026-12-05").replace(
+            "2026-10-02", "2026-12-04"), encoding="utf-8")
+        touch_later(sitemap)
+        second = crawl(seed, out)
+        assert {c["change"] for c in changes(second).values()} == {"unchanged"}
+        for path in ("/docs/", "/docs/guide/"):
+            assert second.page(path)["sitemap_lastmod"] == "2026-12-05", path
+        # found from the sitemap alone: always read before the page is carried over
+        assert second.page("/docs/guide/orphan.html")["sitemap_lastmod"] == "2026-12-04"
+        assert (second.page("/docs/guide/install.html")["sitemap_lastmod"]
+                == "2026-11-21T08:00:00+00:00")
+        assert_log_invariants(second)
