@@ -32,6 +32,12 @@ repetitions, docscrawl first on odd ones):
 - after the first docscrawl run of each N, the incremental hook: the same command again on
   the same output dir (an unchanged re-crawl); its CPU is reported as a ratio to the first.
 
+Both crawlers run on the interpreter that runs this script (`sys.executable`, recorded in
+the JSON): run it from a venv of the interpreter users get, Debian's `/usr/bin/python3.11`
+on the README's platform. Its build moves the ratio: a pyenv build without PGO runs bare
+Scrapy's pure-Python work about a fifth slower and docscrawl's (more of it in lxml,
+SQLite, hashing and the kernel) less so (docs/performance.md).
+
 Each run is one child process reaped with `os.wait4`, whose rusage gives CPU seconds (user +
 sys of the crawler; the server is not counted) and peak RSS; wall time is measured around
 it. Per N the table shows medians over the repetitions and docscrawl/bare ratios (ratio of
@@ -631,7 +637,9 @@ def main(argv: list[str] | None = None) -> int:
     result = {
         "command": " ".join([Path(sys.executable).name, *sys.argv]),
         "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        # the interpreter both crawlers ran on: its build moves the ratio (docs/performance.md)
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
+                    "executable": os.path.realpath(sys.executable),
                     "load_avg_end": os.getloadavg()},
         "server": server_kind,
         "seed": args.seed,
