@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
-from docscrawl.jsonl import GZIP_SUFFIX, BadGzip, replacing, resolve_jsonl
+from docscrawl.jsonl import GZIP_SUFFIX, IO_BUFFER, BadGzip, replacing, resolve_jsonl
 
 GZIP_LEVEL = 6  # zlib's default: 9 costs about twice the CPU for 1-2% fewer bytes
 MEMBER_BYTES = 256 * 1024
@@ -40,7 +40,7 @@ def compress_jsonl(path: Path) -> Path:
     The files the index reads lines of are written in members (`SEEKABLE`)."""
     target = path.with_name(path.name + GZIP_SUFFIX)
     member = MEMBER_BYTES if path.name in SEEKABLE else 1 << 62
-    with path.open("rb") as src, replacing(target, binary=True) as dst:
+    with path.open("rb", buffering=IO_BUFFER) as src, replacing(target, binary=True) as dst:
         write_members(src, dst, GZIP_LEVEL, member)
     path.unlink()
     return target
@@ -105,7 +105,7 @@ def scan_lines(path: Path, points: SeekPoints | None = None) -> Iterator[tuple[i
         return
     if not path.name.endswith(GZIP_SUFFIX):
         offset = 0
-        with path.open("rb") as handle:
+        with path.open("rb", buffering=IO_BUFFER) as handle:
             for raw in handle:
                 yield offset, raw
                 offset += len(raw)

@@ -17,7 +17,7 @@ from typing import IO, Any
 
 from docscrawl.chunking.chunker import chunk_anchors
 from docscrawl.export.linkgraph import DEFAULT_CAP, LinkGraph
-from docscrawl.jsonl import encode_line, encode_value, parse_object, replacing
+from docscrawl.jsonl import IO_BUFFER, encode_line, encode_value, parse_object, replacing
 
 logger = logging.getLogger(__name__)
 
@@ -85,7 +85,7 @@ def _by_page(graph: LinkGraph, chunks: Path, update: MetaUpdate | None) -> int:
             dst.write(_spliced(line, opened, inbound, update) or _whole(line, inbound, update))
         page.clear()
 
-    with chunks.open("rb") as src, replacing(chunks, binary=True) as dst:
+    with chunks.open("rb", buffering=IO_BUFFER) as src, replacing(chunks, binary=True) as dst:
         for line in src:
             opened = _opened(line)
             canonical = opened[0].get("canonical_url") if opened else None
@@ -105,7 +105,7 @@ def _by_page(graph: LinkGraph, chunks: Path, update: MetaUpdate | None) -> int:
 def _by_chunk(graph: LinkGraph, chunks: Path, update: MetaUpdate | None) -> int:
     """The rewrite of any chunks.jsonl, after `LinkGraph.fragment_owners`."""
     inbound = _Inbound(graph, graph.owned)
-    with chunks.open("rb") as src, replacing(chunks, binary=True) as dst:
+    with chunks.open("rb", buffering=IO_BUFFER) as src, replacing(chunks, binary=True) as dst:
         for line in src:
             opened = _opened(line)
             updated = _spliced(line, opened, inbound, update) if opened else None

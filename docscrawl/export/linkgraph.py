@@ -43,6 +43,7 @@ from docscrawl.export.linkrows import (
 )
 from docscrawl.export.templates import TemplateBlock
 from docscrawl.jsonfields import field
+from docscrawl.jsonl import IO_BUFFER
 
 logger = logging.getLogger(__name__)
 
@@ -297,7 +298,7 @@ class LinkGraph:
         rather than its own anchor (a subsection merged into its parent's chunk): the
         chunk whose heading path is the longest prefix of the heading's (`owned`)."""
         db = self.db
-        with chunks.open(encoding="utf-8") as handle:
+        with chunks.open(encoding="utf-8", buffering=IO_BUFFER) as handle:
             rows = ((meta["canonical_url"], str(field(line, "id")),
                      json.dumps(list(meta.get("heading_path") or [])))
                     for line in handle

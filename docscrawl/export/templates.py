@@ -33,6 +33,7 @@ from typing import Any
 from docscrawl.export.pagecounts import PageCounts
 from docscrawl.jsonl import (
     GZIP_SUFFIX,
+    IO_BUFFER,
     JsonlWriter,
     UnreadableJsonl,
     dumps_line,
@@ -217,7 +218,7 @@ class PreviousBlocks:
                     self._where[template_id] = raw.decode("utf-8")
             return
         offset = 0
-        with path.open("rb") as handle:
+        with path.open("rb", buffering=IO_BUFFER) as handle:
             for raw in handle:
                 template_id = _block_id(raw)
                 if template_id is not None:
