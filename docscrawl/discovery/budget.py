@@ -66,17 +66,34 @@ def declared_indexes(root: etree._Element) -> list[str]:
 
 def is_link_listing(main: etree._Element) -> bool:
     """True when the main content is mostly links: an index, not a page to read."""
-    links = 0
-    link_chars = 0
-    for a in main.iter("a"):
-        href = a.get("href")
-        if href and not href.startswith("#"):
-            links += 1
-            link_chars += len("".join(a.itertext()).strip())
+    links, link_chars = link_text_chars(main)
     if links < INDEX_MIN_LINKS:
         return False
-    text_chars = len(" ".join("".join(main.itertext()).split()))
-    return link_chars >= INDEX_LINK_TEXT_SHARE * max(text_chars, 1)
+    return link_chars >= INDEX_LINK_TEXT_SHARE * max(collapsed_text_chars(main), 1)
+
+
+def link_text_chars(main: etree._Element) -> tuple[int, int]:
+    """The links under `main` (not to a fragment) and their text's length, stripped. An
+    anchor without children has its text alone: read as `a.text`, not joined from
+    `itertext` (most anchors; an index page has thousands)."""
+    links = link_chars = 0
+    for a in main.iter("a"):
+        href = a.get("href")
+        if href and href[0] != "#":
+            links += 1
+            if len(a):
+                link_chars += len("".join(a.itertext()).strip())
+            elif a.text:
+                link_chars += len(a.text.strip())
+    return links, link_chars
+
+
+def collapsed_text_chars(main: etree._Element) -> int:
+    """The length of `main`'s text with whitespace runs as one space and none at the ends
+    (`" ".join(text.split())`, without making it): the text serialized by lxml, as
+    `itertext` joins it."""
+    words = etree.tostring(main, method="text", encoding="unicode", with_tail=False).split()
+    return sum(map(len, words)) + len(words) - 1 if words else 0
 
 
 def phase_of(rank: int) -> int:

@@ -13,9 +13,11 @@ from docscrawl.discovery.budget import (
     LISTING,
     NAVIGATION,
     Budget,
+    collapsed_text_chars,
     declared_indexes,
     is_link_listing,
     link_rank,
+    link_text_chars,
 )
 from docscrawl.extract.page import page_structure
 
@@ -78,3 +80,24 @@ def test_index_pages_are_recognized_on_two_generators() -> None:
         root = html.fromstring((SPHINX_DOC / name).read_bytes())
         main = page_structure(root, f"http://127.0.0.1/{name}").main_el
         assert is_link_listing(main) is listing, name
+
+
+def test_the_listing_measures_are_their_definitions_on_real_pages() -> None:
+    """The link count, link text and collapsed text `is_link_listing` compares, read the
+    fast way (an anchor's `text`, lxml's text serializer), equal their definitions (every
+    anchor's `itertext`, the joined and collapsed text) on every page of a real Sphinx
+    manual, whose anchors hold markup (`<code>`, `<span>`) and whose text has comments."""
+    if not SPHINX_DOC.is_dir():
+        pytest.skip(f"{SPHINX_DOC} is not installed")
+    pages = sorted(SPHINX_DOC.rglob("*.html"))
+    assert len(pages) > 50
+    nested = 0
+    for path in pages:
+        main = html.fromstring(path.read_bytes())
+        anchors = [a for a in main.iter("a")
+                   if (href := a.get("href")) and not href.startswith("#")]
+        nested += sum(1 for a in anchors if len(a))
+        expected = (len(anchors), sum(len("".join(a.itertext()).strip()) for a in anchors))
+        assert link_text_chars(main) == expected, path
+        assert collapsed_text_chars(main) == len(" ".join("".join(main.itertext()).split()))
+    assert nested > 100  # anchors with markup inside were met
