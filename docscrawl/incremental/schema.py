@@ -8,11 +8,12 @@ transaction, or left unchanged.
 from __future__ import annotations
 
 import sqlite3
-import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
+
+from docscrawl.incremental.rows import deflate
 
 SCHEMA_VERSION = 5
 APPLICATION_ID = 0x44435354  # "DCST" in the SQLite header: marks the file as ours
@@ -113,7 +114,7 @@ def _migrate_3_to_4(conn: sqlite3.Connection) -> None:
     output and drops the copy."""
     for statement in _ADDED_IN_V4:
         conn.execute(statement)
-    conn.create_function("docscrawl_pack", 1, _pack_text, deterministic=True)
+    conn.create_function("docscrawl_pack", 1, deflate, deterministic=True)
     conn.execute("UPDATE pages SET discovery_links = docscrawl_pack(discovery_links)"
                  " WHERE typeof(discovery_links) = 'text'")
 
@@ -124,9 +125,6 @@ def _migrate_4_to_5(conn: sqlite3.Connection) -> None:
     version says an older docscrawl cannot read the new rows."""
 
 
-def _pack_text(text: str) -> bytes:
-    """Schema 3's discovery links (JSON text), as schema 4 stores them (zlib)."""
-    return zlib.compress(text.encode(), 6)
 
 
 MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {

@@ -53,6 +53,24 @@ def test_ascii_text_counts_as_the_general_rule_counts_it() -> None:
         assert count_tokens(text) == general(text), text
 
 
+def test_every_ascii_character_counts_as_the_general_rule_counts_it() -> None:
+    """The ASCII path's byte tables (`units._WORDS`, `_MARKS`) against the general rule,
+    over random texts of every ASCII character and runs around the 8-character step."""
+    import random
+
+    from docscrawl.chunking.units import _TOKEN_RE, CHARS_PER_WORD_TOKEN
+
+    def general(text: str) -> int:
+        tokens = _TOKEN_RE.findall(text)
+        return len(tokens) + sum((len(t) - 1) // CHARS_PER_WORD_TOKEN for t, _ in tokens)
+
+    alphabet = [chr(i) for i in range(128)] + ["a" * 8, "9" * 7, "-" * 8, "_" * 16, "x" * 17]
+    rng = random.Random(27)
+    for _ in range(20000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 24)))
+        assert count_tokens(text) == general(text), repr(text)
+
+
 @pytest.mark.parametrize(
     ("markdown", "limit", "parts"),
     [
