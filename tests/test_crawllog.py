@@ -215,3 +215,21 @@ def test_updates_in_turn_in_one_pass_write_what_one_rewrite_after_the_other_writ
     assert set(updated) == {f"{site}{n}" for n in ("1b", 2, 3, 4, 9)}
     assert text.count('"status":"inferred"') == 5 and '"2026-12-01"' in text
     assert "sha256:10" not in text
+
+
+def test_text_lines_are_the_lines_a_text_mode_file_gives(tmp_path: Path) -> None:
+    """`jsonl.text_lines` (binary reads, the rewrites' and the link graph's passes) splits
+    and translates newlines as `open(path, encoding="utf-8")` does: `\\r\\n` and a lone
+    `\\r` too, a last line without a newline, non-ASCII text."""
+    import random
+
+    from docscrawl.jsonl import text_lines
+
+    path = tmp_path / "lines.jsonl"
+    pieces = ['{"a": 1}', "x", "\r", "\n", "\r\n", "é", "\n\n", "\r\r\n", "}"]
+    rng = random.Random(5)
+    for _ in range(500):
+        path.write_bytes("".join(rng.choice(pieces) for _ in range(rng.randint(0, 30)))
+                         .encode())
+        with path.open(encoding="utf-8") as handle:
+            assert list(text_lines(path)) == list(handle)

@@ -14,7 +14,7 @@ from typing import Any
 from urllib.parse import urldefrag
 
 from docscrawl.export.templates import TEMPLATES_FILE, template_blocks
-from docscrawl.jsonl import IO_BUFFER, resolve_jsonl
+from docscrawl.jsonl import resolve_jsonl, text_lines
 
 # How much a link from each region says about its target: a link written into prose or a
 # "see also" is chosen by an author for this target; navigation repeats on every page.
@@ -33,10 +33,9 @@ BLOCKS_CACHED = 256  # decoded template blocks kept (a section's pages share a s
 
 
 def page_lines(path: Path) -> Iterator[str]:
-    with path.open(encoding="utf-8", buffering=IO_BUFFER) as handle:
-        for line in handle:
-            if line.startswith("{") and line.endswith("}\n"):
-                yield line
+    for line in text_lines(path):
+        if line.startswith("{") and line.endswith("}\n"):
+            yield line
 
 
 def _score(region: Any, container: Any, label: Any, has_text: bool) -> float:
