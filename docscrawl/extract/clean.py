@@ -257,7 +257,30 @@ def visible_text(
     el: etree._Element, *, skip_chrome: bool = True,
     chrome: Callable[[etree._Element], bool] = is_chrome,
 ) -> str:
-    """Text of `el` with chrome subtrees skipped and whitespace collapsed."""
+    """Text of `el` with chrome subtrees skipped and whitespace collapsed.
+
+    Most elements asked (a code span, a table, a list the renderer just walked, so each
+    element's chrome verdict is a memo hit) hold no chrome and no line break: their text
+    is then libxml2's text serialization (comments left out, tails kept, as the walk
+    does), without the walk."""
+    if el.tag == "br":  # a line break is a space: nothing once stripped
+        return ""
+    if not len(el):  # a leaf: its own text
+        return collapse(el.text or "").strip(_EDGE)
+    for node in el.iterdescendants():
+        tag = node.tag
+        if isinstance(tag, str) and (tag == "br" or (skip_chrome and chrome(node))):
+            return _walked_text(el, skip_chrome, chrome)
+    return collapse(etree.tostring(el, method="text", encoding=str, with_tail=False)
+                    ).strip(_EDGE)
+
+
+_EDGE = " " + ZERO_WIDTH  # stripped from both ends of a visible text
+
+
+def _walked_text(el: etree._Element, skip_chrome: bool,
+                 chrome: Callable[[etree._Element], bool]) -> str:
+    """`visible_text` by walking the subtree: chrome skipped, a `br` as a space."""
     parts: list[str] = []
     add = parts.append
     stack: list[etree._Element | str] = [el]
@@ -281,7 +304,7 @@ def visible_text(
             if tail:
                 push(tail)
             push(child)
-    return collapse("".join(parts)).strip(" " + ZERO_WIDTH)
+    return collapse("".join(parts)).strip(_EDGE)
 
 
 def iter_content(

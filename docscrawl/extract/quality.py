@@ -40,7 +40,7 @@ def binary_reason(body: bytes, *, sample: int = 4096) -> str | None:
     head = body[:sample]
     if not head:
         return None
-    controls = sum(head.count(bytes([byte])) for byte in _CONTROL)
+    controls = len(head) - len(head.translate(None, _CONTROL))  # one pass, not 27 counts
     share = controls / len(head)
     if share > BINARY_SHARE:
         return f"binary content served as HTML ({share:.0%} control bytes)"
