@@ -224,8 +224,9 @@ def _is_chrome_link(el: etree._Element) -> bool:
         if isinstance(child.tag, str) and "viewcode-link" in class_tokens(child):
             return True
     title = el.get("title") or ""
-    text = "".join(el.itertext()).strip().strip(ZERO_WIDTH)
-    if EDIT_LINK_RE.match(title) or EDIT_LINK_RE.match(text):
+    # most anchors hold their text alone (`itertext` then yields just it)
+    text = (el.text or "" if not len(el) else "".join(el.itertext())).strip().strip(ZERO_WIDTH)
+    if (title and EDIT_LINK_RE.match(title)) or (text and EDIT_LINK_RE.match(text)):
         return True
     if text.lower() in PERMALINK_TEXTS and href.startswith("#"):
         return not any(child.tag == "img" for child in el.iter())
