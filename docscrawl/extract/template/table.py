@@ -67,12 +67,21 @@ def _digest(*parts: str) -> int:
 
 def link_share(markdown: str) -> tuple[int, float]:
     """(links, share of the visible text that is link text) of a block's Markdown."""
-    links = _LINK.findall(markdown)
-    if not links:
-        return 0, 0.0
-    link_chars = sum(len(text.strip()) for text, _ in links)
-    visible = len(_LINK.sub(lambda m: m.group(1), markdown).strip())
-    return len(links), (link_chars / visible if visible else 0.0)
+    links, share, _ = _link_parts(markdown)
+    return links, share
+
+
+def _link_parts(markdown: str) -> tuple[int, float, str]:
+    """`link_share` and the Markdown with each link as its text (`_unlinked`), from one
+    split: a regex substitution calls back into Python for every link (Python 3.11)."""
+    parts = _LINK.split(markdown)  # text, (link text, destination, text)...
+    if len(parts) == 1:
+        return 0, 0.0, markdown
+    texts = parts[1::3]
+    unlinked = "".join(part for i, part in enumerate(parts) if i % 3 != 2)
+    link_chars = sum(len(text.strip()) for text in texts)
+    visible = len(unlinked.strip())
+    return len(texts), (link_chars / visible if visible else 0.0), unlinked
 
 
 def _shape(block: Block, main_locator: str | None) -> str:
@@ -89,9 +98,9 @@ def block_signatures(block: Block, edges: tuple[str, ...],
     signatures = [_digest("c", block.kind, text)]
     if "](" not in text:
         return tuple(signatures)
-    links, share = link_share(text)
+    links, share, unlinked = _link_parts(text)
     if links:  # the same words whose links point at the page's own counterpart elsewhere
-        signatures.append(_digest("t", block.kind, _LINK.sub(r"\1", text)))
+        signatures.append(_digest("t", block.kind, unlinked))
     if (block.kind != "heading" and links and share >= SHAPE_LINK_SHARE
             and len(text) <= SHAPE_MAX_CHARS):  # a title linking to its page is no bar
         shape = _shape(block, main_locator)
@@ -125,7 +134,7 @@ def item_signatures(block: Block) -> tuple[tuple[int, ...], ...]:
     for item in items:
         signatures = [_digest("i", item)]
         if "](" in item:
-            signatures.append(_digest("it", _LINK.sub(r"\1", item)))
+            signatures.append(_digest("it", _link_parts(item)[2]))
         out.append(tuple(signatures))
     return tuple(out)
 
