@@ -225,7 +225,7 @@ def _is_chrome_link(el: etree._Element) -> bool:
             return True
     title = el.get("title") or ""
     # most anchors hold their text alone (`itertext` then yields just it)
-    text = (el.text or "" if not len(el) else "".join(el.itertext())).strip().strip(ZERO_WIDTH)
+    text = ((el.text or "") if not len(el) else "".join(el.itertext())).strip().strip(ZERO_WIDTH)
     if (title and EDIT_LINK_RE.match(title)) or (text and EDIT_LINK_RE.match(text)):
         return True
     if text.lower() in PERMALINK_TEXTS and href.startswith("#"):

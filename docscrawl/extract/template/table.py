@@ -72,8 +72,8 @@ def link_share(markdown: str) -> tuple[int, float]:
 
 
 def _link_parts(markdown: str) -> tuple[int, float, str]:
-    """`link_share` and the Markdown with each link as its text (`_unlinked`), from one
-    split: a regex substitution calls back into Python for every link (Python 3.11)."""
+    """`link_share`'s two figures and the Markdown with each link replaced by its text,
+    from one split (a substitution calls back into Python for every link on Python 3.11)."""
     parts = _LINK.split(markdown)  # text, (link text, destination, text)...
     if len(parts) == 1:
         return 0, 0.0, markdown
