@@ -83,12 +83,25 @@ def _count_ascii(text: str) -> int:
         long_runs = words.count(b"b")
         words = words.replace(b"b", b" ")
     tokens = long_runs + words.count(b" a") + words.startswith(b"a")
-    marks = data.translate(_MARKS).split()
-    tokens += len(marks)
-    for run in marks:  # runs of other characters: most are one character
-        if len(run) > 1:
-            tokens += len(_SAME_RUN.findall(run)) - 1
-    return tokens
+    marks = data.translate(_MARKS).split()  # runs of other characters, `](` or `.`
+    return tokens + len(marks) + sum(map(_EXTRA_TOKENS.__getitem__, marks))
+
+
+class _ExtraTokens(dict[bytes, int]):
+    """A run of marks -> its tokens beyond the first (`))` 0, `](` 1, nine `=` 1),
+    remembered: a site's Markdown repeats a few hundred such runs, so `count_tokens` looks
+    them up in C (`map`) instead of testing each in Python."""
+
+    def __missing__(self, run: bytes) -> int:
+        extra = len(_SAME_RUN.findall(run)) - 1
+        if len(self) >= EXTRA_TOKENS_KEPT:
+            self.clear()
+        self[run] = extra
+        return extra
+
+
+EXTRA_TOKENS_KEPT = 4096
+_EXTRA_TOKENS = _ExtraTokens()
 
 
 # ---- pieces ---------------------------------------------------------------------------
