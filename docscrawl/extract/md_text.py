@@ -89,6 +89,8 @@ def escape_link_text(text: str) -> str:
 
 def escape_block_starts(md: str) -> str:
     """Keep prose lines from reading as Markdown structure (`# `, `- `, `1. `...)."""
+    if not md or (md[0] not in BLOCK_START_CHARS and not md[0].isdigit() and "\n" not in md):
+        return md  # one line that neither pattern can match: most paragraphs
     lines = []
     for line in md.split("\n"):
         if not line or (line[0] not in BLOCK_START_CHARS and not line[0].isdigit()):
