@@ -43,7 +43,7 @@ from docscrawl.export.linkrows import (
 )
 from docscrawl.export.templates import TemplateBlock
 from docscrawl.jsonfields import field
-from docscrawl.jsonl import IO_BUFFER
+from docscrawl.jsonl import text_lines
 
 logger = logging.getLogger(__name__)
 
@@ -298,13 +298,12 @@ class LinkGraph:
         rather than its own anchor (a subsection merged into its parent's chunk): the
         chunk whose heading path is the longest prefix of the heading's (`owned`)."""
         db = self.db
-        with chunks.open(encoding="utf-8", buffering=IO_BUFFER) as handle:
-            rows = ((meta["canonical_url"], str(field(line, "id")),
-                     json.dumps(list(meta.get("heading_path") or [])))
-                    for line in handle
-                    if isinstance(meta := field(line, "metadata"), dict)
-                    and isinstance(meta.get("canonical_url"), str))
-            db.executemany("INSERT INTO chunk_paths VALUES (?, ?, ?)", rows)
+        rows = ((meta["canonical_url"], str(field(line, "id")),
+                 json.dumps(list(meta.get("heading_path") or [])))
+                for line in text_lines(chunks)
+                if isinstance(meta := field(line, "metadata"), dict)
+                and isinstance(meta.get("canonical_url"), str))
+        db.executemany("INSERT INTO chunk_paths VALUES (?, ?, ?)", rows)
         for (canonical,) in db.execute("SELECT DISTINCT canonical FROM inbound"
                                        " WHERE fragment != '' ORDER BY canonical"):
             page_chunks = [(json.loads(path), chunk_id) for chunk_id, path in db.execute(
