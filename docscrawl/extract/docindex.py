@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, NamedTuple, TypeAlias
 
@@ -42,18 +42,27 @@ _TAG_RE = re.compile(r"(?:^|[\s>+~])([a-zA-Z][\w-]*)")
 INDEXED_VALUES = ("aria-label", "role", "itemtype")
 
 
-def _strings(xpath: str) -> etree.XPath:
-    return etree.XPath(xpath, smart_strings=False)
+def _attributes(doc_root: Element) -> tuple[frozenset[str], dict[str, list[str]]]:
+    """The names of the attributes the document's elements carry, and the values of
+    `class`, `id` and INDEXED_VALUES in document order (what `//@class` and the like
+    select). One walk in Python: each `//@name` query walks every node of the document in
+    C, but through libxml2's node-set machinery (about 80 us a page each, nine a page),
+    where this pass reads the few attributes of each element once (docs/performance.md)."""
+    values: dict[str, list[str]] = {name: [] for name in _KEPT}
+    kept = values.get
+    names: set[str] = set()
+    for el in doc_root.iter(etree.Element):
+        for name, value in el.items():
+            found = kept(name)
+            if found is None:
+                names.add(name)
+            else:
+                found.append(value)
+    names.update(name for name, found in values.items() if found)
+    return frozenset(names), values
 
 
-_CLASSES = _strings("//@class")
-_IDS = _strings("//@id")
-_VALUES = {name: _strings(f"//@{name}") for name in INDEXED_VALUES}
-
-
-@lru_cache(maxsize=128)
-def _attribute_query(name: str) -> etree.XPath:
-    return etree.XPath(f"boolean(//@{name})")
+_KEPT = ("class", "id", *INDEXED_VALUES)  # the attributes whose values `_attributes` keeps
 
 
 def _comments(doc_root: Element) -> list[str]:
@@ -116,39 +125,31 @@ class DocIndex:
     inline_scripts: tuple[str, ...] = ()  # first INLINE_SCRIPT_CHARS of each
     stylesheets: tuple[str, ...] = ()  # `link` hrefs
     comments: tuple[str, ...] = ()
-    _has_attr: dict[str, bool] = field(default_factory=dict)  # filled on demand
+    attributes: frozenset[str] = frozenset()  # the names of the attributes elements carry
 
     def has_attr(self, name: str) -> bool:
-        """True when some element carries attribute `name` (one C-level XPath, cached)."""
-        found = self._has_attr.get(name)
-        if found is None:
-            found = self._has_attr[name] = bool(_attribute_query(name)(self.root))
-        return found
+        """True when some element carries attribute `name`."""
+        return name in self.attributes
 
     @classmethod
     def of(cls, root: Element) -> DocIndex:
-        # Every fact comes from XPath queries, which run in C: no Python object is made
-        # per element (tag names are asked for on demand, see `TagSet`).
-        class_values = _CLASSES(root)
-        classes = frozenset(" ".join(class_values).split())
-        ids = _IDS(root)
-        raw = {name: query(root) for name, query in _VALUES.items()}
-        # The attribute queries above already answer `has_attr` for their attributes.
-        has_attr = {"class": bool(class_values), "id": bool(ids)}
-        has_attr.update((name, bool(found)) for name, found in raw.items())
-        # Scripts, stylesheet links and comments: `iter(tag)` (C) is faster than `//tag`.
+        # Attributes in one pass over the elements (`_attributes`); tag names are asked
+        # for on demand (`TagSet`). Scripts, stylesheet links and comments: `iter(tag)`
+        # (C) is faster than `//tag`.
         doc_root = root.getroottree().getroot()
+        attributes, values = _attributes(doc_root)
+        classes = frozenset(" ".join(values["class"]).split())
         scripts = list(doc_root.iter("script"))
         return cls(
-            root, TagSet(root), classes, frozenset(ids),
-            {name: frozenset(found) for name, found in raw.items()},
+            root, TagSet(root), classes, frozenset(values["id"]),
+            {name: frozenset(values[name]) for name in INDEXED_VALUES},
             tuple(src for script in scripts if (src := script.get("src")) is not None),
             tuple(script.text[:INLINE_SCRIPT_CHARS] for script in scripts
                   if script.text and script.get("src") is None),
             tuple(href for link in doc_root.iter("link")
                   if (href := link.get("href")) is not None),
             tuple(_comments(doc_root)),
-            has_attr,
+            attributes,
         )
 
     def in_order(self, elements: Any) -> list[Element]:

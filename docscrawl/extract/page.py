@@ -256,7 +256,9 @@ def fragment_warnings(links: list[Link], index: DocIndex) -> list[ExtractionWarn
         if not fragment:
             continue  # "#" alone is the top of the page
         if targets is None:
-            targets = set(index.ids) | set(_NAMED_ANCHORS(index.root))
+            targets = set(index.ids)
+            if index.has_attr("name"):  # no walk for `a[name]` on a page without one
+                targets.update(_NAMED_ANCHORS(index.root))
         if fragment not in targets and unquote(fragment) not in targets:
             missing.append(f"#{fragment} ({link.text!r})")
     warnings = [

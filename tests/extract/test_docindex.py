@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from docscrawl.extract.docindex import DocIndex, select_all
+import os
+from functools import partial
+from pathlib import Path
+
+import pytest
+from lxml import etree
+
+from docscrawl.extract.docindex import INDEXED_VALUES, DocIndex, select_all
 from docscrawl.extract.tree import html_root
 
 PAGE = """<html><body>
@@ -47,3 +54,57 @@ def test_may_match_reads_each_part_once_parsed() -> None:
     }
     assert {selector: index.may_match(selector) for selector in verdicts} == verdicts
     assert {selector: index.may_match(selector) for selector in verdicts} == verdicts  # memo
+
+
+# Manuals of three generator families Debian installs for the tests (`make test`).
+MANUALS = (Path("/usr/share/doc/sphinx-doc/html"), Path("/usr/share/doc/git-doc"),
+           Path("/usr/share/doc/libglib2.0-doc"))
+SHAPES = """<!-- banner --><html lang="en" xml:lang="en"><head><meta name="x" content="y">
+<link rel="stylesheet" href="s.css"></head><body class=" A  b " id="top">
+<div role="main" aria-label="Main" itemtype="https://schema.org/Article" class="">
+<a name="n1" href="#n1" data-x="1">x</a><!-- c --><?pi y?><span id="" class="b c">t</span>
+<svg viewBox="0 0 1 1"><path d="M0"/></svg></div></body></html>"""
+
+
+def _as_xpath_read_them(root: etree._Element) -> tuple[frozenset[str], frozenset[str],
+                                                      dict[str, frozenset[str]]]:
+    """Classes, ids and kept values as the `//@name` queries the pass replaced select."""
+    strings = partial(etree.XPath, smart_strings=False)
+    classes = frozenset(" ".join(strings("//@class")(root)).split())
+    values = {name: frozenset(strings(f"//@{name}")(root)) for name in INDEXED_VALUES}
+    return classes, frozenset(strings("//@id")(root)), values
+
+
+def _agrees(root: etree._Element) -> None:
+    index = DocIndex.of(root)
+    assert (index.classes, index.ids, index.values) == _as_xpath_read_them(root)
+    # a name with a colon (`xml:lang`, kept as written by the HTML parser) is a prefixed
+    # name to XPath: no caller asks for one
+    for name in {*(n for n in index.attributes if ":" not in n), "class", "id", "name",
+                 "aria-current", "selected", "data-version-switcher", "absent", "lang"}:
+        assert index.has_attr(name) is etree.XPath(f"boolean(//@{name})")(root), name
+
+
+def test_the_attribute_pass_reads_what_the_xpath_queries_select() -> None:
+    """`DocIndex.of` reads every attribute in one pass over the elements: the same class
+    tokens, ids, kept values and attribute names as one `//@name` query each, asked of any
+    element of the document (a subtree's index covers the whole document, as `//` does)."""
+    root = html_root(SHAPES)
+    _agrees(root)
+    index = DocIndex.of(root)
+    assert index.classes == {"A", "b", "c"} and index.ids == {"top", ""}
+    assert index.has_attr("data-x") and index.has_attr("name") and not index.has_attr("src")
+    body = root.find("body")
+    assert body is not None and DocIndex.of(body).attributes == index.attributes
+
+
+@pytest.mark.parametrize("manual", MANUALS, ids=lambda path: path.parts[4])
+def test_the_attribute_pass_agrees_on_real_manuals(manual: Path) -> None:
+    if not manual.is_dir():
+        pytest.skip(f"{manual} is not installed (make system-deps)")
+    found = sorted(Path(folder, name) for folder, _, names in os.walk(manual, followlinks=True)
+                   for name in names if name.endswith(".html"))  # glib's folders are links
+    pages = found[:: max(1, len(found) // 30)]
+    assert len(pages) >= 10
+    for page in pages:
+        _agrees(html_root(page.read_text(encoding="utf-8", errors="replace")))

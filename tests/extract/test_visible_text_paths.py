@@ -3,6 +3,7 @@ subtree without chrome or line breaks) give what the walk (`clean._walked_text`)
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -61,7 +62,11 @@ def test_the_shortcuts_give_the_walked_text_on_real_manuals() -> None:
         pytest.skip("no Debian manual installed")
     checked = 0
     for manual in present:
-        for path in sorted(manual.rglob("*.html"))[:PAGES_EACH]:
+        found = sorted(Path(folder, name) for folder, _, names
+                       in os.walk(manual, followlinks=True)  # glib's folders are links
+                       for name in names if name.endswith(".html"))
+        assert found, manual
+        for path in found[:PAGES_EACH]:
             root = html_root(path.read_text(encoding="utf-8", errors="replace"), path.as_uri())
             checked += _every_element_agrees(root)
     assert checked > 10_000
