@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, NamedTuple, TypeAlias
 
@@ -63,6 +63,7 @@ def _attributes(doc_root: Element) -> tuple[frozenset[str], dict[str, list[str]]
 
 
 _KEPT = ("class", "id", *INDEXED_VALUES)  # the attributes whose values `_attributes` keeps
+_ANCHOR_NAMES = etree.XPath("//a/@name", smart_strings=False)
 
 
 def _comments(doc_root: Element) -> list[str]:
@@ -126,10 +127,19 @@ class DocIndex:
     stylesheets: tuple[str, ...] = ()  # `link` hrefs
     comments: tuple[str, ...] = ()
     attributes: frozenset[str] = frozenset()  # the names of the attributes elements carry
+    _anchor_names: list[frozenset[str]] = field(default_factory=list)  # read on demand
 
     def has_attr(self, name: str) -> bool:
         """True when some element carries attribute `name`."""
         return name in self.attributes
+
+    def anchor_names(self) -> frozenset[str]:
+        """The `name`s of the document's `a` elements (`//a/@name`), read once: the
+        fragment checks and the linked notes both ask (no walk without a `name`)."""
+        if not self._anchor_names:
+            self._anchor_names.append(frozenset(_ANCHOR_NAMES(self.root))
+                                      if self.has_attr("name") else frozenset())
+        return self._anchor_names[0]
 
     @classmethod
     def of(cls, root: Element) -> DocIndex:

@@ -11,6 +11,8 @@ not navigation.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from lxml import etree
 
 from docscrawl.extract.clean import iter_content, visible_text
@@ -29,11 +31,13 @@ _ANCHOR_NAMES = etree.XPath("//a/@name", smart_strings=False)
 
 def linked_notes(root: etree._Element, main: etree._Element,
                  inside: frozenset[str], *, ids: frozenset[str] | None = None,
+                 anchors: Callable[[], frozenset[str]] | None = None,
                  ) -> list[etree._Element]:
     """Blocks after `main` that its own `#fragment` links land in, in document order
     (`inside`: the ids and `<a name>` anchors within `main`). `ids` (the page's
-    `DocIndex.ids`) lets a page whose fragment links name no id and no anchor anywhere
-    (a table of contents of dead links) skip the search for named elements."""
+    `DocIndex.ids`; `anchors`: its `DocIndex.anchor_names`) lets a page whose fragment
+    links name no id and no anchor anywhere (a table of contents of dead links) skip the
+    search for named elements."""
     fragments: list[str] = []
     for a in main.iter("a"):
         href = a.get("href") or ""
@@ -44,7 +48,7 @@ def linked_notes(root: etree._Element, main: etree._Element,
     if not fragments:
         return []
     outside = [name for name in dict.fromkeys(fragments) if name not in inside]
-    if not outside or (ids is not None and _named_nowhere(root, outside, ids)):
+    if not outside or (ids is not None and _named_nowhere(root, outside, ids, anchors)):
         return []
     named: dict[str, etree._Element] = {}  # one pass over the page's named elements
     for el in _NAMED(root):
@@ -63,14 +67,15 @@ def linked_notes(root: etree._Element, main: etree._Element,
     return sorted(found, key=document_position)
 
 
-def _named_nowhere(root: etree._Element, names: list[str], ids: frozenset[str]) -> bool:
+def _named_nowhere(root: etree._Element, names: list[str], ids: frozenset[str],
+                   anchors: Callable[[], frozenset[str]] | None = None) -> bool:
     """True when none of `names` is an element's id or an `<a name>` anywhere: the search
     for named elements would find none of them. (An element whose id is empty is looked up
     by its `name`, whatever its tag: then this cannot tell.)"""
     if "" in ids or any(name in ids for name in names):
         return False
-    anchors = set(_ANCHOR_NAMES(root))
-    return not any(name in anchors for name in names)
+    found = anchors() if anchors is not None else set(_ANCHOR_NAMES(root))
+    return not any(name in found for name in names)
 
 
 def _outermost_without(target: etree._Element,

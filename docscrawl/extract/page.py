@@ -113,7 +113,8 @@ def page_structure(
     regions = classify(root, generator=generator, main_el=main_el, base_url=base, index=index)
     title_el = title_block(main_el, title)
     main_names = tuple(MAIN_NAMES(main_el))
-    notes = tuple(linked_notes(root, main_el, frozenset(main_names), ids=index.ids))
+    notes = tuple(linked_notes(root, main_el, frozenset(main_names), ids=index.ids,
+                               anchors=index.anchor_names))
     scopes = ((main_el,) if title_el is None else (title_el, main_el)) + notes
     warnings = list(warnings)
     if repaired := root.get(PARSE_NOTE):  # extract.tree repaired what libxml2 would drop
@@ -240,7 +241,6 @@ def fragment_ids(main_names: tuple[str, ...], headings: list[Heading]) -> list[s
 
 
 MAX_FRAGMENT_WARNINGS = 20
-_NAMED_ANCHORS = etree.XPath("//a/@name", smart_strings=False)
 
 
 def fragment_warnings(links: list[Link], index: DocIndex) -> list[ExtractionWarning]:
@@ -256,9 +256,7 @@ def fragment_warnings(links: list[Link], index: DocIndex) -> list[ExtractionWarn
         if not fragment:
             continue  # "#" alone is the top of the page
         if targets is None:
-            targets = set(index.ids)
-            if index.has_attr("name"):  # no walk for `a[name]` on a page without one
-                targets.update(_NAMED_ANCHORS(index.root))
+            targets = set(index.ids) | index.anchor_names()
         if fragment not in targets and unquote(fragment) not in targets:
             missing.append(f"#{fragment} ({link.text!r})")
     warnings = [

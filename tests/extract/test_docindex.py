@@ -108,3 +108,12 @@ def test_the_attribute_pass_agrees_on_real_manuals(manual: Path) -> None:
     assert len(pages) >= 10
     for page in pages:
         _agrees(html_root(page.read_text(encoding="utf-8", errors="replace")))
+
+
+def test_anchor_names_are_read_once_and_only_when_a_name_exists() -> None:
+    root = html_root(SHAPES)
+    index = DocIndex.of(root)
+    assert index.anchor_names() == {"n1"} == set(etree.XPath("//a/@name")(root))
+    assert index.anchor_names() is index.anchor_names()
+    bare = DocIndex.of(html_root("<html><body><a href='#x'>x</a><p id='x'>p</p></body></html>"))
+    assert not bare.has_attr("name") and bare.anchor_names() == frozenset()
