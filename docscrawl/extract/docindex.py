@@ -17,7 +17,7 @@ from typing import Any, NamedTuple, TypeAlias
 from lxml import etree
 from lxml.cssselect import CSSSelector
 
-from docscrawl.extract.profiles import BARE_TAG, find_tag
+from docscrawl.extract.profiles import BARE_TAG, find_tag, select
 
 __all__ = ["DocIndex", "select_all"]
 
@@ -128,6 +128,8 @@ class DocIndex:
     comments: tuple[str, ...] = ()
     attributes: frozenset[str] = frozenset()  # the names of the attributes elements carry
     _anchor_names: list[frozenset[str]] = field(default_factory=list)  # read on demand
+    # answers of `select_in` and `css` by (element, CSS selector)
+    _selected: dict[tuple[Element, str], list[Any]] = field(default_factory=dict)
 
     def has_attr(self, name: str) -> bool:
         """True when some element carries attribute `name`."""
@@ -215,9 +217,26 @@ class DocIndex:
 
     def select_in(self, el: Element, selector: str) -> list[Any]:
         """`select_all(el, selector)` for an element of this document, of the parts that
-        may match (`live`)."""
-        live = self.live(selector)
-        return select_all(el, live) if live is not None else []
+        may match (`live`); a CSS selector's answer is kept for the page (`css`)."""
+        if selector.startswith(("/", "(")):
+            return select_all(el, selector)
+        found = self._selected.get((el, selector))
+        if found is None:
+            live = self.live(selector)
+            found = self._selected[(el, selector)] = (
+                select_all(el, live) if live is not None else [])
+        return found
+
+    def css(self, el: Element, css: str) -> list[Element]:
+        """`profiles.select(el, css)`, kept for the page: the region map, the main content
+        and the sidebar trail ask some selectors again (a Sphinx page's `div.related` and
+        `div.sphinxsidebar`, 50-90 us a walk). A CSS selector selects the same elements
+        through `select_in` (the same translation, `live` parts), so both share answers;
+        the lists given are not to be changed."""
+        found = self._selected.get((el, css))
+        if found is None:
+            found = self._selected[(el, css)] = select(el, css)
+        return found
 
 
 class _Needs(NamedTuple):

@@ -259,7 +259,7 @@ def _first_substantial(
     for css in selectors:
         if index is not None and not index.may_match(css):
             continue
-        for el in select(root, css):
+        for el in index.css(root, css) if index is not None else select(root, css):
             if has_text(el, MIN_MAIN_CHARS):
                 return el
     return None

@@ -20,7 +20,7 @@ from docscrawl.extract.markdown import render_main
 from docscrawl.extract.metadata import document_base, page_metadata, page_title
 from docscrawl.extract.model import Block, ExtractionWarning, Heading, Link, PageExtract
 from docscrawl.extract.notes import linked_notes
-from docscrawl.extract.profiles import profile_for, select
+from docscrawl.extract.profiles import profile_for
 from docscrawl.extract.regions import RegionMap, classify
 from docscrawl.extract.section_path import active_sidebar_trail
 from docscrawl.extract.site_profile import SiteSelectors
@@ -138,7 +138,7 @@ def _excluded(
     for css in selectors:
         if index.may_match(css):
             for scope in scopes:
-                found.extend(select(scope, css))
+                found.extend(index.css(scope, css))
     return tuple(found)
 
 

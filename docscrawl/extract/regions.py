@@ -473,7 +473,7 @@ def classify(
             for css in getattr(profile, field_name):
                 if index is not None and not index.may_match(css):
                     continue
-                for el in select(root, css):
+                for el in index.css(root, css) if index is not None else select(root, css):
                     if el not in blocked:
                         kinds.setdefault(el, kind)
     main_seen = False

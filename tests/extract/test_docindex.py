@@ -117,3 +117,20 @@ def test_anchor_names_are_read_once_and_only_when_a_name_exists() -> None:
     assert index.anchor_names() is index.anchor_names()
     bare = DocIndex.of(html_root("<html><body><a href='#x'>x</a><p id='x'>p</p></body></html>"))
     assert not bare.has_attr("name") and bare.anchor_names() == frozenset()
+
+
+def test_a_selector_asked_again_is_answered_from_the_page_memo() -> None:
+    """`css` (the profiles' path) and `select_in` (the index's) share answers: the same
+    elements as a walk each time, the second answer without one."""
+    root = html_root(PAGE)
+    index = DocIndex.of(root)
+    first = index.css(root, "li.current > a")
+    assert [a.get("href") for a in first] == ["b.html"]
+    assert index.select_in(root, "li.current > a") is first
+    assert index.css(root, "li.current > a") is first
+    group = index.select(".absent, a.current, li.current > a")
+    assert group == select_all(root, ".absent, a.current, li.current > a")
+    assert index.select(".absent, a.current, li.current > a") is group
+    sidebar = root.find(".//div")
+    assert sidebar is not None and index.css(sidebar, "a.current") == []  # per element
+    assert index.select("//nav") == select_all(root, "//nav")  # XPath: asked as written
