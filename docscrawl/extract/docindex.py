@@ -17,7 +17,9 @@ from typing import Any, NamedTuple, TypeAlias
 from lxml import etree
 from lxml.cssselect import CSSSelector
 
+from docscrawl.extract.classmatch import ClassedElements, Compound, compounds
 from docscrawl.extract.profiles import BARE_TAG, find_tag, select
+from docscrawl.extract.tree import document_position
 
 __all__ = ["DocIndex", "select_all"]
 
@@ -42,15 +44,19 @@ _TAG_RE = re.compile(r"(?:^|[\s>+~])([a-zA-Z][\w-]*)")
 INDEXED_VALUES = ("aria-label", "role", "itemtype")
 
 
-def _attributes(doc_root: Element) -> tuple[frozenset[str], dict[str, list[str]]]:
-    """The names of the attributes the document's elements carry, and the values of
-    `class`, `id` and INDEXED_VALUES in document order (what `//@class` and the like
-    select). One walk in Python: each `//@name` query walks every node of the document in
-    C, but through libxml2's node-set machinery (about 80 us a page each, nine a page),
-    where this pass reads the few attributes of each element once (docs/performance.md)."""
+def _attributes(doc_root: Element
+                ) -> tuple[frozenset[str], dict[str, list[str]], ClassedElements]:
+    """The names of the attributes the document's elements carry, the values of `class`,
+    `id` and INDEXED_VALUES in document order (what `//@class` and the like select), and
+    the elements with a class attribute. One walk in Python: each `//@name` query walks
+    every node of the document in C, but through libxml2's node-set machinery (about 80 us
+    a page each, nine a page), where this pass reads the few attributes of each element
+    once (docs/performance.md)."""
     values: dict[str, list[str]] = {name: [] for name in _KEPT}
     kept = values.get
     names: set[str] = set()
+    classed = ClassedElements(values=values["class"])
+    class_values, class_elements = classed.values, classed.elements
     for el in doc_root.iter(etree.Element):
         for name, value in el.items():
             found = kept(name)
@@ -58,8 +64,10 @@ def _attributes(doc_root: Element) -> tuple[frozenset[str], dict[str, list[str]]
                 names.add(name)
             else:
                 found.append(value)
+                if found is class_values:
+                    class_elements.append(el)
     names.update(name for name, found in values.items() if found)
-    return frozenset(names), values
+    return frozenset(names), values, classed
 
 
 _KEPT = ("class", "id", *INDEXED_VALUES)  # the attributes whose values `_attributes` keeps
@@ -97,18 +105,6 @@ class TagSet:
         return found
 
 
-def document_position(el: Element) -> tuple[int, ...]:
-    """Sort key of `el` in document order: its child index at each level from the root."""
-    key: list[int] = []
-    node = el
-    parent = node.getparent()
-    while parent is not None:
-        key.append(parent.index(node))
-        node, parent = parent, parent.getparent()
-    key.reverse()
-    return tuple(key)
-
-
 @dataclass(frozen=True, slots=True)
 class DocIndex:
     """Tags, class tokens, ids and some attribute values of a document, from C-level queries.
@@ -127,6 +123,7 @@ class DocIndex:
     stylesheets: tuple[str, ...] = ()  # `link` hrefs
     comments: tuple[str, ...] = ()
     attributes: frozenset[str] = frozenset()  # the names of the attributes elements carry
+    classed: ClassedElements = field(default_factory=ClassedElements)
     _anchor_names: list[frozenset[str]] = field(default_factory=list)  # read on demand
     # answers of `select_in` and `css` by (element, CSS selector)
     _selected: dict[tuple[Element, str], list[Any]] = field(default_factory=dict)
@@ -149,7 +146,7 @@ class DocIndex:
         # for on demand (`TagSet`). Scripts, stylesheet links and comments: `iter(tag)`
         # (C) is faster than `//tag`.
         doc_root = root.getroottree().getroot()
-        attributes, values = _attributes(doc_root)
+        attributes, values, classed = _attributes(doc_root)
         classes = frozenset(" ".join(values["class"]).split())
         scripts = list(doc_root.iter("script"))
         return cls(
@@ -162,6 +159,7 @@ class DocIndex:
                   if (href := link.get("href")) is not None),
             tuple(_comments(doc_root)),
             attributes,
+            classed,
         )
 
     def in_order(self, elements: Any) -> list[Element]:
@@ -224,7 +222,7 @@ class DocIndex:
         if found is None:
             live = self.live(selector)
             found = self._selected[(el, selector)] = (
-                select_all(el, live) if live is not None else [])
+                self._by_class(el, live) if live is not None else [])
         return found
 
     def css(self, el: Element, css: str) -> list[Element]:
@@ -235,8 +233,19 @@ class DocIndex:
         the lists given are not to be changed."""
         found = self._selected.get((el, css))
         if found is None:
-            found = self._selected[(el, css)] = select(el, css)
+            group = compounds(css)
+            found = self._selected[(el, css)] = (
+                select(el, css) if group is None else self._classed(el, group))
         return found
+
+    def _by_class(self, el: Element, selector: str) -> list[Any]:
+        """`select_all(el, selector)`, from the class attributes when the selector is made
+        of class compounds (`classmatch`)."""
+        group = compounds(selector)
+        return select_all(el, selector) if group is None else self._classed(el, group)
+
+    def _classed(self, el: Element, group: tuple[Compound, ...]) -> list[Any]:
+        return self.classed.select(el, group, whole=el is self.root.getroottree().getroot())
 
 
 class _Needs(NamedTuple):

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from lxml import etree
 
 from docscrawl.extract.clean import iter_content, visible_text
-from docscrawl.extract.docindex import document_position
+from docscrawl.extract.tree import document_position
 
 __all__ = ["linked_notes"]
 

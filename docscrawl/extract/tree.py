@@ -22,7 +22,7 @@ import re
 
 from lxml import etree
 
-__all__ = ["MAX_DEPTH", "PARSE_NOTE", "flatten_deep", "html_root"]
+__all__ = ["MAX_DEPTH", "PARSE_NOTE", "document_position", "flatten_deep", "html_root"]
 
 PARSE_NOTE = "data-docscrawl-parse"  # on the root: how the parse was repaired
 MAX_DEPTH = 1024  # tags nested deeper are dropped when libxml2's limit was hit
@@ -89,3 +89,15 @@ def flatten_deep(body: bytes, limit: int = MAX_DEPTH) -> tuple[bytes, int]:
             dropped += 1
     out.append(body[last:])
     return b"".join(out), dropped
+
+
+def document_position(el: etree._Element) -> tuple[int, ...]:
+    """Sort key of `el` in document order: its child index at each level from the root."""
+    key: list[int] = []
+    node = el
+    parent = node.getparent()
+    while parent is not None:
+        key.append(parent.index(node))
+        node, parent = parent, parent.getparent()
+    key.reverse()
+    return tuple(key)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from functools import partial
 from pathlib import Path
@@ -9,8 +10,14 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
+from docscrawl.extract.breadcrumbs import VISIBLE_TRAILS
+from docscrawl.extract.classmatch import compounds
 from docscrawl.extract.docindex import INDEXED_VALUES, DocIndex, select_all
+from docscrawl.extract.profiles import PROFILES, select
+from docscrawl.extract.section_path import SIDEBARS
 from docscrawl.extract.tree import html_root
+from docscrawl.extract.version import BANNERS
+from docscrawl.extract.version import SELECTORS as VERSION_SELECTORS
 
 PAGE = """<html><body>
 <nav class="menu"><a class="current" href="a.html">A</a></nav>
@@ -134,3 +141,69 @@ def test_a_selector_asked_again_is_answered_from_the_page_memo() -> None:
     sidebar = root.find(".//div")
     assert sidebar is not None and index.css(sidebar, "a.current") == []  # per element
     assert index.select("//nav") == select_all(root, "//nav")  # XPath: asked as written
+
+
+def _selectors() -> list[str]:
+    """Every CSS selector the extractors ask of a page: the generator profiles', the
+    sidebar containers and markers, the visible breadcrumb trails, the version labels."""
+    found = [css for profile in PROFILES.values() for field in dataclasses.fields(profile)
+             for css in getattr(profile, field.name)]
+    found += [css for _, container, markers in SIDEBARS for css in (container, *markers)]
+    found += [css for _, css in VISIBLE_TRAILS] + [*VERSION_SELECTORS, *BANNERS]
+    return list(dict.fromkeys(found))
+
+
+def _same_as_the_walk(root: etree._Element, selectors: list[str]) -> int:
+    """Every selector through the page index (`css`, `select_in`) against a walk each,
+    from the root and from each element the root's walk found; returns the checks made."""
+    index = DocIndex.of(root)
+    checked = 0
+    for css in selectors:
+        walked = select(root, css)
+        assert index.css(root, css) == walked, css
+        if index.may_match(css):
+            assert index.select(css) == select_all(root, css), css
+        for context in walked[:3]:  # a subtree: its own matches, itself included
+            assert index.css(context, css) == select(context, css), css
+            assert index.select_in(context, css) == select_all(context, css), css
+        checked += 1 + len(walked[:3])
+    return checked
+
+
+def test_class_selectors_from_the_class_attributes_select_what_the_walk_selects() -> None:
+    """`classmatch`: one-compound class selectors (and groups of them) answered from the
+    page's class attributes; anything else walked. Nested matches, a class as a substring
+    of another, whitespace of every kind in the attribute, attribute tests, case."""
+    page = """<html><body><div class="related x"><div class="related">
+    <a class="current" href="a">a</a><a class="currently" href="b">b</a>
+    <a class="xcurrent\tcurrent" href="c">c</a><a class="Current" href="d">d</a></div></div>
+    <div class="body" role="main"><div class="body"><p class="related">p</p></div></div>
+    <ul><li class="toctree-l1 current"><ul><li class="current"><a href="f">f</a></li></ul>
+    <a href="e">e</a><a class="current" href="g">g</a></li></ul></body></html>"""
+    root = html_root(page)
+    selectors = ["div.related", "a.current", "div.body[role=main]", "li.toctree-l1.current",
+                 ".related", "a.current, div.related", "li.current > a", "a.Current",
+                 "p.related, .body[role=main]", "div.related a.current",
+                 "li.toctree-l1.current > a, li.current > a, a.current", ".current > A",
+                 "ul > li.current"]
+    assert _same_as_the_walk(root, selectors) > len(selectors)
+    assert compounds("div.related a.current") is None and compounds("a:first-child") is None
+    assert compounds("li.current > a, a.current") is not None
+    index = DocIndex.of(root)
+    assert [a.get("href") for a in index.css(root, "a.current")] == ["a", "c", "g"]
+    # a nested item's link comes before its parent's own links, once each
+    assert [a.get("href") for a in index.css(root, "li.current > a, a.current")] == [
+        "a", "c", "f", "e", "g"]
+
+
+@pytest.mark.parametrize("manual", MANUALS, ids=lambda path: path.parts[4])
+def test_class_selectors_select_what_the_walk_selects_on_real_manuals(manual: Path) -> None:
+    if not manual.is_dir():
+        pytest.skip(f"{manual} is not installed (make system-deps)")
+    found = sorted(Path(folder, name) for folder, _, names in os.walk(manual, followlinks=True)
+                   for name in names if name.endswith(".html"))
+    selectors = _selectors()
+    checked = sum(_same_as_the_walk(html_root(page.read_text(encoding="utf-8",
+                                                             errors="replace")), selectors)
+                  for page in found[:: max(1, len(found) // 12)])
+    assert checked > 12 * len(selectors)
