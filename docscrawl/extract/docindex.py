@@ -1,9 +1,11 @@
-"""What a parsed page contains, for cheap selector pre-checks, from C-level queries.
+"""What a parsed page contains, for cheap selector pre-checks and selections.
 
-`DocIndex.of(root)` records class tokens, ids, some attribute values, the tag names
-(on demand), and the raw material of generator fingerprints
-(script sources, stylesheet links, comments, inline script heads). Extractors share one
-index per page (`page.page_structure` builds it) instead of walking the tree again.
+`DocIndex.of(root)` records class tokens, ids, some attribute values and the names of
+the attributes present (one pass over the elements), the elements with a class (for
+`classmatch`), the tag names (on demand), and the raw material of generator
+fingerprints (script sources, stylesheet links, comments, inline script heads).
+Extractors share one index per page (`page.page_structure` builds it) instead of walking
+the tree again; it keeps the page's CSS answers too (`css`, `select_in`).
 """
 
 from __future__ import annotations
@@ -107,10 +109,11 @@ class TagSet:
 
 @dataclass(frozen=True, slots=True)
 class DocIndex:
-    """Tags, class tokens, ids and some attribute values of a document, from C-level queries.
+    """Tags, class tokens, ids and some attribute values of a document.
 
     Running a CSS selector costs a full tree walk; `select` skips the walk when the
-    selector cannot match (a class, id, tag or attribute it needs is absent).
+    selector cannot match (a class, id, tag or attribute it needs is absent), and class
+    selectors are answered from the class attributes (`classmatch`).
     """
 
     root: Element
