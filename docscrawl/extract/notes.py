@@ -16,6 +16,7 @@ from collections.abc import Callable
 from lxml import etree
 
 from docscrawl.extract.clean import iter_content, visible_text
+from docscrawl.extract.docindex import ANCHOR_NAMES
 from docscrawl.extract.tree import document_position
 
 __all__ = ["linked_notes"]
@@ -26,7 +27,6 @@ MAX_FRAGMENT_LINKS = 200  # fragment links of the main element looked at
 NAVIGATION_TAGS = frozenset({"nav", "header", "footer", "aside", "form"})
 
 _NAMED = etree.XPath("//*[@id] | //a[@name]")
-_ANCHOR_NAMES = etree.XPath("//a/@name", smart_strings=False)
 
 
 def linked_notes(root: etree._Element, main: etree._Element,
@@ -74,7 +74,7 @@ def _named_nowhere(root: etree._Element, names: list[str], ids: frozenset[str],
     by its `name`, whatever its tag: then this cannot tell.)"""
     if "" in ids or any(name in ids for name in names):
         return False
-    found = anchors() if anchors is not None else set(_ANCHOR_NAMES(root))
+    found = anchors() if anchors is not None else set(ANCHOR_NAMES(root))
     return not any(name in found for name in names)
 
 
