@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import random
 from functools import partial
 from pathlib import Path
 
@@ -209,3 +210,39 @@ def test_class_selectors_select_what_the_walk_selects_on_real_manuals(manual: Pa
                                                              errors="replace")), selectors)
                   for page in found[:: max(1, len(found) // 12)])
     assert checked > 12 * len(selectors)
+
+
+def _random_markup(rng: random.Random, depth: int = 0) -> str:
+    """Nested elements with classes that overlap as substrings, every kind of whitespace
+    between them, case variants and `role` values."""
+    tag = rng.choice(["div", "li", "a", "span", "ul", "p", "nav", "section"])
+    attributes = ""
+    if rng.random() < 0.7:
+        names = ["current", "cur", "rent", "toctree-l1", "body", "Body", "related", "x",
+                 "a-b", "menu"]
+        spaces = [" ", "  ", "\t", "\n", "\r\n", "\u00a0", " \u2003 "]
+        attributes += ' class="' + "".join(rng.choice(spaces) + rng.choice(names)
+                                           for _ in range(rng.randint(0, 3))) + '"'
+    if rng.random() < 0.2:
+        attributes += f' role="{rng.choice(["main", "navigation", "Main"])}"'
+    inside = ("".join(_random_markup(rng, depth + 1) for _ in range(rng.randint(0, 3)))
+              if depth < 5 else "t")
+    return f"<{tag}{attributes}>{inside}</{tag}>"
+
+
+def test_class_selectors_agree_with_the_walk_on_random_markup() -> None:
+    rng = random.Random(7)
+    selectors = ["div.current", ".current", "li.current > a", "div.body[role=main]",
+                 "a.current, li.toctree-l1.current > a", ".Body", "span.x.a-b", "p.rent",
+                 "li.current > a, li.current > span, a.current", "div.cur > p", ".menu > a",
+                 "ul > li.current", "li.current a", "DIV.current", "li.current > A"]
+    for _ in range(120):
+        root = html_root("<html><body>" + "".join(_random_markup(rng) for _ in range(4))
+                         + "</body></html>")
+        index = DocIndex.of(root)
+        elements = list(root.iter())
+        for css in selectors:
+            for context in [root, *rng.sample(elements, min(3, len(elements)))]:
+                assert index.css(context, css) == select(context, css), css
+                if index.may_match(css):
+                    assert index.select_in(context, css) == select_all(context, css), css
