@@ -23,7 +23,7 @@ from docscrawl.extract.classmatch import ClassedElements, Compound, compounds
 from docscrawl.extract.profiles import BARE_TAG, find_tag, select
 from docscrawl.extract.tree import document_position
 
-__all__ = ["ANCHOR_NAMES", "DocIndex", "select_all"]
+__all__ = ["DocIndex", "select_all"]
 
 Element: TypeAlias = etree._Element
 INLINE_SCRIPT_CHARS = 4000
@@ -73,7 +73,7 @@ def _attributes(doc_root: Element
 
 
 _KEPT = ("class", "id", *INDEXED_VALUES)  # the attributes whose values `_attributes` keeps
-ANCHOR_NAMES = etree.XPath("//a/@name", smart_strings=False)  # `a[name]` values
+_ANCHOR_NAMES = etree.XPath("//a/@name", smart_strings=False)  # `a[name]` values
 
 
 def _comments(doc_root: Element) -> list[str]:
@@ -139,7 +139,7 @@ class DocIndex:
         """The `name`s of the document's `a` elements (`//a/@name`), read once: the
         fragment checks and the linked notes both ask (no walk without a `name`)."""
         if not self._anchor_names:
-            self._anchor_names.append(frozenset(ANCHOR_NAMES(self.root))
+            self._anchor_names.append(frozenset(_ANCHOR_NAMES(self.root))
                                       if self.has_attr("name") else frozenset())
         return self._anchor_names[0]
 

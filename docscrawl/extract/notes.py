@@ -11,12 +11,10 @@ not navigation.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from lxml import etree
 
 from docscrawl.extract.clean import iter_content, visible_text
-from docscrawl.extract.docindex import ANCHOR_NAMES
+from docscrawl.extract.docindex import DocIndex
 from docscrawl.extract.tree import document_position
 
 __all__ = ["linked_notes"]
@@ -30,14 +28,12 @@ _NAMED = etree.XPath("//*[@id] | //a[@name]")
 
 
 def linked_notes(root: etree._Element, main: etree._Element,
-                 inside: frozenset[str], *, ids: frozenset[str] | None = None,
-                 anchors: Callable[[], frozenset[str]] | None = None,
+                 inside: frozenset[str], *, index: DocIndex | None = None,
                  ) -> list[etree._Element]:
     """Blocks after `main` that its own `#fragment` links land in, in document order
-    (`inside`: the ids and `<a name>` anchors within `main`). `ids` (the page's
-    `DocIndex.ids`; `anchors`: its `DocIndex.anchor_names`) lets a page whose fragment
-    links name no id and no anchor anywhere (a table of contents of dead links) skip the
-    search for named elements."""
+    (`inside`: the ids and `<a name>` anchors within `main`). The page's `index` (its ids
+    and `anchor_names`) lets a page whose fragment links name no id and no anchor anywhere
+    (a table of contents of dead links) skip the search for named elements."""
     fragments: list[str] = []
     for a in main.iter("a"):
         href = a.get("href") or ""
@@ -48,7 +44,7 @@ def linked_notes(root: etree._Element, main: etree._Element,
     if not fragments:
         return []
     outside = [name for name in dict.fromkeys(fragments) if name not in inside]
-    if not outside or (ids is not None and _named_nowhere(root, outside, ids, anchors)):
+    if not outside or (index is not None and _named_nowhere(outside, index)):
         return []
     named: dict[str, etree._Element] = {}  # one pass over the page's named elements
     for el in _NAMED(root):
@@ -67,15 +63,15 @@ def linked_notes(root: etree._Element, main: etree._Element,
     return sorted(found, key=document_position)
 
 
-def _named_nowhere(root: etree._Element, names: list[str], ids: frozenset[str],
-                   anchors: Callable[[], frozenset[str]] | None = None) -> bool:
+def _named_nowhere(names: list[str], index: DocIndex) -> bool:
     """True when none of `names` is an element's id or an `<a name>` anywhere: the search
     for named elements would find none of them. (An element whose id is empty is looked up
     by its `name`, whatever its tag: then this cannot tell.)"""
+    ids = index.ids
     if "" in ids or any(name in ids for name in names):
         return False
-    found = anchors() if anchors is not None else set(ANCHOR_NAMES(root))
-    return not any(name in found for name in names)
+    anchors = index.anchor_names()
+    return not any(name in anchors for name in names)
 
 
 def _outermost_without(target: etree._Element,

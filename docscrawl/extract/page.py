@@ -113,8 +113,7 @@ def page_structure(
     regions = classify(root, generator=generator, main_el=main_el, base_url=base, index=index)
     title_el = title_block(main_el, title)
     main_names = tuple(MAIN_NAMES(main_el))
-    notes = tuple(linked_notes(root, main_el, frozenset(main_names), ids=index.ids,
-                               anchors=index.anchor_names))
+    notes = tuple(linked_notes(root, main_el, frozenset(main_names), index=index))
     scopes = ((main_el,) if title_el is None else (title_el, main_el)) + notes
     warnings = list(warnings)
     if repaired := root.get(PARSE_NOTE):  # extract.tree repaired what libxml2 would drop

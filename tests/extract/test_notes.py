@@ -42,7 +42,7 @@ def test_blocks_the_content_does_not_link_into_stay_out() -> None:
 
 
 def test_the_id_shortcut_finds_what_the_full_search_finds() -> None:
-    """`linked_notes(ids=...)` skips the search for named elements only when no fragment
+    """`linked_notes(index=...)` skips the search for named elements only when no fragment
     link names an id or an `<a name>` anywhere: the same notes either way."""
     from docscrawl.extract.docindex import DocIndex
     from docscrawl.extract.main_content import find_main_content
@@ -63,6 +63,6 @@ def test_the_id_shortcut_finds_what_the_full_search_finds() -> None:
         main = find_main_content(root)[0]
         inside = frozenset(str(n) for n in main.xpath(".//@id | .//a/@name"))
         full = linked_notes(root, main, inside)
-        assert linked_notes(root, main, inside, ids=DocIndex.of(root).ids) == full
+        assert linked_notes(root, main, inside, index=DocIndex.of(root)) == full
         found.append(len(full))
     assert found[:2] == [1, 1] and found[3:5] == [0, 0] and found[5] > 0
