@@ -203,23 +203,36 @@ def discovery_links(
             return None
         return url
 
-    def add(href: str | None, text: str, region: str) -> None:
-        href = (href or "").strip()
-        if not href or href.startswith("#"):
+    def add(el: etree._Element, href: str, region: str | None) -> None:
+        """`el`'s link, once per (url, region); its text and (for an anchor, `region`
+        None) its region are read only for a link to follow."""
+        href = href.strip()
+        if not href or href[0] == "#":
             return
-        if href not in resolved:
-            resolved[href] = follow(href)
-        url = resolved[href]
-        if url is not None and (url, region) not in seen:
+        if href in resolved:
+            url = resolved[href]
+        else:
+            url = resolved[href] = follow(href)
+        if url is None:
+            return
+        if region is None:
+            region = _anchor_region(el, rmap)
+        if (url, region) not in seen:
             seen.add((url, region))
+            if el.tag == "link":  # a head `<link>`: its title
+                text = " ".join((el.get("title") or "").split())
+            else:
+                text = anchor_text(el) if texts else ""
             found.append(DiscoveredLink(url, text, region))
 
     for a in root.iter("a", "area"):
-        if a.get("href") is not None and a.get("download") is None:
-            add(a.get("href"), anchor_text(a) if texts else "", _anchor_region(a, rmap))
+        href = a.get("href")
+        if href is not None and a.get("download") is None:
+            add(a, href, None)
     for link, region in _head_links(root):
-        add(link.get("href"), " ".join((link.get("title") or "").split()), region)
+        add(link, link.get("href") or "", region)
     return found
+
 
 
 def _label_of(el: etree._Element) -> str | None:
