@@ -270,7 +270,13 @@ def visible_text(
         return collapse(el.text or "").strip(_EDGE)
     for node in el.iterdescendants():
         tag = node.tag
-        if isinstance(tag, str) and (tag == "br" or (skip_chrome and chrome(node))):
+        if not isinstance(tag, str):
+            continue
+        if tag == "br":
+            return _walked_text(el, skip_chrome, chrome)
+        if skip_chrome and chrome(node):
+            if chrome is is_chrome:  # no memo: the walk must not judge this node again
+                chrome = ChromeMemo((node,))
             return _walked_text(el, skip_chrome, chrome)
     return collapse(etree.tostring(el, method="text", encoding=str, with_tail=False)
                     ).strip(_EDGE)
