@@ -8,6 +8,7 @@ onto the five GFM alerts (`ALERTS`), which is how the renderer writes them.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from lxml import etree
 
@@ -50,15 +51,39 @@ GFM_ALERT_RE = re.compile(r"^\s*\[!(\w+)\]")
 
 def callout_type(el: etree._Element) -> str | None:
     """The callout type (`note`, `warning`, ...) when `el` is an admonition, else None."""
-    if el.tag not in CALLOUT_TAGS or el.tag == "blockquote":
+    tag = el.tag
+    if tag not in CALLOUT_TAGS or tag == "blockquote":
         return None
-    tokens = (el.get("class") or "").lower().split()
+    cls = el.get("class")
+    if not cls:
+        return None
+    found = _callout_classes(tag, cls)
+    if found != _FROM_TITLE:
+        return found
+    title = callout_title(el)
+    word = visible_text(title).lower().rstrip(":") if title is not None else ""
+    if word in ALERTS:
+        return word
+    return next((t for t in cls.lower().split() if t in ALERTS), "note")
+
+
+_FROM_TITLE = ""  # `_callout_classes`: a callout whose classes name no type
+CALLOUT_CLASS_CACHE = 1024
+
+
+@lru_cache(maxsize=CALLOUT_CLASS_CACHE)
+def _callout_classes(tag: str, cls: str) -> str | None:
+    """What the class attribute of an element with tag `tag` says: no callout (None), a
+    callout of the type a class names, or a callout whose title tells (`_FROM_TITLE`).
+    Pure, so memoized: a site repeats a few class strings on every page, and most
+    classed blocks are no callout."""
+    tokens = cls.lower().split()
     marked = bool(CALLOUT_MARKERS.intersection(tokens)) or any(
         t.startswith(("theme-admonition-", "alert--")) for t in tokens
     )
     bare = [t for t in tokens if t in BARE_CALLOUT_CLASSES]
-    is_callout = marked or (el.tag == "div" and bare) or (
-        el.tag == "details" and any(t in ALERTS for t in tokens)
+    is_callout = marked or (tag == "div" and bare) or (
+        tag == "details" and any(t in ALERTS for t in tokens)
     )
     if not is_callout:
         return None
@@ -69,11 +94,7 @@ def callout_type(el: etree._Element) -> str | None:
     for token in tokens:
         if token in ALERTS and token not in GENERIC_CALLOUT_TYPES:
             return token
-    title = callout_title(el)
-    word = visible_text(title).lower().rstrip(":") if title is not None else ""
-    if word in ALERTS:
-        return word
-    return next((t for t in tokens if t in ALERTS), "note")
+    return _FROM_TITLE
 
 
 def callout_title(el: etree._Element) -> etree._Element | None:

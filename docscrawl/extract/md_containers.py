@@ -192,8 +192,10 @@ def is_tab_list(el: etree._Element) -> bool:
     tokens = class_tokens(el)
     if tokens & TAB_LABEL_CLASSES:
         return True
+    if "tabs" not in tokens:
+        return False
     children = [c.tag for c in el if isinstance(c.tag, str)]
-    return "tabs" in tokens and bool(children) and set(children) <= {"input", "label"}
+    return bool(children) and set(children) <= {"input", "label"}
 
 
 def _is_layout_list(el: etree._Element) -> bool:
