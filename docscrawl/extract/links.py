@@ -234,7 +234,6 @@ def discovery_links(
     return found
 
 
-
 def _label_of(el: etree._Element) -> str | None:
     text = _text(el)
     return text[:MAX_LABEL_CHARS] if text else None
