@@ -8,8 +8,9 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 .PHONY: setup system-deps venv-deps demo test lint clean
 
 # Debian packages the test suite uses: Chromium for rendering, Redis for distributed
-# crawls, and the real generator output (documentation packages) the tests read.
-TEST_PACKAGES := chromium redis-server \
+# crawls, gcc and the Python headers for the compiled build (docs/compiled.md), and the
+# real generator output (documentation packages) the tests read.
+TEST_PACKAGES := chromium redis-server gcc python3-dev \
   python-scrapy-doc python-pytest-doc sphinx-doc python-flask-doc mkdocs-doc cargo-doc \
   git-doc cmake-doc libglib2.0-doc postgresql-doc-15 libgtk-4-doc \
   r-doc-html erlang-doc python-scipy-doc libboost1.81-doc golang-1.19-doc octave-doc

@@ -52,6 +52,7 @@ import json
 import os
 import platform
 import pwd
+import re
 import shutil
 import signal
 import socket
@@ -248,7 +249,7 @@ TREE_EVERY = 0.5  # seconds between two samples of the crawler's process tree
 
 
 def measured(command: list[str], *, cwd: Path, log: Path, timeout: float,
-             rss_every: float = 0.0
+             rss_every: float = 0.0, env: dict[str, str] | None = None,
              ) -> tuple[int, Usage, float, proctree.TreeSampler]:
     """Run one child; (exit status, its own rusage, wall s), and its process tree's
     samples (`proctree`: extraction workers' CPU, summed PSS).
@@ -257,7 +258,8 @@ def measured(command: list[str], *, cwd: Path, log: Path, timeout: float,
     the end."""
     with log.open("wb") as out:
         began = time.monotonic()
-        proc = subprocess.Popen(command, cwd=cwd, stdout=out, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(command, cwd=cwd, stdout=out, stderr=subprocess.STDOUT,
+                                env=env)
         tree = proctree.TreeSampler(proc.pid)
         next_tree = began
         deadline = began + timeout
@@ -324,15 +326,22 @@ def run_docscrawl(site: str, n: int, rep: int, work: Path, out: Path, timeout: f
         shutil.rmtree(out, ignore_errors=True)
     log = work / f"{kind}-{n}-{rep}.log"
     # Scrapy appends to LOG_FILE: an earlier run's lines would be read as this one's
-    log.with_name(log.name + ".scrapy").unlink(missing_ok=True)
+    scrapy_log = log.with_name(log.name + ".scrapy")
+    scrapy_log.unlink(missing_ok=True)
     command = [sys.executable, "-m", "scrapy", "crawl", "docs", "-a", f"site={site}",
-               "-a", f"out={out}", "-s", f"LOG_FILE={log}.scrapy"]
+               "-a", f"out={out}", "-s", f"LOG_FILE={scrapy_log}"]
     if kind.startswith(INVENTORY):
         command += ["-a", "extract=off"]
     if workers is not None:
         command += ["-a", f"workers={workers}"]
+    # PYTHONSAFEPATH: the docscrawl installed in this interpreter's environment, not the
+    # checkout in the working directory (`-m` would put it first): a compiled install
+    # (docs/compiled.md) is measured as installed
     status, usage, wall, tree = measured(command, cwd=ROOT, log=log, timeout=timeout,
-                                         rss_every=rss_every)
+                                         rss_every=rss_every,
+                                         env={**os.environ, "PYTHONSAFEPATH": "1"})
+    compiled = re.search(r"'docscrawl/extract_compiled': (\d)", scrapy_log.read_text(
+        errors="replace") if scrapy_log.exists() else "")
     # the crawler reaps its extraction workers: their CPU is in its rusage already
     points, end = rsscurve.curve(log) if rss_every else ([], None)
     files = unfinished_dir(out) or out  # a run killed at the timeout is not published
@@ -347,6 +356,7 @@ def run_docscrawl(site: str, n: int, rep: int, work: Path, out: Path, timeout: f
         "pages_written": info.get("pages_written"), "events": events,
         "changes": info.get("changes"), "finish_reason": info.get("finish_reason"),
         "complete": info.get("complete"), **tree.as_json(),
+        "extract_compiled": bool(int(compiled.group(1))) if compiled else None,
         **({"rss_curve": points, "rss_end_of_crawl": end} if points else {}),
     })
 

@@ -37,6 +37,7 @@ from docscrawl.crawl.updaters import (
 )
 from docscrawl.discovery.pagetrack import Discovery, PageTrack, discovery_records
 from docscrawl.export.inbound import add_inbound_links
+from docscrawl.extract import compiled
 from docscrawl.extract.site_versions import SiteVersions
 from docscrawl.jsonl import jsonl_path, read_jsonl, rewrite_jsonl
 from docscrawl.runs import CRAWLING, publish
@@ -115,6 +116,7 @@ class CrawlEnd:
             parts.stats.set_value("docscrawl/discovery_deferred", parts.tracks.deferred)
             parts.stats.set_value("docscrawl/seen_urls_spilled", parts.seen_urls.spilled)
             parts.stats.set_value("docscrawl/tracks_pinned_at_end", parts.tracks.pinned)
+            parts.stats.set_value("docscrawl/extract_compiled", int(compiled()))
         incremental = parts.incremental
         for old, new in parts.dedup.resolved_renames().items():
             incremental.rename(old, new)

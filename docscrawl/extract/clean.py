@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
 
 from lxml import etree
+from mypy_extensions import mypyc_attr
 
 from docscrawl.extract.md_text import collapse
 
@@ -233,6 +234,9 @@ def _is_chrome_link(el: etree._Element) -> bool:
     return False
 
 
+# a Python class in the compiled build too (docs/compiled.md): a memo whose lookup is
+# `dict.__getitem__` with its `__missing__` is no native class
+@mypyc_attr(native_class=False)
 class ChromeMemo(dict[etree._Element, bool]):
     """`is_chrome` remembered per element, for one walk over a tree that does not change.
 

@@ -314,9 +314,10 @@ CODE_ATTRIBUTE_TOKENS = frozenset({
 })
 EDITION_RE = re.compile(r"^edition\d{4}$|^hidelines=")
 _TOKEN_SPLIT = re.compile(r"[\s,]+")
-# Languages this module knows by name: a known one wins over any unknown token.
+# Languages this module knows by name: a known one wins over any unknown token. (Sets, not a
+# dict's keys view: what the compiled build, docs/compiled.md, takes in a union.)
 KNOWN_LANGUAGES = frozenset(
-    BARE_LANGUAGES | ALIASES.keys() | SOURCE_LANGUAGES | CONFIG_LANGUAGES | COMMAND_LANGUAGES
+    set(BARE_LANGUAGES) | set(ALIASES) | SOURCE_LANGUAGES | CONFIG_LANGUAGES | COMMAND_LANGUAGES
     | SHELL_LANGUAGES
 )
 

@@ -98,7 +98,7 @@ def _plain_render(main_el: etree._Element) -> MainRender:
                       marks=[(0, 0, 0, 0)] if blocks else [])
 
 
-class _Renderer(ContainerRendering, TableRendering, InlineRendering):
+class _Renderer(InlineRendering, ContainerRendering, TableRendering):
     """One rendering pass; state lives on the instance and dies with it."""
 
     def __init__(
@@ -179,10 +179,12 @@ class _Renderer(ContainerRendering, TableRendering, InlineRendering):
         out: Parts = []
         text = el.text
         run: list[str | etree._Element] = [text] if text else []
-        chrome, is_inline = self.chrome, self.is_inline  # the hottest loop of the renderer
+        # the hottest loop of the renderer; `self.is_inline` is not kept in a local: mypyc
+        # 2.4 compiles a bound method of a trait's subclass in a local wrongly
+        chrome = self.chrome
         for child in el:
             if child is not skip and isinstance(child.tag, str) and not chrome(child):
-                if is_inline(child):
+                if self.is_inline(child):
                     run.append(child)
                 else:
                     if run:
@@ -201,6 +203,8 @@ class _Renderer(ContainerRendering, TableRendering, InlineRendering):
         # an inline tag is no `h1`-`h6`: only `role=heading` can make it a heading
         if el.get("role") is not None and heading_level(el) is not None:
             return False
+        # the hottest loop of the renderer; `self.is_inline` is not kept in a local: mypyc
+        # 2.4 compiles a bound method of a trait's subclass in a local wrongly
         chrome = self.chrome
         for child in el:
             tag = child.tag

@@ -2,22 +2,22 @@
 figures, tab rows and `details`.
 
 `ContainerRendering` holds the renderer methods for them; `markdown._Renderer` mixes it in
-and provides `children`, `block`, `composite`, `leaf`, `inline_nodes`, `is_inline`, `text`,
-`chrome`, `join`, `record_link`, `collect_links`, `base_url` and `in_card`. A container is
-one block (`composite`), except layout lists and Sphinx API `dl`s, whose items are blocks.
+and provides what `md_base.RendererBase` declares. A container is one block (`composite`),
+except layout lists and Sphinx API `dl`s, whose items are blocks.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
 from lxml import etree
+from mypy_extensions import trait
 
 from docscrawl.extract.callouts import ALERTS, GFM_ALERT_RE, callout_title
 from docscrawl.extract.clean import class_tokens, is_chrome
 from docscrawl.extract.headings import heading_level
 from docscrawl.extract.main_links import card_title
+from docscrawl.extract.md_base import RendererBase
 from docscrawl.extract.md_text import (
     Parts,
     code_span,
@@ -36,23 +36,9 @@ LAYOUT_LIST_CLASSES = frozenset({
 TAB_LABEL_CLASSES = frozenset({"tabbed-labels"})
 
 
-class ContainerRendering:
+@trait
+class ContainerRendering(RendererBase):
     """Container-block methods of the Markdown renderer (see the module docstring)."""
-
-    # Provided by the renderer that mixes this class in.
-    base_url: str
-    in_card: bool
-    chrome: Any
-    children: Any
-    block: Any
-    composite: Any
-    leaf: Any
-    inline_nodes: Any
-    is_inline: Any
-    text: Any
-    join: Any
-    record_link: Any
-    collect_links: Any
 
     def tab_labels(self, el: etree._Element) -> Parts:
         """Tab names (npm | yarn) on one line; not prose, so not code context."""

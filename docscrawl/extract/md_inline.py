@@ -1,23 +1,23 @@
 """Inline rendering: text runs, emphasis, code spans, images and links (recorded as `Link`s).
 
 `InlineRendering` holds the renderer methods for inline content; `markdown._Renderer` mixes
-it in and provides `text`, `chrome`, `base_url`, `main`, `main_locator`, `record`, `stack`
-and `out`. Links inside content rendered as plain text (code, signatures, headings) are
-recorded too (`collect_links`), so `links` never misses one the Markdown does not show.
+it in and provides what `md_base.RendererBase` declares. Links inside content rendered as
+plain text (code, signatures, headings) are recorded too (`collect_links`), so `links` never
+misses one the Markdown does not show.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
 
 from lxml import etree
+from mypy_extensions import trait
 
 from docscrawl.extract.clean import class_tokens, iter_content
 from docscrawl.extract.css_separators import css_separators, glued_in_row
-from docscrawl.extract.headings import HeadingStack
 from docscrawl.extract.links import SKIP_SCHEMES
 from docscrawl.extract.main_links import link_container, link_target
+from docscrawl.extract.md_base import RendererBase
 from docscrawl.extract.md_text import (
     BR,
     code_span,
@@ -29,9 +29,6 @@ from docscrawl.extract.md_text import (
     wrap,
 )
 from docscrawl.extract.model import Link
-
-if TYPE_CHECKING:  # the renderer's output type; markdown.py imports this module
-    from docscrawl.extract.markdown import MainRender
 
 INLINE_TAGS = frozenset({
     "a", "abbr", "acronym", "b", "bdi", "bdo", "big", "br", "cite", "code", "data", "del",
@@ -48,19 +45,9 @@ CODE_TAGS = frozenset({"code", "kbd", "samp", "tt"})
 UNWRAPPED_LINK_CLASSES = frozenset({"toc-backref"})
 
 
-class InlineRendering:
+@trait
+class InlineRendering(RendererBase):
     """Inline methods of the Markdown renderer (see the module docstring)."""
-
-    # Provided by the renderer that mixes this class in.
-    base_url: str
-    main: etree._Element
-    main_locator: str
-    record: bool
-    stack: HeadingStack
-    out: MainRender
-    chrome: Any
-    text: Any
-    containers: dict[etree._Element | None, tuple[str, str | None]]  # `link_container`'s memo
 
     def inline_nodes(self, nodes: Iterable[str | etree._Element]) -> tuple[str, str]:
         """(Markdown, plain text) of a run of text and inline elements."""

@@ -1,9 +1,9 @@
 """Tables as GFM: rows, header rows, spans, layout tables, and Javadoc's div grids.
 
 `TableRendering` holds the renderer methods for tables; `markdown._Renderer` mixes it in
-and provides `children`, `composite`, `code`, `inline_nodes`, `text`, `chrome`, `depth`
-and `in_cell`. Merged cells keep their text: a `rowspan` repeats it down the column, a
-`colspan` keeps it once (repeated across header columns so every column is named).
+and provides what `md_base.RendererBase` declares. Merged cells keep their text: a
+`rowspan` repeats it down the column, a `colspan` keeps it once (repeated across header
+columns so every column is named).
 """
 
 from __future__ import annotations
@@ -12,10 +12,12 @@ from collections.abc import Iterable
 from typing import Any
 
 from lxml import etree
+from mypy_extensions import trait
 
 from docscrawl.extract.clean import class_tokens, is_chrome
 from docscrawl.extract.code_blocks import is_code_table
 from docscrawl.extract.headings import HEADING_TAGS
+from docscrawl.extract.md_base import RendererBase
 from docscrawl.extract.md_text import Parts
 
 LAYOUT_TABLE_ROLES = frozenset({"presentation", "none"})
@@ -84,19 +86,9 @@ def table_row(cells: list[str]) -> str:
     return "| " + " | ".join(cells) + " |"
 
 
-class TableRendering:
+@trait
+class TableRendering(RendererBase):
     """Table methods of the Markdown renderer (see the module docstring)."""
-
-    # Provided by the renderer that mixes this class in.
-    depth: int
-    in_cell: bool
-    chrome: Any
-    children: Any
-    composite: Any
-    code: Any
-    inline_nodes: Any
-    text: Any
-    join: Any
 
     def table(self, el: etree._Element) -> Parts:
         if is_code_table(el):

@@ -4,66 +4,28 @@ page it held, and the crawl goes on with a new one."""
 
 from __future__ import annotations
 
-import json
 import os
-import re
 import signal
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from docscrawl.demo.server import FixtureServer, StaticSite
-from docscrawl.export.templates import join_links, template_blocks
+from docscrawl.demo.server import FixtureServer
 from tests.conftest import ROOT, CrawlOutput, assert_log_invariants, crawl, read_jsonl
+from tests.support.crawlcompare import FILES, PAGES, generated_site, records, stat
 
 pytestmark = pytest.mark.e2e
-
-SCALE = ROOT / "benchmarks" / "scale"
-PAGES = 60
-FILES = ("pages.jsonl", "chunks.jsonl", "structure.jsonl", "changes.jsonl")
-ORDER_DEPENDENT = {"retrieved_at", "discovery", "discovery_truncated", "inbound_links"}
 
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FixtureServer]:
-    """A generated 60-page docs site (`benchmarks/scale/gensite.py`)."""
-    sys.path.insert(0, str(SCALE))
-    import gensite
-
-    root = tmp_path_factory.mktemp("gensite")
-    gensite.generate(root, PAGES, seed=8)
-    with StaticSite(root) as server:
-        gensite.write_site_files(root, PAGES, server.url)
+    """A generated 60-page docs site."""
+    with generated_site(tmp_path_factory.mktemp("gensite")) as server:
         yield server
-
-
-def stat(output: CrawlOutput, name: str) -> int:
-    found = re.search(rf"'docscrawl/{name}': (\d+)", output.result.stderr)
-    return int(found.group(1)) if found else 0
-
-
-def records(output: CrawlOutput, name: str) -> list[str]:
-    """The file's records as sorted lines, without what crawl order and the clock decide
-    even between two in-crawler crawls: `retrieved_at`, the ways a page was found, its
-    inbound links, and which of its links the template learner moved to templates.jsonl
-    (joined back here: the page's full link list is compared)."""
-    blocks = dict(template_blocks(output.out / "templates.jsonl"))
-
-    def plain(value: Any) -> Any:
-        if isinstance(value, dict):
-            if "template_ids" in value or "links" in value:
-                value = {**value, "links": join_links(value, blocks)}
-                value.pop("template_ids", None)
-                value.pop("template_offsets", None)
-            return {k: plain(v) for k, v in value.items() if k not in ORDER_DEPENDENT}
-        return [plain(v) for v in value] if isinstance(value, list) else value
-    return sorted(json.dumps(plain(record), sort_keys=True)
-                  for record in read_jsonl(output.out / name))
 
 
 def test_workers_write_what_the_crawler_writes(site: FixtureServer, tmp_path: Path) -> None:
@@ -182,13 +144,8 @@ def test_a_recrawl_with_workers_redoes_only_what_changed(tmp_path: Path) -> None
     """An incremental re-crawl through the pool: unchanged pages are carried over, the one
     changed page goes through a worker, and the output is what a fresh in-crawler crawl of
     the changed site writes."""
-    sys.path.insert(0, str(SCALE))
-    import gensite
-
     root = tmp_path / "site"
-    gensite.generate(root, PAGES, seed=9)
-    with StaticSite(root) as server:
-        gensite.write_site_files(root, PAGES, server.url)
+    with generated_site(root, seed=9) as server:
         out = tmp_path / "out"
         first = crawl(f"{server.url}/", out, "workers=1")
         assert stat(first, "pages_in_workers") > 0
