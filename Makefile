@@ -68,7 +68,7 @@ test: setup system-deps lint  # lint first: CI (`.ci/run` = make test) checks st
 # ruff (style) and mypy (types; its settings and the untyped third-party modules it
 # skips are in pyproject.toml's [tool.mypy])
 lint: setup
-	$(BIN)/ruff check docscrawl tests benchmarks
+	$(BIN)/ruff check docscrawl tests benchmarks setup.py
 	$(BIN)/mypy
 
 clean:

@@ -79,11 +79,23 @@ def demo_site() -> Iterator[FixtureServer]:
         yield server
 
 
+# Runs the command after the script's path and writes the peak RSS of it and its children
+# (KiB) to the file named first: the crawl's own, not the largest process this test
+# process ever waited for (a compiler run by another test on this worker would count).
+PEAK_RSS_WRAPPER = (
+    "import resource, subprocess, sys\n"
+    "status = subprocess.call(sys.argv[2:])\n"
+    "with open(sys.argv[1], 'w') as f:\n"
+    "    f.write(str(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))\n"
+    "sys.exit(status)\n")
+
+
 def run_crawl(
     site: str, out: Path, *args: str, settings: dict[str, Any] | None = None,
-    env: dict[str, str] | None = None, timeout: float = 180,
+    env: dict[str, str] | None = None, timeout: float = 180, peak_rss: Path | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    """`scrapy crawl docs -a site=... -a out=...` in a subprocess, as a user runs it."""
+    """`scrapy crawl docs -a site=... -a out=...` in a subprocess, as a user runs it; with
+    `peak_rss`, the crawl's peak RSS in KiB (its children included) is written there."""
     command = [sys.executable, "-m", "scrapy", "crawl", "docs", "-a", f"site={site}",
                "-a", f"out={out}"]
     for arg in args:
@@ -91,6 +103,8 @@ def run_crawl(
     merged = {"DOCSCRAWL_PROGRESS_INTERVAL": "1", "LOG_LEVEL": "INFO", **(settings or {})}
     for name, value in merged.items():
         command += ["-s", f"{name}={value}"]
+    if peak_rss is not None:
+        command = [sys.executable, "-c", PEAK_RSS_WRAPPER, str(peak_rss), *command]
     return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=timeout,
                           env={**os.environ, **(env or {})})
 

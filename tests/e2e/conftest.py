@@ -4,8 +4,6 @@ run on one xdist worker (`SHARE_A_WORKER` in tests/conftest.py), so it is crawle
 
 from __future__ import annotations
 
-import resource
-
 import pytest
 
 from tests.conftest import CrawlOutput, crawl
@@ -17,12 +15,14 @@ def fault_site_crawl(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> tuple[CrawlOutput, FaultServer]:
     """(output, stopped server) of a crawl of a fresh fault site with FAULT_SETTINGS: the
-    output's `base` is the site's URL, its `peak_mb` at least the crawl's peak RSS; the
-    server keeps the requests it answered."""
+    output's `base` is the site's URL, its `peak_mb` the crawl's peak RSS (its largest
+    process: the crawler, or a worker or browser it started); the server keeps the
+    requests it answered."""
     out = tmp_path_factory.mktemp("faults") / "out"
+    peak = out.with_name("peak_rss_kib")
     with RunningFaultServer() as server:
-        output = crawl(f"{server.url}/docs/", out, settings=FAULT_SETTINGS, timeout=300)
+        output = crawl(f"{server.url}/docs/", out, settings=FAULT_SETTINGS, timeout=300,
+                       peak_rss=peak)
     output.base = server.url  # type: ignore[attr-defined]
-    # the largest child so far: at least the crawl's peak RSS (KiB on Linux)
-    output.peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # type: ignore[attr-defined]
+    output.peak_mb = int(peak.read_text()) / 1024  # type: ignore[attr-defined]
     return output, server

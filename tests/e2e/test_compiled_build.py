@@ -118,8 +118,10 @@ def test_the_compiled_build_passes_the_extraction_and_chunking_tests(compiled: P
         "from docscrawl.extract import compiled, markdown\n"
         "print('compiled:', compiled(), markdown.__file__)\n"
         "sys.exit(int(status) or (0 if compiled() else 99))\n")
+    env = {k: v for k, v in compiled_env(compiled).items()
+           if not k.startswith("PYTEST_")}  # a session of its own, not this xdist worker's
     run = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
-                         text=True, timeout=1800, env=compiled_env(compiled))
+                         text=True, timeout=1800, env=env)
     assert run.returncode == 0, run.stdout[-5000:] + run.stderr[-3000:]
     assert f"compiled: True {compiled}" in run.stdout
     assert " passed" in run.stdout and " failed" not in run.stdout
