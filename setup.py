@@ -7,10 +7,11 @@ declare it, so it is added here when the egg's metadata is written (`scrapyd-dep
 `python setup.py bdist_egg` here; without this file it would write its own setup.py, whose
 entry point setuptools ignores when pyproject.toml has a [project] table).
 
-With `DOCSCRAWL_COMPILE=1` in the environment, `pip install .` compiles the modules of
-COMPILED with mypyc into C extensions beside their sources; without it the build is pure
-Python, as before. The compiled build needs mypy (pip installs it into the isolated build
-environment, named by `setup_requires`), a C compiler and the Python headers.
+With `DOCSCRAWL_COMPILE=1` in the environment, `pip install .` compiles the modules
+`compiled_sources` names with mypyc into C extensions beside their sources; without it the
+build is pure Python, as before. The compiled build needs mypy (pip installs it into the
+isolated build environment, named by `setup_requires`), a C compiler and the Python
+headers.
 """
 
 import os
@@ -53,8 +54,11 @@ def compiled_sources() -> list[str]:
 
 def compile_options() -> dict:
     """setup() arguments for the compiled build, or none for the pure one."""
-    if os.environ.get(COMPILE_ENV, "") in ("", "0"):
+    value = os.environ.get(COMPILE_ENV, "")
+    if value in ("", "0"):
         return {}
+    if value != "1":
+        sys.exit(f"docscrawl: {COMPILE_ENV}={value!r}: set it to 1 (compile) or 0 (do not)")
     if "editable_wheel" in sys.argv:
         sys.exit(f"docscrawl: {COMPILE_ENV}=1 builds a regular install, not an editable one "
                  "(a compiled module would hide every later edit of its .py); drop -e")

@@ -234,8 +234,8 @@ def _is_chrome_link(el: etree._Element) -> bool:
     return False
 
 
-# a Python class in the compiled build too (docs/compiled.md): a memo whose lookup is
-# `dict.__getitem__` with its `__missing__` is no native class
+# a Python class in the compiled build too (docs/compiled.md): its `__call__` is
+# `dict.__getitem__`, which a native class cannot take
 @mypyc_attr(native_class=False)
 class ChromeMemo(dict[etree._Element, bool]):
     """`is_chrome` remembered per element, for one walk over a tree that does not change.

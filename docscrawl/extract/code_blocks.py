@@ -315,7 +315,8 @@ CODE_ATTRIBUTE_TOKENS = frozenset({
 EDITION_RE = re.compile(r"^edition\d{4}$|^hidelines=")
 _TOKEN_SPLIT = re.compile(r"[\s,]+")
 # Languages this module knows by name: a known one wins over any unknown token. (Sets, not a
-# dict's keys view: what the compiled build, docs/compiled.md, takes in a union.)
+# dict's keys view: mypyc types `frozenset | dict_keys` as a frozenset, and the compiled
+# build, docs/compiled.md, would fail at import.)
 KNOWN_LANGUAGES = frozenset(
     set(BARE_LANGUAGES) | set(ALIASES) | SOURCE_LANGUAGES | CONFIG_LANGUAGES | COMMAND_LANGUAGES
     | SHELL_LANGUAGES

@@ -194,15 +194,9 @@ def discovery_links(
     resolved: dict[str, str | None] = {}
     found: list[DiscoveredLink] = []
 
-    def follow(href: str) -> str | None:
-        url = resolve(href, base)
-        if url is None:
-            return None
-        url = _defrag(url)  # `_scheme`: urlsplit's scheme without the split (joined URLs)
-        if _scheme(url) not in FOLLOW_SCHEMES or url in self_urls:
-            return None
-        return url
-
+    # One closure only, calling no other: compiled (docs/compiled.md), a closure that calls
+    # another keeps it in their shared environment, a cycle that would hold the page's
+    # tree until the cyclic collector runs.
     def add(el: etree._Element, href: str, region: str | None) -> None:
         """`el`'s link, once per (url, region); its text and (for an anchor, `region`
         None) its region are read only for a link to follow."""
@@ -212,7 +206,7 @@ def discovery_links(
         if href in resolved:
             url = resolved[href]
         else:
-            url = resolved[href] = follow(href)
+            url = resolved[href] = _followed(href, base, self_urls)
         if url is None:
             return
         if region is None:
@@ -232,6 +226,18 @@ def discovery_links(
     for link, region in _head_links(root):
         add(link, link.get("href") or "", region)
     return found
+
+
+def _followed(href: str, base: str, self_urls: set[str]) -> str | None:
+    """The absolute URL `href` leads to without its fragment, or None: not http(s), or
+    the page itself."""
+    url = resolve(href, base)
+    if url is None:
+        return None
+    url = _defrag(url)  # `_scheme`: urlsplit's scheme without the split (joined URLs)
+    if _scheme(url) not in FOLLOW_SCHEMES or url in self_urls:
+        return None
+    return url
 
 
 def _label_of(el: etree._Element) -> str | None:

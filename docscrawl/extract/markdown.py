@@ -179,8 +179,8 @@ class _Renderer(InlineRendering, ContainerRendering, TableRendering):
         out: Parts = []
         text = el.text
         run: list[str | etree._Element] = [text] if text else []
-        # the hottest loop of the renderer; `self.is_inline` is not kept in a local: mypyc
-        # 2.4 compiles a bound method of a trait's subclass in a local wrongly
+        # the hottest loop of the renderer; `self.is_inline` is not kept in a local: the
+        # compiled build (docs/compiled.md) would call it with too few arguments (mypyc 2.4)
         chrome = self.chrome
         for child in el:
             if child is not skip and isinstance(child.tag, str) and not chrome(child):
@@ -203,8 +203,6 @@ class _Renderer(InlineRendering, ContainerRendering, TableRendering):
         # an inline tag is no `h1`-`h6`: only `role=heading` can make it a heading
         if el.get("role") is not None and heading_level(el) is not None:
             return False
-        # the hottest loop of the renderer; `self.is_inline` is not kept in a local: mypyc
-        # 2.4 compiles a bound method of a trait's subclass in a local wrongly
         chrome = self.chrome
         for child in el:
             tag = child.tag

@@ -47,6 +47,12 @@ def test_a_build_is_pure_python_unless_asked(monkeypatch: pytest.MonkeyPatch) ->
     assert setup.compile_options() == {}
 
 
+def test_an_unclear_compile_setting_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(setup.COMPILE_ENV, "yes")
+    with pytest.raises(SystemExit, match="set it to 1"):
+        setup.compile_options()
+
+
 def test_an_editable_compiled_build_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(setup.COMPILE_ENV, "1")
     monkeypatch.setattr(sys, "argv", ["setup.py", "editable_wheel", "--dist-dir", "x"])
