@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from docscrawl.demo.server import FixtureServer, StaticSite
+from docscrawl.demo.server import FixtureServer
 from tests.conftest import ROOT, read_jsonl
 from tests.ops.conftest import BIN, DEPLOY, Scrapyd, get_json
 from tests.support.authserver import (
@@ -32,6 +32,7 @@ from tests.support.authserver import (
     running_auth_server,
     secret_hits,
 )
+from tests.support.crawlcompare import generated_site
 
 pytestmark = pytest.mark.e2e
 
@@ -155,13 +156,8 @@ def test_extraction_workers_run_the_deployed_egg(
     job runs, not the virtualenv's docscrawl, which `python -m docscrawl...` would find
     (`crawl.pool.boot_code`). A generated 80-page site: workers take pages once the
     template table has learned from its warm-up sample."""
-    sys.path.insert(0, str(ROOT / "benchmarks" / "scale"))
-    import gensite
-
     pages = 80
-    gensite.generate(tmp_path / "site", pages, seed=8)
-    with StaticSite(tmp_path / "site") as server:
-        gensite.write_site_files(tmp_path / "site", pages, server.url)
+    with generated_site(tmp_path / "site", pages, seed=8) as server:
         answer = post(f"{scrapyd.url}/schedule.json", [
             ("project", "docscrawl"), ("spider", "docs"), ("jobid", "pooled"),
             ("site", f"{server.url}/"), ("setting", f"DOCSCRAWL_OUTPUT_ROOT={tmp_path}"),

@@ -1,6 +1,6 @@
-"""Two crawls of one site compared: a generated docs site to crawl, and a crawl's records
-without what crawl order and the clock decide (tests/e2e/test_extract_workers.py,
-tests/e2e/test_compiled_build.py)."""
+"""Two crawls of one site compared: a generated docs site to crawl (also served to Scrapyd
+in tests/ops/test_scrapyd.py), and a crawl's records without what crawl order and the
+clock decide (tests/e2e/test_extract_workers.py, tests/e2e/test_compiled_build.py)."""
 
 from __future__ import annotations
 
